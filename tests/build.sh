@@ -1,0 +1,63 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build and install ghostswap in the guest root the way a user would: by
+# DKMS (dkms add, build, install) for the guest's kernel. Also builds the
+# guest test helpers. Prints TAP lines for each step on stdout.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+kver=$(gs_kver)
+ver=$(gs_version)
+[ -n "$ver" ] || gs_die "no PACKAGE_VERSION in dkms.conf"
+logdir=${GS_LOGDIR:-$GS_CACHE/logs}
+mkdir -p "$logdir"
+n=0
+step() {
+	local desc=$1 log=$logdir/$2.log
+	shift 2
+	n=$((n + 1))
+	if "$@" >"$log" 2>&1; then
+		echo "ok $n - $desc"
+	else
+		echo "not ok $n - $desc"
+		tail -n 30 "$log" | sed 's/^/# /'
+		return 1
+	fi
+}
+
+# Stage a clean copy of the sources as DKMS expects: /usr/src/NAME-VERSION.
+stage() {
+	local dst=$GS_ROOT/usr/src/ghostswap-$ver
+	gs_chroot sh -c 'for v in $(dkms status ghostswap 2>/dev/null |
+		sed -n "s|^ghostswap/\([^,:]*\).*|\1|p" | sort -u); do
+		dkms remove -m ghostswap -v "$v" --all; done' || true
+	rm -rf "$dst"
+	mkdir -p "$dst"
+	(cd "$GS_TOP" && cp -r dkms.conf Kbuild Makefile module "$dst/")
+}
+
+dkms_add() { gs_chroot dkms add -m ghostswap -v "$ver"; }
+dkms_build() {
+	gs_chroot dkms build -m ghostswap -v "$ver" -k "$kver" ||
+		{ cat "$GS_ROOT"/var/lib/dkms/ghostswap/"$ver"/build/make.log; return 1; }
+	# The build must be warning free.
+	! grep -E 'warning:|error:' \
+		"$GS_ROOT/var/lib/dkms/ghostswap/$ver/build/make.log"
+}
+dkms_install() {
+	gs_chroot dkms install -m ghostswap -v "$ver" -k "$kver" &&
+		gs_chroot modinfo -k "$kver" ghostswap | grep -E '^(filename|vermagic|version)'
+}
+helpers() {
+	cp "$GS_TOP/tests/guest/gsverify.c" "$GS_ROOT/tmp/gsverify.c"
+	gs_chroot gcc -O2 -Wall -Werror -o /usr/local/bin/gsverify /tmp/gsverify.c
+}
+
+rc=0
+step "dkms stage sources ghostswap-$ver" dkms-stage stage || rc=1
+step "dkms add" dkms-add dkms_add || rc=1
+step "dkms build for $kver, no warnings" dkms-build dkms_build || rc=1
+step "dkms install" dkms-install dkms_install || rc=1
+step "build guest helpers" helpers helpers || rc=1
+exit $rc

@@ -1,0 +1,51 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared settings for the ghostswap test bed scripts (sourced, not run).
+
+GS_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+GS_CACHE=${GHOSTSWAP_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ghostswap}
+GS_ROOT=$GS_CACHE/root-trixie		# guest root filesystem (a Debian chroot)
+GS_VENV=$GS_CACHE/venv			# virtme-ng
+GS_MIRROR=${GHOSTSWAP_MIRROR:-http://deb.debian.org/debian}
+GS_SUITE=trixie
+GS_KSUITE=${GHOSTSWAP_KSUITE:-trixie-backports}	# where the 7.x kernel comes from
+GS_VNG_VERSION=1.42
+
+gs_log() { printf '[ghostswap] %s\n' "$*" >&2; }
+gs_die() { gs_log "error: $*"; exit 1; }
+
+# Newest kernel version installed in the guest root, e.g. 7.3.4+deb13-amd64.
+gs_kver() {
+	local v
+	v=$(ls "$GS_ROOT/lib/modules" 2>/dev/null | sort -V | tail -n 1)
+	[ -n "$v" ] || gs_die "no kernel in $GS_ROOT (run tests/provision.sh)"
+	echo "$v"
+}
+
+gs_version() {
+	sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$GS_TOP/dkms.conf"
+}
+
+# Run a command inside the guest root with /proc, /sys and /dev mounted;
+# the mounts go away again even when the command fails or is interrupted.
+gs_chroot() {
+	local m rc=0
+	for m in proc sys dev; do
+		mountpoint -q "$GS_ROOT/$m" || mount --bind "/$m" "$GS_ROOT/$m"
+	done
+	chroot "$GS_ROOT" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
+		HOME=/root LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive "$@" || rc=$?
+	for m in dev sys proc; do
+		umount -l "$GS_ROOT/$m" 2>/dev/null || true
+	done
+	return $rc
+}
+
+# Use real KVM only where it can boot a stock kernel: /dev/kvm present and
+# the CPU advertises hardware virtualisation. GHOSTSWAP_KVM=0/1 overrides.
+gs_use_kvm() {
+	case "${GHOSTSWAP_KVM:-auto}" in
+	1|yes) return 0 ;;
+	0|no) return 1 ;;
+	esac
+	[ -w /dev/kvm ] && grep -qwE 'vmx|svm' /proc/cpuinfo
+}

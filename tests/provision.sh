@@ -1,0 +1,122 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Provision the ghostswap test bed: host tools, a Debian trixie guest root
+# carrying the newest Debian 7.x kernel with headers and DKMS, and virtme-ng.
+# Everything lands under $GHOSTSWAP_CACHE (default ~/.cache/ghostswap).
+# Idempotent and safe to interrupt: each step is redone until its stamp
+# file exists, and the guest root is only published once complete.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+[ "$(id -u)" = 0 ] || gs_die "the test bed needs root (debootstrap, chroot)"
+mkdir -p "$GS_CACHE"
+exec 9>"$GS_CACHE/.provision.lock"
+flock 9
+
+host_pkgs="debootstrap qemu-system-x86 qemu-utils python3-venv kmod busybox-static"
+missing=
+for p in $host_pkgs; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+		missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+	gs_log "installing host packages:$missing"
+	apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+		--no-install-recommends $missing >/dev/null
+fi
+
+guest_pkgs="initramfs-tools linux-image-amd64 linux-headers-amd64 dkms build-essential kmod
+fio stress-ng util-linux udev procps iproute2 python3 busybox cpio sparse"
+guest_pkgs=$(echo $guest_pkgs)
+
+if [ ! -f "$GS_ROOT/.gs-provisioned" ]; then
+	tmp=$GS_CACHE/root-tmp
+	if [ ! -f "$tmp/.gs-debootstrap" ]; then
+		rm -rf "$tmp"
+		gs_log "debootstrap $GS_SUITE into $tmp"
+		debootstrap --variant=minbase "$GS_SUITE" "$tmp" "$GS_MIRROR" \
+			>"$GS_CACHE/debootstrap.log" 2>&1 ||
+			gs_die "debootstrap failed, see $GS_CACHE/debootstrap.log"
+		touch "$tmp/.gs-debootstrap"
+	fi
+	cat >"$tmp/etc/apt/sources.list" <<EOF
+deb $GS_MIRROR $GS_SUITE main
+deb $GS_MIRROR $GS_SUITE-updates main
+deb $GS_MIRROR $GS_SUITE-backports main
+EOF
+	echo ghostswap-guest >"$tmp/etc/hostname"
+	# The guest boots without an initramfs of its own (virtme-ng makes one).
+	mkdir -p "$tmp/etc/initramfs-tools"
+	echo update_initramfs=no >"$tmp/etc/initramfs-tools/update-initramfs.conf"
+	gs_log "installing the 7.x kernel, headers and tools in the guest root"
+	GS_ROOT=$tmp gs_chroot sh -c "export INITRD=No
+		dpkg --configure -a --force-confold; apt-get update -qq &&
+		apt-get install -y -qq --no-install-recommends \
+			-o Dpkg::Options::=--force-confold \
+			-t $GS_KSUITE $guest_pkgs" >"$GS_CACHE/guest-apt.log" 2>&1 ||
+		gs_die "guest package install failed, see $GS_CACHE/guest-apt.log"
+	GS_ROOT=$tmp gs_chroot apt-get clean
+	touch "$tmp/.gs-provisioned"
+	rm -rf "$GS_ROOT"
+	mv "$tmp" "$GS_ROOT"
+fi
+
+kver=$(gs_kver)
+case "$kver" in
+[7-9].*|[1-9][0-9].*) ;;
+*) gs_die "guest kernel $kver is older than 7.x" ;;
+esac
+
+# The matching kernel source tree: checkpatch.pl, the sparse check script
+# that Debian's headers package lacks, and (for KUnit) a full tree.
+ksrc=$GS_CACHE/linux-source-${kver%%-*}
+if [ ! -f "$ksrc/.gs-unpacked" ]; then
+	kmm=$(echo "$kver" | cut -d. -f1-2)
+	gs_log "fetching linux-source-$kmm"
+	rm -rf "$GS_ROOT/tmp/ksrc" "$ksrc"
+	mkdir -p "$GS_ROOT/tmp/ksrc"
+	gs_chroot sh -c "cd /tmp/ksrc && apt-get download -qq \
+		-t $GS_KSUITE linux-source-$kmm" >"$GS_CACHE/ksrc.log" 2>&1 ||
+		gs_die "could not fetch linux-source-$kmm, see $GS_CACHE/ksrc.log"
+	dpkg-deb --fsys-tarfile "$GS_ROOT"/tmp/ksrc/linux-source-*.deb |
+		tar -xO --wildcards './usr/src/linux-source-*.tar.xz' |
+		tar -xJ -C "$GS_CACHE"
+	rm -rf "$GS_ROOT/tmp/ksrc"
+	[ -d "$GS_CACHE/linux-source-$kmm" ] ||
+		gs_die "linux-source-$kmm did not unpack"
+	[ "$GS_CACHE/linux-source-$kmm" = "$ksrc" ] ||
+		mv "$GS_CACHE/linux-source-$kmm" "$ksrc"
+	touch "$ksrc/.gs-unpacked"
+fi
+hdr=$GS_ROOT/usr/src/linux-headers-${kver%-*}-common/scripts
+[ -d "$hdr" ] && [ ! -e "$hdr/checker-valid.sh" ] &&
+	install -m 755 "$ksrc/scripts/checker-valid.sh" "$hdr/"
+mkdir -p "$GS_ROOT/opt/gs-src" "$GS_ROOT/opt/gs-out"
+
+# Kernel 7.x headers use __typeof_unqual__, which trixie's sparse 0.6.4 does
+# not parse; sid's 0.6.5 does and runs on trixie. Kept out of the guest's
+# package database, under /opt/gs-sparse.
+if [ ! -x "$GS_ROOT/opt/gs-sparse/usr/bin/sparse" ]; then
+	gs_log "fetching sparse from sid"
+	gs_chroot sh -c 'set -e; d=/tmp/gs-sid; rm -rf $d; mkdir -p $d/lists/partial
+		echo "deb '"$GS_MIRROR"' sid main" >$d/sources.list
+		o="-o Dir::Etc::SourceList=$d/sources.list -o Dir::Etc::SourceParts=-
+		   -o Dir::State::Lists=$d/lists -o Dir::Cache=$d
+		   -o Acquire::Check-Valid-Until=false"
+		apt-get $o update -qq
+		cd $d && apt-get $o download -qq sparse
+		dpkg-deb -x $d/sparse_*.deb /opt/gs-sparse
+		rm -rf $d' >"$GS_CACHE/sparse.log" 2>&1 ||
+		gs_die "could not fetch sparse, see $GS_CACHE/sparse.log"
+fi
+
+if [ ! -x "$GS_VENV/bin/vng" ]; then
+	gs_log "installing virtme-ng $GS_VNG_VERSION"
+	rm -rf "$GS_VENV"
+	python3 -m venv "$GS_VENV"
+	"$GS_VENV/bin/pip" install -q "virtme-ng==$GS_VNG_VERSION" ||
+		"$GS_VENV/bin/pip" install -q virtme-ng
+fi
+gs_log "test bed ready: kernel $kver, root $GS_ROOT"

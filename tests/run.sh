@@ -1,0 +1,53 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The ghostswap test suite: provisions the test bed, runs the static checks,
+# builds and installs the module by DKMS in the guest root, boots the guest
+# and runs the guest suite in one boot. Prints TAP, then a summary line
+# "N passed, N failed"; exits non-zero on any failure.
+#
+# usage: tests/run.sh [GUEST_TEST ...]   (default: every guest test)
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+start=$(date +%s)
+res=${GS_RESULTS:-$GS_TOP/results}
+rm -rf "$res"
+mkdir -p "$res"
+export GS_LOGDIR=$res/logs
+
+"$GS_TOP/tests/provision.sh" || gs_die "provisioning the test bed failed"
+
+# Each stage writes TAP; the summary counts them all.
+stage() {
+	local name=$1
+	shift
+	gs_log "stage: $name"
+	"$@" >"$res/$name.tap" 2>"$res/$name.err"
+	echo "# $name" && cat "$res/$name.tap"
+}
+
+stage static "$GS_TOP/tests/static-checks.sh"
+stage build "$GS_TOP/tests/build.sh"
+
+gs_log "stage: guest"
+mkdir -p "$res/guest"
+t0=$(date +%s)
+"$GS_TOP/tests/guest.sh" "$res/guest" \
+	"bash /opt/gs-src/tests/guest/suite.sh $*" || true
+gs_log "guest boot + suite: $(($(date +%s) - t0)) s"
+{
+	cat "$res/guest/results.tap" 2>/dev/null
+	if [ ! -f "$res/guest/done" ]; then
+		echo "not ok - guest suite did not complete (see $res/guest/console.log)"
+		grep -E 'BUG|Oops|panic|WARNING' "$res/guest/console.log" |
+			head -n 20 | sed 's/^/# /'
+	fi
+} >"$res/guest.tap"
+echo "# guest" && cat "$res/guest.tap"
+
+passed=$(cat "$res"/*.tap | grep -c '^ok ')
+failed=$(cat "$res"/*.tap | grep -c '^not ok ')
+echo "# total time $(($(date +%s) - start)) s"
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ] && [ "$passed" -gt 0 ]

@@ -1,0 +1,49 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Static checks on module/: checkpatch.pl --strict from the matching kernel
+# source tree, and a W=1 build with sparse (C=2) against the guest kernel's
+# headers. Prints TAP. Needs the test bed (tests/provision.sh).
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+kver=$(gs_kver)
+ksrc=$GS_CACHE/linux-source-${kver%%-*}
+n=0 rc=0
+result() {
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		rc=1
+	fi
+	sed 's/^/# /' "$3"
+}
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+for f in "$GS_TOP"/module/*.[ch]; do
+	perl "$ksrc/scripts/checkpatch.pl" --strict --no-tree --terse \
+		--show-types -f "$f" >"$tmp/cp" 2>&1
+	s=$?
+	grep -qE '(WARNING|ERROR|CHECK)' "$tmp/cp" && s=1
+	[ $s = 0 ] && : >"$tmp/cp"
+	result $s "checkpatch --strict module/${f##*/}" "$tmp/cp"
+done
+
+# sparse and W=1 in one build, in the guest root (its headers, its gcc).
+b=$GS_ROOT/tmp/gs-static
+rm -rf "$b"
+mkdir -p "$b"
+cp -r "$GS_TOP/Kbuild" "$GS_TOP/Makefile" "$GS_TOP/module" "$b/"
+gs_chroot make -C /tmp/gs-static KVER="$kver" W=1 C=2 \
+	CHECK=/opt/gs-sparse/usr/bin/sparse >"$tmp/build" 2>&1
+s=$?
+grep -E ' CHECK ' "$tmp/build" >/dev/null || s=1	# sparse must have run
+grep -E 'warning|error|sparse' "$tmp/build" >"$tmp/findings" && s=1
+[ $s = 0 ] || cat "$tmp/build" >"$tmp/findings"
+result $s "build with W=1 and sparse (C=2): no findings" "$tmp/findings"
+rm -rf "$b"
+exit $rc
