@@ -25,18 +25,32 @@ gs_version() {
 	sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$GS_TOP/dkms.conf"
 }
 
+gs_umount_root() {
+	local m
+	for m in dev sys proc; do
+		mountpoint -q "$1/$m" && umount -l "$1/$m"
+	done
+	return 0
+}
+
+# Remove a guest root tree; never follows the host's /dev, /sys or /proc.
+gs_rm_root() {
+	gs_umount_root "$1"
+	rm -rf --one-file-system "$1"
+}
+
 # Run a command inside the guest root with /proc, /sys and /dev mounted;
 # the mounts go away again even when the command fails or is interrupted.
 gs_chroot() {
 	local m rc=0
+	trap 'gs_umount_root "$GS_ROOT"; exit 130' INT TERM
 	for m in proc sys dev; do
 		mountpoint -q "$GS_ROOT/$m" || mount --bind "/$m" "$GS_ROOT/$m"
 	done
 	chroot "$GS_ROOT" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
 		HOME=/root LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive "$@" || rc=$?
-	for m in dev sys proc; do
-		umount -l "$GS_ROOT/$m" 2>/dev/null || true
-	done
+	gs_umount_root "$GS_ROOT"
+	trap - INT TERM
 	return $rc
 }
 

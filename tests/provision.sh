@@ -34,7 +34,7 @@ guest_pkgs=$(echo $guest_pkgs)
 if [ ! -f "$GS_ROOT/.gs-provisioned" ]; then
 	tmp=$GS_CACHE/root-tmp
 	if [ ! -f "$tmp/.gs-debootstrap" ]; then
-		rm -rf "$tmp"
+		gs_rm_root "$tmp"
 		gs_log "debootstrap $GS_SUITE into $tmp"
 		debootstrap --variant=minbase "$GS_SUITE" "$tmp" "$GS_MIRROR" \
 			>"$GS_CACHE/debootstrap.log" 2>&1 ||
@@ -59,7 +59,7 @@ EOF
 		gs_die "guest package install failed, see $GS_CACHE/guest-apt.log"
 	GS_ROOT=$tmp gs_chroot apt-get clean
 	touch "$tmp/.gs-provisioned"
-	rm -rf "$GS_ROOT"
+	gs_rm_root "$GS_ROOT"
 	mv "$tmp" "$GS_ROOT"
 fi
 
