@@ -3,26 +3,47 @@
 # The README demo, run inside the guest: swapon a 1 TiB /dev/ghostswap and
 # push a workload through it. Output goes to /opt/gs-out/demo.txt.
 exec >/opt/gs-out/demo.txt 2>&1
-set -x
-uname -r
-modprobe ghostswap
-echo 1T >/sys/block/ghostswap/disksize
-mkswap /dev/ghostswap
-free -m
-swapon /dev/ghostswap
-cat /proc/swaps
-free -m
-cat /sys/block/ghostswap/cluster_stat
+S=/sys/block/ghostswap
+run() {
+	echo "\$ $*"
+	eval "$*"
+}
+stat_header() { echo "  (clusters peak slots_used meta_bytes same_pages stored_pages stored_bytes)"; }
+
+run uname -r
+run modprobe ghostswap
+# udev probes a new block device (blkid opens it); wait for that to finish.
+run udevadm settle
+run "echo 1T > $S/disksize"
+run mkswap /dev/ghostswap
+run free -m
+run swapon /dev/ghostswap
+run cat /proc/swaps
+run free -m
+stat_header
+run cat $S/cluster_stat
+
 mountpoint -q /sys/fs/cgroup || mount -t cgroup2 none /sys/fs/cgroup
 echo +memory >/sys/fs/cgroup/cgroup.subtree_control
-mkdir /sys/fs/cgroup/demo
-echo 128M >/sys/fs/cgroup/demo/memory.max
-# 384 MiB of mixed pages in a 128 MiB cgroup, every byte verified.
-sh -c 'echo $$ >/sys/fs/cgroup/demo/cgroup.procs && exec gsverify 384 1 42 str'
-grep -E '^(pswpin|pswpout) ' /sys/fs/cgroup/demo/memory.stat
-cat /sys/block/ghostswap/cluster_stat
-free -m
-swapoff /dev/ghostswap
-cat /sys/block/ghostswap/cluster_stat
-echo 1 >/sys/block/ghostswap/reset
-cat /sys/block/ghostswap/cluster_stat
+mkdir -p /sys/fs/cgroup/demo
+run "echo 128M > /sys/fs/cgroup/demo/memory.max"
+echo "# 384 MiB of same-filled, text and random pages in a 128 MiB cgroup,"
+echo "# every byte verified after swap-in:"
+run "sh -c 'echo \$\$ > /sys/fs/cgroup/demo/cgroup.procs && exec gsverify 384 1 42 str' &"
+pid=$!
+# Show the device while the workload is in swap.
+while kill -0 $pid 2>/dev/null; do
+	read -r _ _ slots _ <$S/cluster_stat
+	[ "$slots" -gt 50000 ] && break
+	sleep 1
+done
+stat_header
+run cat $S/cluster_stat
+run free -m
+run wait $pid
+run "grep -E '^(pswpin|pswpout) ' /sys/fs/cgroup/demo/memory.stat"
+run swapoff /dev/ghostswap
+stat_header
+run cat $S/cluster_stat
+run "echo 1 > $S/reset"
+run cat $S/cluster_stat
