@@ -7,20 +7,34 @@
  * range and freed when its last slot is freed, so space that holds nothing
  * costs nothing.
  *
+ * Data: a page whose 64-bit words are all equal is kept in its table entry
+ * (SAME). Anything else is compressed with the store's algorithm and kept
+ * in a zsmalloc pool (COMPRESSED), or kept there as is if it does not
+ * shrink below zsmalloc's huge class size (RAW).
+ *
  * Locking: each cluster has a spinlock that covers its table, aux array,
  * used count and dead flag. Lookups run under RCU, take the cluster lock and
  * retry if the cluster died in between. A cluster dies with its lock held:
  * it is marked dead and erased from the XArray (lock order: cluster lock,
  * then XArray lock), then freed after an RCU grace period. Nothing under a
  * cluster lock sleeps, so freeing works from swap_slot_free_notify(), which
- * the swap core calls under its own spinlock.
+ * the swap core calls under its own spinlock. Readers copy a compressed
+ * object out of the pool under the cluster lock and decompress it after
+ * dropping it, holding only their stream's mutex: lock order is stream
+ * mutex, then cluster lock, then zsmalloc's own locks.
  */
+#define pr_fmt(fmt) "ghostswap: " fmt
+
 #include <linux/gfp.h>
 #include <linux/highmem.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/zsmalloc.h>
+#include "gs_comp.h"
 #include "gs_core.h"
+
+static_assert(PAGE_SIZE == 4096, "ghostswap supports 4 KiB pages only");
 
 static struct kmem_cache *gs_cluster_cache;
 
@@ -141,33 +155,41 @@ static void gs_cluster_put(struct gs_store *s, unsigned long ci,
 	call_rcu(&cl->rcu, gs_cluster_free_rcu);
 }
 
+/* Bytes a pool object of this entry takes (compr_data_size). */
+static unsigned int gs_obj_len(unsigned long e, const u8 *aux, unsigned int i)
+{
+	return gs_entry_kind(e) == GS_KIND_RAW ? PAGE_SIZE : gs_aux_get(aux, i);
+}
+
 /*
- * Clear one slot's entry under the cluster lock. Returns false if it was
- * empty. *@page gets the page that held its data, if any, for the caller to
- * free once the lock is dropped.
+ * Clear one slot's entry under the cluster lock and free what it held.
+ * Returns false if it was empty. Never sleeps: zs_free() is atomic-safe.
  */
 static bool gs_slot_clear(struct gs_store *s, struct gs_cluster *cl,
-			  unsigned int i, struct page **page)
+			  unsigned int i)
 {
 	unsigned long e = atomic_long_read(&cl->table[i]);
 
-	*page = NULL;
 	switch (gs_entry_kind(e)) {
 	case GS_KIND_EMPTY:
 		return false;
 	case GS_KIND_SAME:
 		atomic_long_dec(&s->stats.same_pages);
 		break;
-	case GS_KIND_PAGE:
-		*page = pfn_to_page(gs_entry_payload(e));
-		atomic_long_dec(&s->stats.stored_pages);
+	case GS_KIND_COMPRESSED:
+	case GS_KIND_RAW:
+		atomic_long_sub(gs_obj_len(e, cl->aux, i),
+				&s->stats.compr_bytes);
+		atomic_long_dec(gs_entry_kind(e) == GS_KIND_RAW ?
+				&s->stats.huge_pages : &s->stats.comp_pages);
+		zs_free(s->pool, gs_handle_decode(gs_entry_payload(e)));
 		break;
 	default:
 		WARN_ONCE(1, "ghostswap: bad entry %lx\n", e);
 		break;
 	}
 	atomic_long_set(&cl->table[i], 0);
-	cl->aux[i] = 0;
+	gs_aux_set(cl->aux, i, 0);
 	cl->used--;
 	atomic_long_dec(&s->stats.slots_used);
 	return true;
@@ -188,58 +210,136 @@ static bool gs_page_same_filled(const void *src, unsigned long *word)
 	return true;
 }
 
+/*
+ * Compress @src and put it into the pool. Returns 0 with the new entry in
+ * *@e and its aux value in *@aux, or a negative errno. The pool object is
+ * not visible to anybody until the caller installs the entry.
+ */
+static int gs_store_pack(struct gs_store *s, const void *src, gfp_t gfp,
+			 unsigned long *e, unsigned int *aux)
+{
+	enum gs_kind kind = GS_KIND_COMPRESSED;
+	unsigned long handle, payload, pages;
+	struct gs_stream *st;
+	const void *data;
+	int len;
+
+	st = gs_stream_get(s->comp);
+	len = gs_compress(st, src);
+	data = st->buf;
+	if (!len || len >= s->huge_size) {
+		kind = GS_KIND_RAW;
+		len = PAGE_SIZE;
+		data = src;
+	}
+	handle = zs_malloc(s->pool, len, gfp | __GFP_NOWARN | __GFP_HIGHMEM |
+			   __GFP_MOVABLE, NUMA_NO_NODE);
+	if (IS_ERR_VALUE(handle)) {
+		gs_stream_put(st);
+		return -ENOMEM;
+	}
+	pages = zs_get_total_pages(s->pool);
+	gs_stat_max(&s->stats.max_used_pages, pages);
+	if (s->limit_pages && pages > s->limit_pages) {
+		zs_free(s->pool, handle);
+		gs_stream_put(st);
+		return -ENOMEM;
+	}
+	zs_obj_write(s->pool, handle, (void *)data, len);
+	gs_stream_put(st);
+	if (WARN_ONCE(!gs_handle_encode(handle, &payload),
+		      "ghostswap: zsmalloc handle %lx does not fit the table\n",
+		      handle)) {
+		zs_free(s->pool, handle);
+		return -EIO;
+	}
+	*aux = kind == GS_KIND_COMPRESSED ? len : 0;
+	*e = gs_entry(kind, 0, payload);
+	return 0;
+}
+
 int gs_store_write(struct gs_store *s, u64 slot, const void *src, gfp_t gfp)
 {
 	unsigned long ci = slot >> GS_CLUSTER_SHIFT;
 	unsigned int i = slot & (GS_CLUSTER_SLOTS - 1);
-	struct page *page = NULL, *old;
 	struct gs_cluster *cl;
 	unsigned long word, e;
-	u16 aux = 0;
+	unsigned int aux = 0;
+	int ret;
 
 	if (slot >= s->nr_slots)
 		return -EINVAL;
 	if (gs_page_same_filled(src, &word)) {
 		e = gs_same_entry(word, &aux);
 	} else {
-		page = alloc_page(gfp | __GFP_HIGHMEM | __GFP_NOWARN);
-		if (!page)
-			return -ENOMEM;
-		memcpy_to_page(page, 0, src, PAGE_SIZE);
-		e = gs_entry(GS_KIND_PAGE, 0, page_to_pfn(page));
+		ret = gs_store_pack(s, src, gfp, &e, &aux);
+		if (ret)
+			return ret;
 	}
 
 	cl = gs_cluster_get(s, ci, gfp);
 	if (IS_ERR(cl)) {
-		if (page)
-			__free_page(page);
+		if (gs_entry_kind(e) != GS_KIND_SAME)
+			zs_free(s->pool, gs_handle_decode(gs_entry_payload(e)));
 		return PTR_ERR(cl);
 	}
-	gs_slot_clear(s, cl, i, &old);
+	gs_slot_clear(s, cl, i);
 	atomic_long_set(&cl->table[i], e);
-	cl->aux[i] = aux;
+	gs_aux_set(cl->aux, i, aux);
 	cl->used++;
 	spin_unlock(&cl->lock);
 
 	atomic_long_inc(&s->stats.slots_used);
-	atomic_long_inc(page ? &s->stats.stored_pages : &s->stats.same_pages);
-	if (old)
-		__free_page(old);
+	switch (gs_entry_kind(e)) {
+	case GS_KIND_SAME:
+		atomic_long_inc(&s->stats.same_pages);
+		break;
+	case GS_KIND_RAW:
+		atomic_long_inc(&s->stats.huge_pages);
+		atomic_long_inc(&s->stats.huge_pages_since);
+		atomic_long_add(PAGE_SIZE, &s->stats.compr_bytes);
+		break;
+	default:
+		atomic_long_inc(&s->stats.comp_pages);
+		atomic_long_add(aux, &s->stats.compr_bytes);
+		break;
+	}
 	return 0;
+}
+
+/*
+ * Copy a pool object to @dst under the cluster lock, so that a concurrent
+ * free of the slot cannot pull it away while it is being decompressed.
+ */
+static void gs_obj_copy(struct gs_store *s, unsigned long e, void *dst,
+			unsigned int len)
+{
+	unsigned long handle = gs_handle_decode(gs_entry_payload(e));
+	void *src;
+
+	src = zs_obj_read_begin(s->pool, handle, len, dst);
+	if (src != dst)
+		memcpy(dst, src, len);
+	zs_obj_read_end(s->pool, handle, len, src);
 }
 
 int gs_store_read(struct gs_store *s, u64 slot, void *dst)
 {
 	unsigned long ci = slot >> GS_CLUSTER_SHIFT;
 	unsigned int i = slot & (GS_CLUSTER_SLOTS - 1);
+	struct gs_stream *st;
 	struct gs_cluster *cl;
+	unsigned int len = 0;
 	unsigned long e;
 	int ret = 0;
 
 	if (slot >= s->nr_slots)
 		return -EINVAL;
+	/* Taken first: the stream's mutex may sleep, the cluster lock not. */
+	st = gs_stream_get(s->comp);
 	cl = gs_cluster_get(s, ci, 0);
 	if (!cl) {
+		gs_stream_put(st);
 		memset(dst, 0, PAGE_SIZE);
 		return 0;
 	}
@@ -249,17 +349,29 @@ int gs_store_read(struct gs_store *s, u64 slot, void *dst)
 		memset(dst, 0, PAGE_SIZE);
 		break;
 	case GS_KIND_SAME:
-		memset64(dst, gs_same_word(e, cl->aux[i]), PAGE_SIZE / 8);
+		memset64(dst, gs_same_word(e, gs_aux_get(cl->aux, i)),
+			 PAGE_SIZE / 8);
 		break;
-	case GS_KIND_PAGE:
-		memcpy_from_page(dst, pfn_to_page(gs_entry_payload(e)), 0,
-				 PAGE_SIZE);
+	case GS_KIND_RAW:
+		gs_obj_copy(s, e, dst, PAGE_SIZE);
+		break;
+	case GS_KIND_COMPRESSED:
+		len = gs_aux_get(cl->aux, i);
+		gs_obj_copy(s, e, st->buf, len);
 		break;
 	default:
 		ret = -EIO;
 		break;
 	}
 	spin_unlock(&cl->lock);
+	if (len) {
+		ret = gs_decompress(st, len, dst);
+		if (ret)
+			pr_err_ratelimited("slot %llu: %s cannot decompress %u bytes: %d\n",
+					   slot, gs_comp_name(s->comp), len,
+					   ret);
+	}
+	gs_stream_put(st);
 	return ret;
 }
 
@@ -267,17 +379,14 @@ void gs_store_free(struct gs_store *s, u64 slot)
 {
 	unsigned long ci = slot >> GS_CLUSTER_SHIFT;
 	struct gs_cluster *cl;
-	struct page *page;
 
 	if (slot >= s->nr_slots)
 		return;
 	cl = gs_cluster_get(s, ci, 0);
 	if (!cl)
 		return;
-	gs_slot_clear(s, cl, slot & (GS_CLUSTER_SLOTS - 1), &page);
+	gs_slot_clear(s, cl, slot & (GS_CLUSTER_SLOTS - 1));
 	gs_cluster_put(s, ci, cl);
-	if (page)
-		__free_page(page);
 }
 
 u64 gs_store_free_range(struct gs_store *s, u64 first, u64 nr)
@@ -286,7 +395,6 @@ u64 gs_store_free_range(struct gs_store *s, u64 first, u64 nr)
 	unsigned long ci = first >> GS_CLUSTER_SHIFT;
 	unsigned long last, lo, hi, i;
 	struct gs_cluster *cl;
-	struct page *page;
 
 	if (first >= end)
 		return 0;
@@ -302,15 +410,9 @@ u64 gs_store_free_range(struct gs_store *s, u64 first, u64 nr)
 		if (cl) {
 			lo = max_t(u64, first, (u64)ci << GS_CLUSTER_SHIFT);
 			hi = min_t(u64, end, ((u64)ci + 1) << GS_CLUSTER_SHIFT);
-			for (i = lo; i < hi; i++) {
-				if (!gs_slot_clear(s, cl,
-						   i & (GS_CLUSTER_SLOTS - 1),
-						   &page))
-					continue;
-				freed++;
-				if (page)
-					__free_page(page);
-			}
+			for (i = lo; i < hi; i++)
+				freed += gs_slot_clear(s, cl,
+						       i & (GS_CLUSTER_SLOTS - 1));
 			gs_cluster_put(s, ci, cl);
 		}
 		if (ci == last)
@@ -321,25 +423,93 @@ u64 gs_store_free_range(struct gs_store *s, u64 first, u64 nr)
 	return freed;
 }
 
-enum gs_kind gs_store_kind(struct gs_store *s, u64 slot)
+enum gs_kind gs_store_kind(struct gs_store *s, u64 slot, unsigned int *len)
 {
+	unsigned int i = slot & (GS_CLUSTER_SLOTS - 1);
 	struct gs_cluster *cl;
-	enum gs_kind kind;
+	unsigned long e;
 
 	cl = gs_cluster_get(s, slot >> GS_CLUSTER_SHIFT, 0);
-	if (!cl)
-		return GS_KIND_EMPTY;
-	kind = gs_entry_kind(atomic_long_read(&cl->table[slot &
-						(GS_CLUSTER_SLOTS - 1)]));
-	spin_unlock(&cl->lock);
-	return kind;
+	e = cl ? atomic_long_read(&cl->table[i]) : 0;
+	if (len) {
+		*len = 0;
+		if (gs_entry_kind(e) == GS_KIND_COMPRESSED ||
+		    gs_entry_kind(e) == GS_KIND_RAW)
+			*len = gs_obj_len(e, cl->aux, i);
+	}
+	if (cl)
+		spin_unlock(&cl->lock);
+	return gs_entry_kind(e);
 }
 
-void gs_store_init(struct gs_store *s, u64 nr_slots)
+unsigned long gs_store_pool_pages(struct gs_store *s)
 {
-	memset(s, 0, sizeof(*s));
+	return zs_get_total_pages(s->pool);
+}
+
+unsigned long gs_store_pages_compacted(struct gs_store *s)
+{
+	struct zs_pool_stats ps = {};
+
+	zs_pool_stats(s->pool, &ps);
+	return atomic_long_read(&ps.pages_compacted);
+}
+
+unsigned long gs_store_compact(struct gs_store *s)
+{
+	return zs_compact(s->pool);
+}
+
+const char *gs_store_algorithm(struct gs_store *s)
+{
+	return gs_comp_name(s->comp);
+}
+
+int gs_store_set_algorithm(struct gs_store *s, const char *alg)
+{
+	struct gs_comp *c;
+
+	if (atomic_long_read(&s->stats.slots_used))
+		return -EBUSY;
+	c = gs_comp_create(alg);
+	if (IS_ERR(c))
+		return PTR_ERR(c);
+	gs_comp_destroy(s->comp);
+	s->comp = c;
+	return 0;
+}
+
+struct gs_store *gs_store_create(const char *alg, u64 nr_slots)
+{
+	static atomic_t pool_id = ATOMIC_INIT(0);
+	struct gs_store *s;
+	char name[32];
+	int ret = -ENOMEM;
+
+	s = kzalloc_obj(*s);
+	if (!s)
+		return ERR_PTR(-ENOMEM);
 	xa_init(&s->clusters);
 	s->nr_slots = nr_slots;
+	/* zsmalloc wants a distinct name per pool (debugfs). */
+	snprintf(name, sizeof(name), "ghostswap%d",
+		 atomic_inc_return(&pool_id));
+	s->pool = zs_create_pool(name);
+	if (!s->pool)
+		goto out_free;
+	s->huge_size = zs_huge_class_size(s->pool);
+	s->comp = gs_comp_create(alg);
+	if (IS_ERR(s->comp)) {
+		ret = PTR_ERR(s->comp);
+		goto out_pool;
+	}
+	return s;
+
+out_pool:
+	zs_destroy_pool(s->pool);
+out_free:
+	kfree(s);
+	return ERR_PTR(ret);
 }
 
 void gs_store_destroy(struct gs_store *s)
@@ -347,19 +517,30 @@ void gs_store_destroy(struct gs_store *s)
 	gs_store_free_range(s, 0, s->nr_slots);
 	WARN_ON(!xa_empty(&s->clusters));
 	xa_destroy(&s->clusters);
+	gs_comp_destroy(s->comp);
+	zs_destroy_pool(s->pool);
 	/* Let the RCU callbacks give the memory back before we return. */
 	rcu_barrier();
+	kfree(s);
 }
 
 int gs_core_init(void)
 {
+	int ret;
+
 	/* Unmerged, so that its slab counters show exactly our clusters. */
 	gs_cluster_cache = KMEM_CACHE(gs_cluster, SLAB_NO_MERGE);
-	return gs_cluster_cache ? 0 : -ENOMEM;
+	if (!gs_cluster_cache)
+		return -ENOMEM;
+	ret = gs_comp_init();
+	if (ret)
+		kmem_cache_destroy(gs_cluster_cache);
+	return ret;
 }
 
 void gs_core_exit(void)
 {
+	gs_comp_exit();
 	rcu_barrier();
 	kmem_cache_destroy(gs_cluster_cache);
 }

@@ -21,6 +21,7 @@
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include "gs_comp.h"
 #include "gs_core.h"
 
 #define GS_NAME			"ghostswap"
@@ -36,14 +37,15 @@
 
 struct gs_dev {
 	struct gendisk *disk;
-	struct gs_store store;
-	struct mutex conf_lock;	/* serialises disksize and reset */
+	struct gs_store *store;	/* replaced only while claimed */
+	struct mutex conf_lock;	/* serialises configuration and stats */
 	bool claim;		/* reconfiguring: opens fail with -EBUSY */
 };
 
 static struct gs_dev *gs_dev;
 static int gs_major;
 static u64 gs_default_disksize = GS_DEFAULT_DISKSIZE;
+static char gs_default_alg[64] = "lz4";
 
 /*
  * Parse a size: decimal bytes with an optional K, M, G, T or P suffix
@@ -108,6 +110,11 @@ module_param_cb(disksize, &gs_size_param_ops, &gs_default_disksize, 0444);
 MODULE_PARM_DESC(disksize,
 		 "Size of /dev/ghostswap at load and after reset (default 64G, max 16T minus 4K)");
 
+module_param_string(comp_algorithm, gs_default_alg, sizeof(gs_default_alg),
+		    0444);
+MODULE_PARM_DESC(comp_algorithm,
+		 "Compression algorithm at load and after reset (default lz4)");
+
 /* ---------------------------------------------------------------- I/O */
 
 static blk_status_t gs_errno_to_blk(int err)
@@ -123,7 +130,7 @@ static blk_status_t gs_rw(struct gs_dev *d, struct bio *bio)
 {
 	bool write = op_is_write(bio_op(bio));
 	u64 slot = bio->bi_iter.bi_sector / GS_SECTORS_PER_SLOT;
-	struct gs_store *s = &d->store;
+	struct gs_store *s = d->store;
 	unsigned int off = 0, done, n;
 	struct bvec_iter iter;
 	struct bio_vec bv;
@@ -199,10 +206,10 @@ static blk_status_t gs_discard(struct gs_dev *d, struct bio *bio)
 
 	if (!IS_ALIGNED(start, GS_SECTORS_PER_SLOT) ||
 	    !IS_ALIGNED(end, GS_SECTORS_PER_SLOT)) {
-		atomic_long_inc(&d->store.stats.invalid_io);
+		atomic_long_inc(&d->store->stats.invalid_io);
 		return BLK_STS_IOERR;
 	}
-	gs_store_free_range(&d->store, start / GS_SECTORS_PER_SLOT,
+	gs_store_free_range(d->store, start / GS_SECTORS_PER_SLOT,
 			    (end - start) / GS_SECTORS_PER_SLOT);
 	return BLK_STS_OK;
 }
@@ -227,7 +234,7 @@ static void gs_submit_bio(struct bio *bio)
 		status = BLK_STS_OK;
 		break;
 	default:
-		atomic_long_inc(&d->store.stats.invalid_io);
+		atomic_long_inc(&d->store->stats.invalid_io);
 		status = BLK_STS_NOTSUPP;
 		break;
 	}
@@ -242,8 +249,8 @@ static void gs_slot_free_notify(struct block_device *bdev,
 {
 	struct gs_dev *d = bdev->bd_disk->private_data;
 
-	atomic_long_inc(&d->store.stats.notify_free);
-	gs_store_free(&d->store, offset);
+	atomic_long_inc(&d->store->stats.notify_free);
+	gs_store_free(d->store, offset);
 }
 
 static int gs_open(struct gendisk *disk, blk_mode_t mode)
@@ -286,7 +293,7 @@ static void gs_unclaim(struct gs_dev *d)
 
 static void gs_set_size(struct gs_dev *d, u64 bytes)
 {
-	d->store.nr_slots = bytes >> PAGE_SHIFT;
+	d->store->nr_slots = bytes >> PAGE_SHIFT;
 	set_capacity_and_notify(d->disk, bytes >> SECTOR_SHIFT);
 }
 
@@ -298,37 +305,71 @@ static struct gs_dev *dev_to_gs(struct device *dev)
 static ssize_t disksize_show(struct device *dev, struct device_attribute *attr,
 			     char *buf)
 {
-	return sysfs_emit(buf, "%llu\n", dev_to_gs(dev)->store.nr_slots << PAGE_SHIFT);
+	struct gs_dev *d = dev_to_gs(dev);
+
+	guard(mutex)(&d->conf_lock);
+	return sysfs_emit(buf, "%llu\n", d->store->nr_slots << PAGE_SHIFT);
+}
+
+/*
+ * Changes that need an idle device: nobody has it open and, if @empty,
+ * it holds no data. Runs @fn with the device claimed.
+ */
+static int gs_reconfigure(struct gs_dev *d, bool empty,
+			  int (*fn)(struct gs_dev *d, const void *arg),
+			  const void *arg)
+{
+	int ret;
+
+	guard(mutex)(&d->conf_lock);
+	ret = gs_claim(d);
+	if (ret)
+		return ret;
+	if (empty && atomic_long_read(&d->store->stats.slots_used))
+		ret = -EBUSY;	/* holds data: reset first */
+	else
+		ret = fn(d, arg);
+	gs_unclaim(d);
+	return ret;
+}
+
+static int gs_do_set_size(struct gs_dev *d, const void *arg)
+{
+	gs_set_size(d, *(const u64 *)arg);
+	return 0;
 }
 
 static ssize_t disksize_store(struct device *dev, struct device_attribute *attr,
 			      const char *buf, size_t len)
 {
-	struct gs_dev *d = dev_to_gs(dev);
 	u64 size;
 	int ret;
 
 	ret = gs_parse_size(buf, &size);
 	if (ret)
 		return ret;
-	mutex_lock(&d->conf_lock);
-	ret = gs_claim(d);
-	if (!ret) {
-		if (atomic_long_read(&d->store.stats.slots_used))
-			ret = -EBUSY;	/* holds data: reset first */
-		else
-			gs_set_size(d, size);
-		gs_unclaim(d);
-	}
-	mutex_unlock(&d->conf_lock);
+	ret = gs_reconfigure(dev_to_gs(dev), true, gs_do_set_size, &size);
 	return ret ? ret : len;
 }
 static DEVICE_ATTR_RW(disksize);
 
+/* Back to the module defaults: size, algorithm, no limit, no data. */
+static int gs_do_reset(struct gs_dev *d, const void *arg)
+{
+	struct gs_store *s;
+
+	s = gs_store_create(gs_default_alg, gs_default_disksize >> PAGE_SHIFT);
+	if (IS_ERR(s))
+		return PTR_ERR(s);
+	gs_store_destroy(d->store);
+	d->store = s;
+	gs_set_size(d, gs_default_disksize);
+	return 0;
+}
+
 static ssize_t reset_store(struct device *dev, struct device_attribute *attr,
 			   const char *buf, size_t len)
 {
-	struct gs_dev *d = dev_to_gs(dev);
 	bool do_reset;
 	int ret;
 
@@ -337,40 +378,178 @@ static ssize_t reset_store(struct device *dev, struct device_attribute *attr,
 		return ret;
 	if (!do_reset)
 		return -EINVAL;
-	mutex_lock(&d->conf_lock);
-	ret = gs_claim(d);
-	if (!ret) {
-		gs_store_destroy(&d->store);
-		gs_store_init(&d->store, 0);
-		gs_set_size(d, gs_default_disksize);
-		gs_unclaim(d);
-	}
-	mutex_unlock(&d->conf_lock);
+	ret = gs_reconfigure(dev_to_gs(dev), false, gs_do_reset, NULL);
 	return ret ? ret : len;
 }
 static DEVICE_ATTR_WO(reset);
 
+static ssize_t comp_algorithm_show(struct device *dev,
+				   struct device_attribute *attr, char *buf)
+{
+	struct gs_dev *d = dev_to_gs(dev);
+	const char *cur, *const *alg;
+	bool listed = false;
+	ssize_t n = 0;
+
+	guard(mutex)(&d->conf_lock);
+	cur = gs_store_algorithm(d->store);
+	for (alg = gs_comp_known; *alg; alg++) {
+		if (!strcmp(*alg, cur)) {
+			n += sysfs_emit_at(buf, n, "[%s] ", cur);
+			listed = true;
+		} else if (gs_comp_available(*alg)) {
+			n += sysfs_emit_at(buf, n, "%s ", *alg);
+		}
+	}
+	if (!listed)
+		n += sysfs_emit_at(buf, n, "[%s] ", cur);
+	buf[n - 1] = '\n';
+	return n;
+}
+
+static int gs_do_set_alg(struct gs_dev *d, const void *arg)
+{
+	return gs_store_set_algorithm(d->store, arg);
+}
+
+static ssize_t comp_algorithm_store(struct device *dev,
+				    struct device_attribute *attr,
+				    const char *buf, size_t len)
+{
+	char alg[64];
+	int ret;
+
+	if (len >= sizeof(alg))
+		return -EINVAL;
+	strscpy(alg, buf, sizeof(alg));
+	strim(alg);
+	if (!*alg)
+		return -EINVAL;
+	ret = gs_reconfigure(dev_to_gs(dev), true, gs_do_set_alg, alg);
+	if (ret == -ENOENT)
+		return -EINVAL;	/* like zram: no such algorithm */
+	return ret ? ret : len;
+}
+static DEVICE_ATTR_RW(comp_algorithm);
+
+static ssize_t mem_limit_store(struct device *dev,
+			       struct device_attribute *attr, const char *buf,
+			       size_t len)
+{
+	struct gs_dev *d = dev_to_gs(dev);
+	u64 limit;
+	int ret;
+
+	/* "0" lifts the limit; otherwise a size as for disksize. */
+	if (sysfs_streq(buf, "0")) {
+		limit = 0;
+	} else {
+		ret = gs_parse_size(buf, &limit);
+		if (ret)
+			return ret;
+	}
+	guard(mutex)(&d->conf_lock);
+	WRITE_ONCE(d->store->limit_pages, limit >> PAGE_SHIFT);
+	return len;
+}
+
+static ssize_t mem_limit_show(struct device *dev,
+			      struct device_attribute *attr, char *buf)
+{
+	struct gs_dev *d = dev_to_gs(dev);
+
+	guard(mutex)(&d->conf_lock);
+	return sysfs_emit(buf, "%llu\n",
+			  (u64)READ_ONCE(d->store->limit_pages) << PAGE_SHIFT);
+}
+static DEVICE_ATTR_RW(mem_limit);
+
+static ssize_t mem_used_max_store(struct device *dev,
+				  struct device_attribute *attr,
+				  const char *buf, size_t len)
+{
+	struct gs_dev *d = dev_to_gs(dev);
+
+	/* zram semantics: only "0", which restarts the high water mark. */
+	if (!sysfs_streq(buf, "0"))
+		return -EINVAL;
+	guard(mutex)(&d->conf_lock);
+	atomic_long_set(&d->store->stats.max_used_pages,
+			gs_store_pool_pages(d->store));
+	return len;
+}
+static DEVICE_ATTR_WO(mem_used_max);
+
+static ssize_t compact_store(struct device *dev, struct device_attribute *attr,
+			     const char *buf, size_t len)
+{
+	struct gs_dev *d = dev_to_gs(dev);
+
+	guard(mutex)(&d->conf_lock);
+	gs_store_compact(d->store);
+	return len;
+}
+static DEVICE_ATTR_WO(compact);
+
+/* zram's mm_stat: the same nine columns with the same meanings. */
+static ssize_t mm_stat_show(struct device *dev, struct device_attribute *attr,
+			    char *buf)
+{
+	struct gs_dev *d = dev_to_gs(dev);
+	struct gs_stats *st;
+	u64 stored;
+
+	guard(mutex)(&d->conf_lock);
+	st = &d->store->stats;
+	stored = atomic_long_read(&st->same_pages) +
+		 atomic_long_read(&st->comp_pages) +
+		 atomic_long_read(&st->huge_pages);
+	return sysfs_emit(buf, "%8llu %8ld %8llu %8llu %8llu %8ld %8lu %8ld %8ld\n",
+			  stored << PAGE_SHIFT,
+			  atomic_long_read(&st->compr_bytes),
+			  (u64)gs_store_pool_pages(d->store) << PAGE_SHIFT,
+			  (u64)READ_ONCE(d->store->limit_pages) << PAGE_SHIFT,
+			  (u64)atomic_long_read(&st->max_used_pages) << PAGE_SHIFT,
+			  atomic_long_read(&st->same_pages),
+			  gs_store_pages_compacted(d->store),
+			  atomic_long_read(&st->huge_pages),
+			  atomic_long_read(&st->huge_pages_since));
+}
+static DEVICE_ATTR_RO(mm_stat);
+
+/*
+ * clusters, peak clusters, used slots, metadata bytes (cluster headers and
+ * tables), metadata bytes per used slot (two decimals), stream bytes.
+ */
 static ssize_t cluster_stat_show(struct device *dev,
 				 struct device_attribute *attr, char *buf)
 {
-	struct gs_stats *st = &dev_to_gs(dev)->store.stats;
+	struct gs_dev *d = dev_to_gs(dev);
+	struct gs_stats *st;
+	unsigned long used, meta, per = 0;
 
-	return sysfs_emit(buf, "%8ld %8ld %8ld %8ld %8ld %8ld %8zu\n",
+	guard(mutex)(&d->conf_lock);
+	st = &d->store->stats;
+	used = atomic_long_read(&st->slots_used);
+	meta = atomic_long_read(&st->meta_bytes);
+	if (used)
+		per = DIV_ROUND_CLOSEST(meta * 100, used);
+	return sysfs_emit(buf, "%8ld %8ld %8lu %8lu %5lu.%02lu %8zu\n",
 			  atomic_long_read(&st->clusters),
-			  atomic_long_read(&st->clusters_peak),
-			  atomic_long_read(&st->slots_used),
-			  atomic_long_read(&st->meta_bytes),
-			  atomic_long_read(&st->same_pages),
-			  atomic_long_read(&st->stored_pages),
-			  atomic_long_read(&st->stored_pages) * PAGE_SIZE);
+			  atomic_long_read(&st->clusters_peak), used, meta,
+			  per / 100, per % 100,
+			  gs_comp_bytes(d->store->comp));
 }
 static DEVICE_ATTR_RO(cluster_stat);
 
 static ssize_t io_stat_show(struct device *dev, struct device_attribute *attr,
 			    char *buf)
 {
-	struct gs_stats *st = &dev_to_gs(dev)->store.stats;
+	struct gs_dev *d = dev_to_gs(dev);
+	struct gs_stats *st;
 
+	guard(mutex)(&d->conf_lock);
+	st = &d->store->stats;
 	return sysfs_emit(buf, "%8ld %8ld %8ld %8ld\n",
 			  atomic_long_read(&st->failed_reads),
 			  atomic_long_read(&st->failed_writes),
@@ -382,6 +561,11 @@ static DEVICE_ATTR_RO(io_stat);
 static struct attribute *gs_attrs[] = {
 	&dev_attr_disksize.attr,
 	&dev_attr_reset.attr,
+	&dev_attr_comp_algorithm.attr,
+	&dev_attr_mem_limit.attr,
+	&dev_attr_mem_used_max.attr,
+	&dev_attr_compact.attr,
+	&dev_attr_mm_stat.attr,
 	&dev_attr_cluster_stat.attr,
 	&dev_attr_io_stat.attr,
 	NULL,
@@ -417,12 +601,17 @@ static int gs_dev_create(void)
 	if (!d)
 		return -ENOMEM;
 	mutex_init(&d->conf_lock);
-	gs_store_init(&d->store, gs_default_disksize >> PAGE_SHIFT);
+	d->store = gs_store_create(gs_default_alg,
+				   gs_default_disksize >> PAGE_SHIFT);
+	if (IS_ERR(d->store)) {
+		ret = PTR_ERR(d->store);
+		goto out_free;
+	}
 
 	d->disk = blk_alloc_disk(&lim, NUMA_NO_NODE);
 	if (IS_ERR(d->disk)) {
 		ret = PTR_ERR(d->disk);
-		goto out_free;
+		goto out_store;
 	}
 	d->disk->major = gs_major;
 	d->disk->first_minor = 0;
@@ -441,6 +630,8 @@ static int gs_dev_create(void)
 
 out_put:
 	put_disk(d->disk);
+out_store:
+	gs_store_destroy(d->store);
 out_free:
 	kfree(d);
 	return ret;
@@ -450,8 +641,27 @@ static void gs_dev_destroy(struct gs_dev *d)
 {
 	del_gendisk(d->disk);
 	put_disk(d->disk);
-	gs_store_destroy(&d->store);
+	gs_store_destroy(d->store);
 	kfree(d);
+}
+
+/* The comp_algorithm parameter, or the first known one the kernel has. */
+static int __init gs_pick_algorithm(void)
+{
+	const char *const *alg;
+
+	if (gs_comp_available(gs_default_alg))
+		return 0;
+	for (alg = gs_comp_known; *alg; alg++) {
+		if (gs_comp_available(*alg)) {
+			pr_warn("no algorithm '%s', using %s\n", gs_default_alg,
+				*alg);
+			strscpy(gs_default_alg, *alg, sizeof(gs_default_alg));
+			return 0;
+		}
+	}
+	pr_err("the kernel offers no compression algorithm (crypto acomp)\n");
+	return -ENOENT;
 }
 
 static int __init gs_init(void)
@@ -461,6 +671,9 @@ static int __init gs_init(void)
 	ret = gs_core_init();
 	if (ret)
 		return ret;
+	ret = gs_pick_algorithm();
+	if (ret)
+		goto out_core;
 	gs_major = register_blkdev(0, GS_NAME);
 	if (gs_major < 0) {
 		ret = gs_major;
@@ -469,7 +682,8 @@ static int __init gs_init(void)
 	ret = gs_dev_create();
 	if (ret)
 		goto out_blkdev;
-	pr_info("/dev/%s ready, %llu bytes\n", GS_NAME, gs_default_disksize);
+	pr_info("/dev/%s ready, %llu bytes, %s\n", GS_NAME, gs_default_disksize,
+		gs_default_alg);
 	return 0;
 
 out_blkdev:
@@ -490,5 +704,5 @@ module_init(gs_init);
 module_exit(gs_exit);
 
 MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("Ghost swap block device with on-demand clusters");
+MODULE_DESCRIPTION("Ghost swap: compressed swap device with on-demand clusters");
 MODULE_VERSION("0.1.0");

@@ -3,9 +3,10 @@
  * ghostswap per-slot virtual table.
  *
  * Every cluster of GS_CLUSTER_SLOTS slots holds one packed word per slot
- * (atomic_long_t, 64 bits) plus one 16-bit auxiliary value per slot. The word
- * says what the slot holds; the auxiliary value carries what does not fit
- * into the word. All writes happen under the cluster lock.
+ * (atomic_long_t, 64 bits) plus one 12-bit auxiliary value per slot, packed
+ * two per three bytes. The word says what the slot holds; the auxiliary
+ * value carries what does not fit into the word. All writes happen under
+ * the cluster lock.
  *
  * Word layout:
  *
@@ -21,24 +22,36 @@
  *   |--------------|-----|-----------------------------|----------------------|
  *   | EMPTY        | 0   | 0 (the whole word is 0)     | 0                    |
  *   | SAME         | 1   | bits 0..55 of the fill word | bits 56..63 of word  |
- *   | PAGE         | 2   | PFN of a private page that  | 0                    |
- *   |              |     | holds the slot uncompressed |                      |
- *   | COMPRESSED   | 3   | reserved: zsmalloc handle   | compressed length    |
+ *   | COMPRESSED   | 2   | zsmalloc handle (encoded)   | compressed length    |
+ *   | RAW          | 3   | zsmalloc handle (encoded),  | 0                    |
+ *   |              |     | object holds the page as is |                      |
  *   | WRITTEN_BACK | 4   | reserved: backing slot      | reserved             |
  *   | 5..7         |     | reserved                    |                      |
  *
  * Flags (bit 3..7): IDLE (bit 3) and HUGE (bit 4) are reserved for idle
- * tracking and incompressible pages; bits 5..7 are free.
+ * tracking and writeback; bits 5..7 are free.
  *
  * An EMPTY slot reads as zeroes. A SAME slot costs no memory beyond the
  * table: the 64-bit fill word is split between the payload and aux.
+ *
+ * A zsmalloc handle is the address of an 8-byte aligned slab object; the
+ * payload keeps its bits 3..58 and decoding sign-extends bit 58. That is
+ * exact for kernel addresses on x86-64 (4- and 5-level paging) and arm64,
+ * and for UML's low addresses. The encoding is checked on every store
+ * (gs_handle_encode() fails if the round trip is not exact), so another
+ * address layout fails writes cleanly rather than losing data.
+ *
+ * Cost per slot: 8 bytes of word + 1.5 bytes of aux; with the cluster
+ * header that is (4096 + 768 + 32) / 512 = 9.56 bytes in a full cluster.
  */
 #ifndef _GS_TABLE_H
 #define _GS_TABLE_H
 
+#include <linux/bitops.h>
 #include <linux/bits.h>
 #include <linux/build_bug.h>
 #include <linux/types.h>
+#include <asm/page.h>
 
 #define GS_CLUSTER_SHIFT	9
 #define GS_CLUSTER_SLOTS	BIT(GS_CLUSTER_SHIFT)	/* 512 */
@@ -53,11 +66,17 @@
 #define GS_PAYLOAD_BITS		(64 - GS_PAYLOAD_SHIFT)		/* 56 */
 #define GS_PAYLOAD_MAX		((1UL << GS_PAYLOAD_BITS) - 1)
 
+#define GS_AUX_BITS		12
+#define GS_AUX_MAX		((1U << GS_AUX_BITS) - 1)
+#define GS_AUX_BYTES		(GS_CLUSTER_SLOTS * GS_AUX_BITS / 8)	/* 768 */
+
+#define GS_HANDLE_SHIFT		3	/* zsmalloc handles are 8-byte aligned */
+
 enum gs_kind {
 	GS_KIND_EMPTY = 0,
 	GS_KIND_SAME = 1,
-	GS_KIND_PAGE = 2,
-	GS_KIND_COMPRESSED = 3,
+	GS_KIND_COMPRESSED = 2,
+	GS_KIND_RAW = 3,
 	GS_KIND_WRITTEN_BACK = 4,
 };
 
@@ -65,6 +84,8 @@ enum gs_kind {
 #define GS_FLAG_HUGE		BIT(GS_FLAG_SHIFT + 1)
 
 static_assert(sizeof(unsigned long) == 8, "ghostswap needs a 64-bit kernel");
+static_assert(PAGE_SIZE - 1 <= GS_AUX_MAX,
+	      "ghostswap needs 4 KiB pages: aux holds a compressed length");
 
 static inline unsigned long gs_entry(enum gs_kind kind, unsigned long flags,
 				     unsigned long payload)
@@ -88,15 +109,53 @@ static inline unsigned long gs_entry_payload(unsigned long e)
 }
 
 /* A SAME entry keeps the low 56 bits of the fill word, aux the top 8. */
-static inline unsigned long gs_same_entry(unsigned long word, u16 *aux)
+static inline unsigned long gs_same_entry(unsigned long word,
+					  unsigned int *aux)
 {
 	*aux = word >> GS_PAYLOAD_BITS;
 	return gs_entry(GS_KIND_SAME, 0, word & GS_PAYLOAD_MAX);
 }
 
-static inline unsigned long gs_same_word(unsigned long e, u16 aux)
+static inline unsigned long gs_same_word(unsigned long e, unsigned int aux)
 {
 	return ((unsigned long)aux << GS_PAYLOAD_BITS) | gs_entry_payload(e);
+}
+
+static inline unsigned long gs_handle_decode(unsigned long payload)
+{
+	return (unsigned long)sign_extend64(payload, GS_PAYLOAD_BITS - 1)
+		<< GS_HANDLE_SHIFT;
+}
+
+/* Encode a zsmalloc handle as a payload; false if it cannot be exact. */
+static inline bool gs_handle_encode(unsigned long handle,
+				    unsigned long *payload)
+{
+	*payload = (handle >> GS_HANDLE_SHIFT) & GS_PAYLOAD_MAX;
+	return gs_handle_decode(*payload) == handle;
+}
+
+/* The 12-bit aux values of a cluster: slots 2n and 2n+1 share 3 bytes. */
+static inline unsigned int gs_aux_get(const u8 *aux, unsigned int i)
+{
+	const u8 *p = aux + (i >> 1) * 3;
+
+	if (i & 1)
+		return (p[1] >> 4) | ((unsigned int)p[2] << 4);
+	return p[0] | ((unsigned int)(p[1] & 0x0f) << 8);
+}
+
+static inline void gs_aux_set(u8 *aux, unsigned int i, unsigned int val)
+{
+	u8 *p = aux + (i >> 1) * 3;
+
+	if (i & 1) {
+		p[1] = (p[1] & 0x0f) | ((val & 0x0f) << 4);
+		p[2] = (val >> 4) & 0xff;
+	} else {
+		p[0] = val & 0xff;
+		p[1] = (p[1] & 0xf0) | ((val >> 8) & 0x0f);
+	}
 }
 
 #endif /* _GS_TABLE_H */
