@@ -12,6 +12,7 @@ TAP=$GS_OUT/results.tap
 SYS=/sys/block/ghostswap
 DEV=/dev/ghostswap
 : >"$TAP"
+: >"$GS_OUT/ratios.txt"
 n=0
 nfail=0
 
@@ -41,17 +42,32 @@ fail() {
 	exit 1
 }
 
-# Fields of cluster_stat, by name.
+# Fields of cluster_stat and mm_stat (zram's columns), by name.
 cstat() {
 	local f
-	read -r clusters peak slots meta same stored stored_bytes <"$SYS/cluster_stat"
+	read -r clusters peak slots meta meta_per_slot stream <"$SYS/cluster_stat"
 	case $1 in
 	clusters) f=$clusters ;; peak) f=$peak ;; slots) f=$slots ;;
-	meta) f=$meta ;; same) f=$same ;; stored) f=$stored ;;
-	stored_bytes) f=$stored_bytes ;;
+	meta) f=$meta ;; meta_per_slot) f=$meta_per_slot ;; stream) f=$stream ;;
 	esac
 	echo "$f"
 }
+
+mstat() {
+	local f
+	read -r orig compr used limit max same compacted huge huge_since \
+		<"${2:-$SYS}/mm_stat"
+	case $1 in
+	orig) f=$orig ;; compr) f=$compr ;; used) f=$used ;; limit) f=$limit ;;
+	max) f=$max ;; same) f=$same ;; compacted) f=$compacted ;;
+	huge) f=$huge ;; huge_since) f=$huge_since ;;
+	esac
+	echo "$f"
+}
+
+iostat() { awk -v c="$1" '{ print $c }' "$SYS/io_stat"; }
+
+PAGES="python3 /opt/gs-src/tests/guest/pages.py"
 
 meminfo() { awk -v k="$1:" '$1 == k { print $2 * 1024 }' /proc/meminfo; }
 
@@ -110,9 +126,11 @@ t_load() {
 	[ "$(cat $SYS/disksize)" = $((64 << 30)) ] || fail "default disksize"
 	[ "$(cat $SYS/queue/logical_block_size)" = 4096 ] || fail "lbs"
 	[ "$(cat $SYS/queue/physical_block_size)" = 4096 ] || fail "pbs"
-	[ "$(cstat clusters)" = 0 ] && [ "$(cstat meta)" = 0 ] ||
-		fail "fresh device holds memory: $(cat $SYS/cluster_stat)"
-	cat $SYS/cluster_stat $SYS/io_stat
+	[ "$(cstat clusters)" = 0 ] && [ "$(cstat meta)" = 0 ] &&
+		[ "$(mstat used)" = 0 ] ||
+		fail "fresh device holds memory: $(cat $SYS/cluster_stat $SYS/mm_stat)"
+	grep -q '\[lz4\]' $SYS/comp_algorithm || fail "default algorithm: $(cat $SYS/comp_algorithm)"
+	cat $SYS/comp_algorithm $SYS/cluster_stat $SYS/mm_stat $SYS/io_stat
 }
 
 t_unload_reload() {
@@ -123,6 +141,13 @@ t_unload_reload() {
 	echo "modprobe disksize=12Q: $out"
 	modprobe ghostswap disksize=1T || fail "modprobe disksize=1T"
 	[ "$(cat $SYS/disksize)" = $((1 << 40)) ] || fail "param disksize=1T"
+	rmmod ghostswap && modprobe ghostswap comp_algorithm=zstd ||
+		fail "modprobe comp_algorithm=zstd"
+	grep -q '\[zstd\]' $SYS/comp_algorithm || fail "param comp_algorithm=zstd"
+	rmmod ghostswap && modprobe ghostswap comp_algorithm=nosuch ||
+		fail "an unknown algorithm must fall back, not fail the load"
+	dmesg | grep "no algorithm 'nosuch'" | tail -n 1
+	grep -q '\[lzo\]' $SYS/comp_algorithm || fail "fallback: $(cat $SYS/comp_algorithm)"
 	rmmod ghostswap && modprobe ghostswap || fail "reload"
 }
 
@@ -130,18 +155,42 @@ t_bad_sysfs() {
 	local v
 	for v in "" abc -1 1Z 0 4095 1020K 0x100 "1 G" 18446744073709551616 \
 		99999999999P 16T 17T "1G junk"; do
-		sysw $SYS/disksize "$v" "Invalid argument" || return 1
+		sysw $SYS/disksize "$v" "Invalid argument"
 	done
 	for v in 0 no abc ""; do
-		sysw $SYS/reset "$v" "Invalid argument" || return 1
+		sysw $SYS/reset "$v" "Invalid argument"
 	done
-	sysw $SYS/disksize 4T ok || return 1
+	sysw $SYS/disksize 4T ok
 	[ "$(cat $SYS/disksize)" = $((4 << 40)) ] || fail "4T not taken"
-	sysw $SYS/disksize 3g ok || return 1
+	sysw $SYS/disksize 3g ok
 	[ "$(cat $SYS/disksize)" = $((3 << 30)) ] || fail "3g not taken"
-	sysw $SYS/disksize 1048577 ok || return 1
+	sysw $SYS/disksize 1048577 ok
 	[ "$(cat $SYS/disksize)" = $(((1 << 20) + 4096)) ] || fail "round up"
-	sysw $SYS/cluster_stat 1 "Permission denied" || return 1
+	sysw $SYS/cluster_stat 1 "Permission denied"
+	for v in "" " " nosuch lz4x "$(head -c 100 /dev/zero | tr '\0' a)"; do
+		sysw $SYS/comp_algorithm "$v" "Invalid argument"
+	done
+	for v in "" abc -1 1Z 0x10 "8 M"; do
+		sysw $SYS/mem_limit "$v" "Invalid argument"
+	done
+	for v in 1 abc ""; do
+		sysw $SYS/mem_used_max "$v" "Invalid argument"
+	done
+	sysw $SYS/mm_stat 1 "Permission denied"
+	sysw $SYS/mem_limit 64M ok
+	[ "$(cat $SYS/mem_limit)" = $((64 << 20)) ] || fail "mem_limit not taken"
+	[ "$(mstat limit)" = $((64 << 20)) ] || fail "mm_stat mem_limit column"
+	sysw $SYS/comp_algorithm zstd ok
+	grep -q '\[zstd\]' $SYS/comp_algorithm || fail "zstd not taken"
+	sysw $SYS/comp_algorithm "lzo-rle" ok
+	echo "algorithms: $(cat $SYS/comp_algorithm)"
+	sysw $SYS/reset 1 ok
+	[ "$(cat $SYS/mem_limit)" = 0 ] || fail "reset keeps mem_limit"
+	grep -q '\[lz4\]' $SYS/comp_algorithm || fail "reset keeps the algorithm"
+	# Holding data: the algorithm cannot change, the limit can.
+	$PAGES write $DEV 0 t:4 >/dev/null || fail "write"
+	sysw $SYS/comp_algorithm zstd "Device or resource busy"
+	sysw $SYS/mem_limit 1G ok
 	sysw $SYS/reset 1 ok
 }
 
@@ -149,7 +198,7 @@ t_bad_sysfs() {
 # swap header) and the swap core's own cost stays small.
 t_swapon_1t() {
 	local avail0 avail1 drop meta
-	sysw $SYS/disksize 1T ok || return 1
+	sysw $SYS/disksize 1T ok
 	mkswap $DEV >/dev/null || fail mkswap
 	echo 3 >/proc/sys/vm/drop_caches
 	avail0=$(meminfo MemAvailable)
@@ -171,8 +220,9 @@ t_swapon_1t() {
 }
 
 t_busy() {
-	sysw $SYS/disksize 2G "Device or resource busy" || return 1
-	sysw $SYS/reset 1 "Device or resource busy" || return 1
+	sysw $SYS/disksize 2G "Device or resource busy"
+	sysw $SYS/comp_algorithm zstd "Device or resource busy"
+	sysw $SYS/reset 1 "Device or resource busy"
 	out=$(rmmod ghostswap 2>&1) && fail "rmmod while swapped on"
 	echo "rmmod while swapped on: $out"
 }
@@ -191,16 +241,64 @@ run_cg() {
 	return $rc
 }
 
+# sample_mm SYSDIR FILE: keep the mm_stat line with the most data in FILE.
+sample_mm() {
+	local best=0 line o
+	while :; do
+		line=$(cat "$1/mm_stat")
+		o=$(echo $line | cut -d' ' -f1)
+		if [ "$o" -gt "$best" ]; then
+			best=$o
+			echo "$line" >"$2"
+		fi
+		sleep 0.3
+	done
+}
+
+# swap_workload NAME SYSDIR: the verified 3x-overcommit workload on the swap
+# device that is on now; reports the compression ratio at the fullest
+# moment (mm_stat has the same columns for ghostswap and zram) and appends
+# it to $GS_OUT/ratios.txt.
+swap_workload() {
+	local name=$1 sys=$2 sampler alg rc
+	alg=$(sed 's/.*\[\(.*\)\].*/\1/' "$sys/comp_algorithm")
+	rm -f /tmp/mm.best
+	sample_mm "$sys" /tmp/mm.best &
+	sampler=$!
+	run_cg gs-work 128 gsverify 384 2 7 zstr
+	rc=$?
+	kill $sampler
+	wait $sampler 2>/dev/null
+	[ -s /tmp/mm.best ] || { echo "no data reached $name"; return 1; }
+	awk -v n="$name" -v a="$alg" '{
+		printf "%-9s %-7s data %4d MiB  compressed %4d MiB  pool %4d MiB  ratio %.2f (data/pool %.2f)\n",
+			n, a, $1 / 1048576, $2 / 1048576, $3 / 1048576, $1 / $2, $1 / $3 }' \
+		/tmp/mm.best | tee -a "$GS_OUT/ratios.txt"
+	return $rc
+}
+
+# mm_stat against itself: used pool memory holds at least the compressed
+# bytes and not wildly more; the high water mark is at least today's use.
+mm_consistent() {
+	local orig used compr max
+	read -r orig compr used _ max _ <"${1:-$SYS/mm_stat}"
+	[ "$used" -ge "$compr" ] || fail "pool $used < compressed $compr"
+	[ "$used" -le $((compr * 2 + (4 << 20))) ] ||
+		fail "pool $used far above compressed $compr"
+	[ "$max" -ge "$used" ] || fail "mem_used_max $max < mem_used $used"
+}
+
 # Three times over a memcg limit, a mix of zero, same-filled, text and random
 # pages, every byte verified after every swap-in.
 t_workload() {
 	local before after
 	before=$(cstat peak)
-	run_cg gs-work 128 gsverify 384 2 7 zstr || fail "gsverify"
+	swap_workload ghostswap $SYS || fail "workload"
 	after=$(cstat peak)
-	cat $SYS/cluster_stat $SYS/io_stat
+	cat $SYS/cluster_stat $SYS/mm_stat $SYS/io_stat
 	[ "$after" -gt 40 ] || fail "only $after clusters ever used: no swap?"
 	echo "clusters peak $before -> $after"
+	mm_consistent /tmp/mm.best
 }
 
 # Same with 64 KiB mTHP: swap-out and swap-in send multi-page bios.
@@ -238,8 +336,8 @@ t_swapoff_frees() {
 # Raw device: random 4k..64k reads and writes, writes followed by trims,
 # and sequential 64k writes far into the address space; crc32c verified.
 t_fio() {
-	sysw $SYS/reset 1 ok || return 1
-	sysw $SYS/disksize 4T ok || return 1
+	sysw $SYS/reset 1 ok
+	sysw $SYS/disksize 4T ok
 	DEV=$DEV fio /opt/gs-src/tests/guest/verify.fio >"$GS_OUT/fio.log" 2>&1
 	rc=$?
 	grep -E 'err=|READ:|WRITE:|TRIM:|verify' "$GS_OUT/fio.log"
@@ -289,47 +387,60 @@ write_random() {
 	for i in $(seq 50); do [ -s /tmp/w.sum ] && break; sleep 0.2; done
 }
 
+# check_random MIB SKIP_MIB: the device range matches the last write_random.
+check_random() {
+	[ "$(dd if=$DEV bs=1M skip="$2" count="$1" iflag=direct status=none |
+		sha256sum)" = "$(cat /tmp/w.sum)" ] || fail "read back differs"
+}
+
 # Every byte counted: module stats against the slab cache and free memory.
 t_accounting() {
 	local objsz free0 free1 used counted
-	sysw $SYS/reset 1 ok || return 1
+	sysw $SYS/reset 1 ok
 	echo 3 >/proc/sys/vm/drop_caches
 	free0=$(free_bytes)
-	write_random 256 4096 || fail "write"
+	write_random 128 4096 || fail "write"
+	$PAGES write $DEV 0 t:8192 || fail "write text"
 	echo 3 >/proc/sys/vm/drop_caches
 	free1=$(free_bytes)
 	objsz=$(cluster_obj_size)
 	echo "stats: $(cat $SYS/cluster_stat); slab gs_cluster objs $(cluster_objs) size $objsz"
-	[ "$(cstat stored)" = 65536 ] || fail "stored pages $(cstat stored), want 65536"
-	[ "$(cstat clusters)" = 128 ] || fail "clusters $(cstat clusters), want 128"
-	[ "$(cluster_objs 128)" = 128 ] || fail "slab holds $(cluster_objs) cluster objects"
-	[ "$(cstat meta)" = $((128 * (objsz + 4096))) ] ||
-		fail "meta $(cstat meta), slab says $((128 * (objsz + 4096)))"
+	cat $SYS/mm_stat
+	# Random pages do not compress: each is one RAW (huge) pool object.
+	[ "$(mstat huge)" = 32768 ] || fail "huge pages $(mstat huge), want 32768"
+	[ "$(mstat orig)" = $((160 << 20)) ] || fail "orig_data_size $(mstat orig)"
+	[ "$(mstat compr)" -gt $((128 << 20)) ] &&
+		[ "$(mstat compr)" -lt $((160 << 20)) ] || fail "compr_data_size $(mstat compr)"
+	[ "$(cstat clusters)" = 80 ] || fail "clusters $(cstat clusters), want 80"
+	[ "$(cluster_objs 80)" = 80 ] || fail "slab holds $(cluster_objs) cluster objects"
+	[ "$(cstat meta)" = $((80 * (objsz + 4096))) ] ||
+		fail "meta $(cstat meta), slab says $((80 * (objsz + 4096)))"
 	used=$((free0 - free1))
-	counted=$(($(cstat stored_bytes) + $(cstat meta)))
+	counted=$(($(mstat used) + $(cstat meta)))
 	echo "free memory fell $((used >> 10)) KiB; module counts $((counted >> 10)) KiB"
-	[ $used -gt $((counted - (16 << 20))) ] && [ $used -lt $((counted + (16 << 20))) ] ||
-		fail "counted and real use differ by more than 16 MiB"
-	[ "$(dd if=$DEV bs=1M skip=4096 count=256 iflag=direct status=none | sha256sum)" = "$(cat /tmp/w.sum)" ] ||
-		fail "read back differs"
+	[ $used -gt $((counted - (8 << 20))) ] && [ $used -lt $((counted + (8 << 20))) ] ||
+		fail "counted and real use differ by more than 8 MiB"
+	check_random 128 4096
+	$PAGES verify $DEV 0 t:8192 || fail "verify text"
 }
 
 # reset gives everything back.
 t_reset_frees() {
 	local free0 free1 counted
-	counted=$(($(cstat stored_bytes) + $(cstat meta)))
-	[ "$counted" -gt $((200 << 20)) ] || fail "nothing stored to give back"
+	counted=$(($(mstat used) + $(cstat meta)))
+	[ "$counted" -gt $((128 << 20)) ] || fail "nothing stored to give back"
 	echo 3 >/proc/sys/vm/drop_caches
 	free0=$(free_bytes)
-	sysw $SYS/reset 1 ok || return 1
+	sysw $SYS/reset 1 ok
 	echo 3 >/proc/sys/vm/drop_caches
 	free1=$(free_bytes)
 	echo "reset gave back $(((free1 - free0) >> 10)) KiB of $((counted >> 10)) KiB counted"
 	[ "$(cstat clusters)" = 0 ] && [ "$(cstat meta)" = 0 ] &&
-		[ "$(cstat stored)" = 0 ] || fail "stats after reset: $(cat $SYS/cluster_stat)"
+		[ "$(mstat orig)" = 0 ] && [ "$(mstat used)" = 0 ] ||
+		fail "stats after reset: $(cat $SYS/cluster_stat $SYS/mm_stat)"
 	[ "$(cluster_objs 0)" = 0 ] || fail "slab objects left: $(cluster_objs)"
 	[ "$(cat $SYS/disksize)" = $((64 << 30)) ] || fail "disksize not back to default"
-	[ $((free1 - free0)) -gt $((counted - (16 << 20))) ] || fail "memory did not come back"
+	[ $((free1 - free0)) -gt $((counted - (8 << 20))) ] || fail "memory did not come back"
 	dd if=$DEV bs=1M skip=4096 count=1 iflag=direct status=none | cmp - <(head -c 1M /dev/zero) ||
 		fail "data survived reset"
 }
@@ -338,7 +449,7 @@ t_reset_frees() {
 # are created and freed under each other. Nothing may break, the counters
 # must balance, and the area must work normally afterwards.
 t_cluster_race() {
-	sysw $SYS/reset 1 ok || return 1
+	sysw $SYS/reset 1 ok
 	DEV=$DEV fio /opt/gs-src/tests/guest/race.fio >"$GS_OUT/race.log" 2>&1 ||
 		{ tail -n 20 "$GS_OUT/race.log"; fail "fio"; }
 	grep -E 'READ:|WRITE:|TRIM:' "$GS_OUT/race.log"
@@ -347,13 +458,191 @@ t_cluster_race() {
 	[ "$(cstat slots)" -le 1024 ] || fail "slots_used over 1024"
 	blkdiscard -o $((8 << 30)) -l $((4 << 20)) $DEV || fail blkdiscard
 	[ "$(cstat clusters)" = 0 ] && [ "$(cstat slots)" = 0 ] &&
-		[ "$(cstat same)" = 0 ] && [ "$(cstat stored)" = 0 ] ||
+		[ "$(mstat orig)" = 0 ] && [ "$(mstat compr)" = 0 ] ||
 		fail "counters do not balance: $(cat $SYS/cluster_stat)"
 	[ "$(cluster_objs 0)" = 0 ] || fail "slab objects left: $(cluster_objs)"
 	write_random 4 8192 || fail write
-	[ "$(dd if=$DEV bs=1M skip=8192 count=4 iflag=direct status=none | sha256sum)" = "$(cat /tmp/w.sum)" ] ||
-		fail "read back differs"
+	check_random 4 8192
 	sysw $SYS/reset 1 ok
+}
+
+# Known pages on the raw device, every mm_stat column checked against them.
+t_mm_stat() {
+	local c compr rest
+	sysw $SYS/reset 1 ok
+	# One text page alone: its compressed size.
+	$PAGES write $DEV 10000 T:1 || fail write
+	c=$(mstat compr)
+	echo "one text page compresses to $c bytes"
+	[ "$c" -gt 0 ] && [ "$c" -lt 4096 ] && [ "$(mstat huge)" = 0 ] ||
+		fail "text page not compressed: $(cat $SYS/mm_stat)"
+	$PAGES write $DEV 0 z:100,s:200,T:300,t:400,r:500 || fail write
+	cat $SYS/mm_stat $SYS/cluster_stat
+	[ "$(mstat orig)" = $((1501 * 4096)) ] || fail "orig_data_size"
+	[ "$(mstat same)" = 300 ] || fail "same_pages: zero and same-filled"
+	[ "$(mstat huge)" = 500 ] && [ "$(mstat huge_since)" = 500 ] ||
+		fail "huge_pages: exactly the random ones"
+	[ "$(cstat slots)" = 1501 ] || fail "slots_used"
+	compr=$(mstat compr)
+	# The 301 equal text pages cost exactly 301 * c; the 400 others
+	# compress too (none is huge), so less than a page each.
+	rest=$((compr - 301 * c - 500 * 4096))
+	echo "400 text pages: $rest compressed bytes"
+	[ "$rest" -gt 0 ] && [ "$rest" -lt $((400 * 4096)) ] ||
+		fail "compr_data_size $compr does not add up"
+	mm_consistent
+	[ "$(cstat meta)" = $((4 * $(cluster_obj_size) + 4 * 4096)) ] ||
+		fail "meta_bytes: 4 clusters (pages 0..1500 and 10000)"
+	$PAGES verify $DEV 0 z:100,s:200,T:300,t:400,r:500 || fail verify
+	$PAGES verify $DEV 10000 T:1 || fail verify
+	# Overwrite random pages with same-filled ones, then free text.
+	$PAGES write $DEV 1000 s:500 || fail write
+	[ "$(mstat huge)" = 0 ] && [ "$(mstat same)" = 800 ] &&
+		[ "$(mstat huge_since)" = 500 ] || fail "after overwrite: $(cat $SYS/mm_stat)"
+	blkdiscard -o $((300 * 4096)) -l $((700 * 4096)) $DEV || fail blkdiscard
+	[ "$(mstat compr)" = "$c" ] && [ "$(mstat orig)" = $((801 * 4096)) ] ||
+		fail "after discard: $(cat $SYS/mm_stat)"
+	$PAGES verify $DEV 1000 s:500 || fail verify
+	$PAGES verify $DEV 300 z:700 || fail "discarded pages must read as zeroes"
+	sysw $SYS/reset 1 ok
+}
+
+# mem_limit: stores beyond it fail the write cleanly; what was stored stays.
+t_mem_limit() {
+	local out stored
+	sysw $SYS/reset 1 ok
+	sysw $SYS/mem_limit 8M ok
+	out=$($PAGES write $DEV 0 r:4096)
+	[ $? = 2 ] || fail "writes beyond mem_limit did not fail: $out"
+	echo "$out"
+	stored=$(echo "$out" | sed -n 's/.* after \([0-9]*\) pages.*/\1/p')
+	cat $SYS/mm_stat $SYS/io_stat
+	[ "$(mstat used)" -le $((8 << 20)) ] || fail "pool above mem_limit"
+	[ "$(iostat 2)" -ge 1 ] || fail "failed_writes not counted"
+	[ "$stored" -gt 1800 ] || fail "only $stored pages fit in 8 MiB"
+	[ "$(mstat huge)" = "$stored" ] || fail "stored pages $(mstat huge) != $stored"
+	$PAGES verify $DEV 0 r:"$stored" || fail "data stored before the limit"
+	# Same-filled pages need no pool memory: still accepted.
+	$PAGES write $DEV 5000 s:100 || fail "same-filled write at the limit"
+	sysw $SYS/mem_limit 0 ok
+	$PAGES write $DEV 0 r:4096 || fail "write after lifting the limit"
+	$PAGES verify $DEV 0 r:4096 || fail verify
+	sysw $SYS/reset 1 ok
+}
+
+# compact: free every other compressed page, compact, the pool shrinks and
+# the rest reads back intact.
+t_compact() {
+	local before after
+	sysw $SYS/reset 1 ok
+	$PAGES write $DEV 0 t:8192 || fail write
+	python3 - <<'PY' || fail "discard"
+import fcntl, os, struct
+fd = os.open("/dev/ghostswap", os.O_WRONLY)
+for n in range(1, 8192, 2):
+    fcntl.ioctl(fd, 0x1277, struct.pack("QQ", n * 4096, 4096))  # BLKDISCARD
+PY
+	before=$(mstat used)
+	sysw $SYS/compact 1 ok
+	after=$(mstat used)
+	echo "pool $((before >> 10)) KiB -> $((after >> 10)) KiB, $(mstat compacted) pages compacted"
+	[ "$(mstat compacted)" -gt 0 ] && [ "$after" -lt "$before" ] ||
+		fail "compaction freed nothing"
+	python3 - <<'PY' || fail "data after compaction"
+import os, mmap, sys
+sys.path.insert(0, "/opt/gs-src/tests/guest")
+import pages
+fd = os.open("/dev/ghostswap", os.O_RDONLY | os.O_DIRECT)
+buf = mmap.mmap(-1, 4096)
+for n in range(8192):
+    os.preadv(fd, [buf], n * 4096)
+    want = pages.page("t", 1, n) if n % 2 == 0 else bytes(4096)
+    assert buf[:] == want, "page %d differs" % n
+print("8192 pages verified after compaction")
+PY
+	sysw $SYS/reset 1 ok
+}
+
+# Every algorithm the kernel offers: round trip of every page kind.
+t_algorithms() {
+	local alg algs
+	algs=$(tr -d '[]' <$SYS/comp_algorithm)
+	echo "offered: $algs"
+	for alg in $algs; do
+		sysw $SYS/reset 1 ok
+		sysw $SYS/comp_algorithm "$alg" ok
+		$PAGES write $DEV 0 s:50,t:300,r:50,T:50 >/dev/null || fail "$alg: write"
+		$PAGES verify $DEV 0 s:50,t:300,r:50,T:50 >/dev/null || fail "$alg: verify"
+		awk -v a="$alg" '{ printf "%-8s text+random: ratio %.2f, %d huge\n", a, $1 / $2, $8 }' \
+			$SYS/mm_stat
+		[ "$(mstat compr)" -lt "$(mstat orig)" ] || fail "$alg compressed nothing"
+	done
+	sysw $SYS/reset 1 ok
+}
+
+swap_on() {
+	swapoff $DEV 2>/dev/null
+	sysw $SYS/reset 1 ok
+	sysw $SYS/comp_algorithm "$1" ok
+	sysw $SYS/disksize "${2:-1T}" ok
+	mkswap $DEV >/dev/null && swapon $DEV || fail "swapon ($1)"
+}
+
+# CPU hotplug: streams for a CPU that comes up after the store was made,
+# and a verified workload while a CPU goes away and comes back.
+t_cpu_hotplug() {
+	local cpu=/sys/devices/system/cpu/cpu1/online s1 s2 pid i rc
+	[ -w $cpu ] || { echo "cpu1 cannot go offline here"; return 1; }
+	echo 0 >$cpu || fail "offline cpu1"
+	swap_on lz4 || { echo 1 >$cpu; return 1; }
+	s1=$(cstat stream)
+	echo 1 >$cpu || fail "online cpu1"
+	s2=$(cstat stream)
+	echo "stream bytes with 1 CPU: $s1, after cpu1 came up: $s2"
+	[ "$s2" = $((2 * s1)) ] || fail "cpu1 got no stream"
+	run_cg gs-hp 64 gsverify 160 2 13 zstr &
+	pid=$!
+	for i in 1 2 3 4 5 6; do
+		sleep 2
+		echo 0 >$cpu || echo "offline refused"
+		sleep 1
+		echo 1 >$cpu
+	done
+	wait $pid
+	rc=$?
+	echo 1 >$cpu
+	[ "$(cat $cpu)" = 1 ] || fail "cpu1 stayed offline"
+	[ $rc = 0 ] || fail "workload across hotplug"
+	[ "$(cstat stream)" = "$s2" ] || fail "streams changed: $(cstat stream)"
+	swapoff $DEV || fail swapoff
+}
+
+# The same workload with zstd.
+t_workload_zstd() {
+	swap_on zstd || return 1
+	swap_workload ghostswap $SYS || fail "workload"
+	mm_consistent /tmp/mm.best
+	swapoff $DEV || fail swapoff
+	sysw $SYS/reset 1 ok
+}
+
+# The same workload on zram with the same algorithms, same boot: the
+# compression ratios to compare with.
+t_zram_compare() {
+	local z=/sys/block/zram0 alg
+	modprobe zram num_devices=1 || fail "no zram module"
+	for alg in lz4 zstd; do
+		echo 1 >$z/reset
+		echo $alg >$z/comp_algorithm || fail "zram $alg"
+		echo 2G >$z/disksize
+		mkswap /dev/zram0 >/dev/null && swapon /dev/zram0 || fail "zram swapon"
+		swap_workload zram $z || fail "workload on zram ($alg)"
+		swapoff /dev/zram0
+	done
+	echo 1 >$z/reset
+	rmmod zram
+	echo "--- ratios (same guest boot, same workload) ---"
+	cat "$GS_OUT/ratios.txt"
 }
 
 t_unload_final() {
@@ -364,8 +653,11 @@ t_unload_final() {
 }
 
 ALL="load unload_reload bad_sysfs swapon_1t busy workload workload_mthp
-swapoff_frees fio split_bvec cluster_race accounting reset_frees
-unload_final"
+swapoff_frees fio split_bvec cluster_race accounting reset_frees mm_stat
+mem_limit compact algorithms cpu_hotplug workload_zstd unload_final"
+# Not in the default run (a measurement, not a test of ghostswap): the same
+# workload on zram for the ratio comparison. Run it after the workloads:
+#   tests/run.sh load swapon_1t workload workload_zstd zram_compare
 
 setup_guest 2>&1 | diag
 start=$(date +%s)
