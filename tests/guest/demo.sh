@@ -8,7 +8,14 @@ run() {
 	echo "\$ $*"
 	eval "$*"
 }
-stat_header() { echo "  (clusters peak slots_used meta_bytes same_pages stored_pages stored_bytes)"; }
+stat_header() {
+	echo "  cluster_stat: clusters peak slots_used meta_bytes meta_per_slot stream_bytes"
+	echo "  mm_stat: orig_data compr_data mem_used mem_limit mem_used_max same_pages compacted huge huge_since"
+}
+stats() {
+	stat_header
+	run cat $S/cluster_stat $S/mm_stat
+}
 
 run uname -r
 run modprobe ghostswap
@@ -20,8 +27,8 @@ run free -m
 run swapon /dev/ghostswap
 run cat /proc/swaps
 run free -m
-stat_header
-run cat $S/cluster_stat
+run cat $S/comp_algorithm
+stats
 
 mountpoint -q /sys/fs/cgroup || mount -t cgroup2 none /sys/fs/cgroup
 echo +memory >/sys/fs/cgroup/cgroup.subtree_control
@@ -37,13 +44,12 @@ while kill -0 $pid 2>/dev/null; do
 	[ "$slots" -gt 50000 ] && break
 	sleep 1
 done
-stat_header
-run cat $S/cluster_stat
+stats
+awk '$2 > 0 && $3 > 0 { printf "compression ratio now: %.2f (data/compressed), %.2f (data/pool memory)\n", $1 / $2, $1 / $3 }' $S/mm_stat
 run free -m
 run wait $pid
 run "grep -E '^(pswpin|pswpout) ' /sys/fs/cgroup/demo/memory.stat"
 run swapoff /dev/ghostswap
-stat_header
-run cat $S/cluster_stat
+stats
 run "echo 1 > $S/reset"
-run cat $S/cluster_stat
+stats
