@@ -14,7 +14,9 @@ mkdir -p "$GS_CACHE"
 exec 9>"$GS_CACHE/.provision.lock"
 flock 9
 
-host_pkgs="debootstrap qemu-system-x86 qemu-utils python3-venv kmod busybox-static"
+# flex, bison, bc and a compiler build the UML kernel for KUnit (kunit/run.sh).
+host_pkgs="debootstrap qemu-system-x86 qemu-utils python3-venv kmod busybox-static
+flex bison bc build-essential"
 missing=
 for p in $host_pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||

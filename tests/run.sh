@@ -1,9 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The ghostswap test suite: provisions the test bed, runs the static checks,
-# builds and installs the module by DKMS in the guest root, boots the guest
-# and runs the guest suite in one boot. Prints TAP, then a summary line
+# The ghostswap test suite: provisions the test bed, runs the static checks
+# and the KUnit suites (UML), builds and installs the module by DKMS in the
+# guest root, boots the guest and runs the guest suite in one boot. Prints TAP, then a summary line
 # "N passed, N failed"; exits non-zero on any failure.
 #
 # usage: tests/run.sh [GUEST_TEST ...]   (default: every guest test)
@@ -28,6 +28,7 @@ stage() {
 }
 
 stage static "$GS_TOP/tests/static-checks.sh"
+[ "${GHOSTSWAP_SKIP_KUNIT:-0}" = 1 ] || stage kunit "$GS_TOP/kunit/run.sh"
 stage build "$GS_TOP/tests/build.sh"
 
 gs_log "stage: guest"

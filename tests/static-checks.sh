@@ -1,9 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Static checks on module/: checkpatch.pl --strict from the matching kernel
-# source tree, and a W=1 build with sparse (C=2) against the guest kernel's
-# headers. Prints TAP. Needs the test bed (tests/provision.sh).
+# Static checks: checkpatch.pl --strict on module/ and kunit/ from the
+# matching kernel source tree, and a W=1 build with sparse (C=2) against
+# the guest kernel's headers. Prints TAP. Needs the test bed (tests/provision.sh).
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -24,13 +24,13 @@ result() {
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-for f in "$GS_TOP"/module/*.[ch]; do
+for f in "$GS_TOP"/module/*.[ch] "$GS_TOP"/kunit/*.[ch]; do
 	perl "$ksrc/scripts/checkpatch.pl" --strict --no-tree --terse \
 		--show-types -f "$f" >"$tmp/cp" 2>&1
 	s=$?
 	grep -qE '(WARNING|ERROR|CHECK)' "$tmp/cp" && s=1
 	[ $s = 0 ] && : >"$tmp/cp"
-	result $s "checkpatch --strict module/${f##*/}" "$tmp/cp"
+	result $s "checkpatch --strict ${f#"$GS_TOP"/}" "$tmp/cp"
 done
 
 # sparse and W=1 in one build, in the guest root (its headers, its gcc).

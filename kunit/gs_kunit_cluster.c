@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite "ghostswap_cluster": clusters of the store core exist only
+ * while they hold data, the XArray holds exactly the live clusters, and
+ * concurrent stores and frees on one cluster keep everything balanced.
+ */
+#include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/kthread.h>
+#include <linux/mm.h>
+#include <linux/random.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/xarray.h>
+#include "gs_core.h"
+#include "gs_kunit.h"
+
+static void gs_expect_stats_zero(struct kunit *test, struct gs_store *s)
+{
+	struct gs_stats *st = &s->stats;
+
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&st->clusters), 0);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&st->slots_used), 0);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&st->same_pages), 0);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&st->comp_pages), 0);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&st->huge_pages), 0);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&st->compr_bytes), 0);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&st->meta_bytes), 0);
+	KUNIT_EXPECT_EQ(test, gs_store_pool_pages(s), 0);
+}
+
+/* Number of clusters in the XArray. */
+static unsigned long gs_xa_count(struct gs_store *s)
+{
+	unsigned long idx, n = 0;
+	void *cl;
+
+	xa_for_each(&s->clusters, idx, cl)
+		n++;
+	return n;
+}
+
+/* The first write creates exactly one cluster; freeing the slot drops it. */
+static void gs_cluster_write_free(struct kunit *test)
+{
+	struct gs_store *s = gs_kunit_store(test, "lz4", 4 * GS_CLUSTER_SLOTS);
+	void *text = gs_kunit_text(test, 1);
+
+	KUNIT_EXPECT_TRUE(test, xa_empty(&s->clusters));
+	KUNIT_ASSERT_EQ(test, gs_store_write(s, 600, text, GFP_KERNEL), 0);
+	KUNIT_EXPECT_NULL(test, xa_load(&s->clusters, 0));
+	KUNIT_EXPECT_NOT_NULL(test, xa_load(&s->clusters, 1));
+	KUNIT_EXPECT_EQ(test, gs_xa_count(s), 1);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.clusters), 1);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.clusters_peak), 1);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.meta_bytes),
+			(long)gs_cluster_bytes());
+	/* A second slot in the same cluster costs no new cluster. */
+	KUNIT_ASSERT_EQ(test, gs_store_write(s, 1023, text, GFP_KERNEL), 0);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.clusters), 1);
+
+	gs_store_free(s, 600);
+	KUNIT_EXPECT_NOT_NULL(test, xa_load(&s->clusters, 1));
+	gs_store_free(s, 1023);
+	KUNIT_EXPECT_TRUE(test, xa_empty(&s->clusters));
+	KUNIT_EXPECT_EQ(test, gs_store_kind(s, 600, NULL), GS_KIND_EMPTY);
+	gs_expect_stats_zero(test, s);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.clusters_peak), 1);
+	/* Freeing an empty slot or a missing cluster is harmless. */
+	gs_store_free(s, 600);
+	gs_store_free(s, 5);
+	gs_expect_stats_zero(test, s);
+}
+
+/* The cost of a cluster: header and table, at most 10 bytes per slot. */
+static void gs_cluster_cost(struct kunit *test)
+{
+	kunit_info(test, "cluster: %zu bytes, %zu.%02zu bytes per slot\n",
+		   gs_cluster_bytes(), gs_cluster_bytes() / GS_CLUSTER_SLOTS,
+		   gs_cluster_bytes() * 100 / GS_CLUSTER_SLOTS % 100);
+	KUNIT_EXPECT_LE(test, gs_cluster_bytes(), 10 * GS_CLUSTER_SLOTS);
+	KUNIT_EXPECT_GE(test, gs_cluster_bytes(),
+			PAGE_SIZE + (size_t)GS_AUX_BYTES);
+}
+
+/* The last slot of a 2^40-slot store works and costs one cluster. */
+static void gs_cluster_highest_slot(struct kunit *test)
+{
+	const u64 nr = 1ULL << 40, last = nr - 1;
+	struct gs_store *s = gs_kunit_store(test, "lz4", nr);
+	void *src = gs_kunit_text(test, 2);
+	void *dst = gs_kunit_page(test);
+
+	KUNIT_ASSERT_EQ(test, gs_store_write(s, last, src, GFP_KERNEL), 0);
+	KUNIT_EXPECT_EQ(test, gs_store_kind(s, last, NULL), GS_KIND_COMPRESSED);
+	KUNIT_EXPECT_NOT_NULL(test, xa_load(&s->clusters,
+					    last >> GS_CLUSTER_SHIFT));
+	KUNIT_EXPECT_EQ(test, gs_xa_count(s), 1);
+	KUNIT_ASSERT_EQ(test, gs_store_read(s, last, dst), 0);
+	KUNIT_EXPECT_MEMEQ(test, dst, src, PAGE_SIZE);
+
+	/* Beyond the end: refused, and nothing is created. */
+	KUNIT_EXPECT_EQ(test, gs_store_write(s, nr, src, GFP_KERNEL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, gs_store_read(s, nr, dst), -EINVAL);
+	KUNIT_EXPECT_EQ(test, gs_xa_count(s), 1);
+	gs_store_free(s, last);
+	KUNIT_EXPECT_TRUE(test, xa_empty(&s->clusters));
+}
+
+/* free_range over a sparse huge space visits and frees only what exists. */
+static void gs_cluster_free_range(struct kunit *test)
+{
+	const u64 nr = 1ULL << 32;
+	struct gs_store *s = gs_kunit_store(test, "lz4", nr);
+	void *text = gs_kunit_text(test, 3);
+	void *same = gs_kunit_same(test, 0x5a5a5a5a5a5a5a5aUL);
+	void *rnd = gs_kunit_random(test);
+
+	KUNIT_ASSERT_EQ(test, gs_store_write(s, 0, text, GFP_KERNEL), 0);
+	KUNIT_ASSERT_EQ(test, gs_store_write(s, 1, same, GFP_KERNEL), 0);
+	KUNIT_ASSERT_EQ(test, gs_store_write(s, GS_CLUSTER_SLOTS, rnd,
+					     GFP_KERNEL), 0);
+	KUNIT_ASSERT_EQ(test, gs_store_write(s, nr - 1, same, GFP_KERNEL), 0);
+	KUNIT_EXPECT_EQ(test, gs_xa_count(s), 3);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.slots_used), 4);
+
+	/* A range that covers part of cluster 0 only. */
+	KUNIT_EXPECT_EQ(test, gs_store_free_range(s, 1, 10), 1ULL);
+	KUNIT_EXPECT_EQ(test, gs_xa_count(s), 3);
+	KUNIT_EXPECT_EQ(test, gs_store_free_range(s, 0, nr), 3ULL);
+	KUNIT_EXPECT_TRUE(test, xa_empty(&s->clusters));
+	gs_expect_stats_zero(test, s);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.clusters_peak), 3);
+}
+
+#define GS_RACE_THREADS	4
+#define GS_RACE_OPS	3000
+
+struct gs_race {
+	struct gs_store *s;
+	void *pages[3];		/* what may be in a slot, besides zeroes */
+	atomic_t bad;		/* reads that returned something else */
+	atomic_t errors;	/* failed stores or reads */
+	atomic_t running;
+	struct completion done;
+};
+
+static bool gs_race_valid(struct gs_race *r, const void *buf)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(r->pages); i++)
+		if (!memcmp(buf, r->pages[i], PAGE_SIZE))
+			return true;
+	return !memchr_inv(buf, 0, PAGE_SIZE);
+}
+
+/*
+ * Store, read and free random slots of one cluster (plus its neighbour's
+ * first slot), so that the cluster is created and killed under the others.
+ */
+static int gs_race_thread(void *arg)
+{
+	struct gs_race *r = arg;
+	void *buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
+	u64 slot;
+	int i;
+
+	for (i = 0; buf && i < GS_RACE_OPS; i++) {
+		slot = get_random_u32_below(9);
+		slot = slot == 8 ? GS_CLUSTER_SLOTS : slot * 67;
+		switch (get_random_u32_below(4)) {
+		case 0:
+		case 1:
+			if (gs_store_write(r->s, slot, r->pages[i % 3],
+					   GFP_KERNEL))
+				atomic_inc(&r->errors);
+			break;
+		case 2:
+			if (gs_store_read(r->s, slot, buf))
+				atomic_inc(&r->errors);
+			else if (!gs_race_valid(r, buf))
+				atomic_inc(&r->bad);
+			break;
+		default:
+			gs_store_free(r->s, slot);
+			break;
+		}
+		cond_resched();
+	}
+	if (!buf)
+		atomic_inc(&r->errors);
+	kfree(buf);
+	if (atomic_dec_and_test(&r->running))
+		complete(&r->done);
+	return 0;
+}
+
+static void gs_cluster_race(struct kunit *test)
+{
+	struct gs_store *s = gs_kunit_store(test, "lz4", 1ULL << 20);
+	struct task_struct *t;
+	struct gs_race *r;
+	u64 freed;
+	int i;
+
+	r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	r->s = s;
+	r->pages[0] = gs_kunit_text(test, 4);
+	r->pages[1] = gs_kunit_random(test);
+	r->pages[2] = gs_kunit_same(test, 0xabcdef0123456789UL);
+	init_completion(&r->done);
+	atomic_set(&r->running, GS_RACE_THREADS);
+	for (i = 0; i < GS_RACE_THREADS; i++) {
+		t = kthread_run(gs_race_thread, r, "gs_race/%d", i);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	}
+	wait_for_completion(&r->done);
+
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->errors), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->bad), 0);
+	KUNIT_EXPECT_LE(test, gs_xa_count(s), 2);
+	KUNIT_EXPECT_EQ(test, gs_xa_count(s),
+			atomic_long_read(&s->stats.clusters));
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.slots_used),
+			atomic_long_read(&s->stats.same_pages) +
+			atomic_long_read(&s->stats.comp_pages) +
+			atomic_long_read(&s->stats.huge_pages));
+	freed = gs_store_free_range(s, 0, 1ULL << 20);
+	kunit_info(test, "%u ops, %llu slots left at the end\n",
+		   GS_RACE_THREADS * GS_RACE_OPS, freed);
+	KUNIT_EXPECT_TRUE(test, xa_empty(&s->clusters));
+	gs_expect_stats_zero(test, s);
+}
+
+static int gs_cluster_suite_init(struct kunit_suite *suite)
+{
+	return gs_core_init();
+}
+
+static void gs_cluster_suite_exit(struct kunit_suite *suite)
+{
+	gs_core_exit();
+}
+
+static struct kunit_case gs_cluster_cases[] = {
+	KUNIT_CASE(gs_cluster_write_free),
+	KUNIT_CASE(gs_cluster_cost),
+	KUNIT_CASE(gs_cluster_highest_slot),
+	KUNIT_CASE(gs_cluster_free_range),
+	KUNIT_CASE(gs_cluster_race),
+	{}
+};
+
+static struct kunit_suite gs_cluster_suite = {
+	.name = "ghostswap_cluster",
+	.suite_init = gs_cluster_suite_init,
+	.suite_exit = gs_cluster_suite_exit,
+	.test_cases = gs_cluster_cases,
+};
+
+kunit_test_suite(gs_cluster_suite);

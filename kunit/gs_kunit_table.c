@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite "ghostswap_table": the slot entry encoding of gs_table.h.
+ *
+ * Only the entry helpers and GS_* constants are used, not the field
+ * positions, so that the suite survives a change of the word layout.
+ */
+#include <kunit/test.h>
+#include <linux/bitops.h>
+#include <linux/kernel.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include "gs_table.h"
+
+struct gs_kind_param {
+	enum gs_kind kind;
+	const char *name;
+};
+
+static const struct gs_kind_param gs_kind_params[] = {
+	{ GS_KIND_EMPTY, "EMPTY" },
+	{ GS_KIND_SAME, "SAME" },
+	{ GS_KIND_COMPRESSED, "COMPRESSED" },
+	{ GS_KIND_RAW, "RAW" },
+	{ GS_KIND_WRITTEN_BACK, "WRITTEN_BACK" },
+};
+
+static void gs_kind_param_desc(const struct gs_kind_param *p, char *desc)
+{
+	strscpy(desc, p->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(gs_kind, gs_kind_params, gs_kind_param_desc);
+
+static const unsigned long gs_payloads[] = {
+	0, 1, 2, 0xa5a5a5a5UL, GS_PAYLOAD_MAX >> 1, GS_PAYLOAD_MAX - 1,
+	GS_PAYLOAD_MAX,
+};
+
+/* All 2^GS_FLAG_BITS combinations of flag bits, in place in the word. */
+#define GS_FLAG_COMBOS		BIT(GS_FLAG_BITS)
+
+static unsigned long gs_flag_combo(unsigned long i)
+{
+	return i << GS_FLAG_SHIFT;
+}
+
+static void gs_table_layout(struct kunit *test)
+{
+	unsigned long payload_mask = GS_PAYLOAD_MAX << GS_PAYLOAD_SHIFT;
+
+	/* kind, flags and payload tile the 64-bit word without overlap. */
+	KUNIT_EXPECT_EQ(test, GS_KIND_MASK & GS_FLAG_MASK, 0UL);
+	KUNIT_EXPECT_EQ(test, GS_KIND_MASK & payload_mask, 0UL);
+	KUNIT_EXPECT_EQ(test, GS_FLAG_MASK & payload_mask, 0UL);
+	KUNIT_EXPECT_EQ(test, GS_KIND_MASK | GS_FLAG_MASK | payload_mask, ~0UL);
+	KUNIT_EXPECT_EQ(test, hweight_long(GS_FLAG_MASK), GS_FLAG_BITS);
+	KUNIT_EXPECT_EQ(test, hweight_long(GS_PAYLOAD_MAX), GS_PAYLOAD_BITS);
+
+	/* Every kind fits its field; named flags are flag bits. */
+	KUNIT_EXPECT_LE(test, (unsigned long)GS_KIND_WRITTEN_BACK,
+			GS_KIND_MASK);
+	KUNIT_EXPECT_EQ(test, GS_FLAG_IDLE & ~GS_FLAG_MASK, 0UL);
+	KUNIT_EXPECT_EQ(test, GS_FLAG_HUGE & ~GS_FLAG_MASK, 0UL);
+	KUNIT_EXPECT_NE(test, GS_FLAG_IDLE, GS_FLAG_HUGE);
+
+	/* An EMPTY entry without flags is the all-zero word. */
+	KUNIT_EXPECT_EQ(test, gs_entry(GS_KIND_EMPTY, 0, 0), 0UL);
+}
+
+/* Every kind with every flag combination and payload decodes back. */
+static void gs_table_encode_decode(struct kunit *test)
+{
+	const struct gs_kind_param *p = test->param_value;
+	unsigned long i, j, e, flags, payload;
+
+	for (i = 0; i < GS_FLAG_COMBOS; i++) {
+		flags = gs_flag_combo(i);
+		KUNIT_ASSERT_EQ(test, flags & ~GS_FLAG_MASK, 0UL);
+		for (j = 0; j < ARRAY_SIZE(gs_payloads); j++) {
+			payload = gs_payloads[j];
+			e = gs_entry(p->kind, flags, payload);
+			KUNIT_EXPECT_EQ_MSG(test, gs_entry_kind(e), p->kind,
+					    "flags %#lx payload %#lx", flags,
+					    payload);
+			KUNIT_EXPECT_EQ_MSG(test, gs_entry_flags(e), flags,
+					    "flags %#lx payload %#lx", flags,
+					    payload);
+			KUNIT_EXPECT_EQ_MSG(test, gs_entry_payload(e), payload,
+					    "flags %#lx payload %#lx", flags,
+					    payload);
+		}
+	}
+}
+
+/* Distinct (kind, flags, payload) triples give distinct words. */
+static void gs_table_distinct(struct kunit *test)
+{
+	const struct gs_kind_param *p = test->param_value;
+	unsigned long i, j, e, f;
+
+	for (i = 0; i < GS_FLAG_COMBOS; i++) {
+		e = gs_entry(p->kind, gs_flag_combo(i), GS_PAYLOAD_MAX);
+		for (j = 0; j < i; j++) {
+			f = gs_entry(p->kind, gs_flag_combo(j), GS_PAYLOAD_MAX);
+			KUNIT_EXPECT_NE(test, e, f);
+		}
+		KUNIT_EXPECT_NE(test, e, gs_entry(p->kind, gs_flag_combo(i),
+						  GS_PAYLOAD_MAX - 1));
+		if (p->kind != GS_KIND_EMPTY)
+			KUNIT_EXPECT_NE(test, e,
+					gs_entry(GS_KIND_EMPTY, gs_flag_combo(i),
+						 GS_PAYLOAD_MAX));
+	}
+}
+
+/* Bits outside GS_FLAG_MASK passed as flags are dropped, not stored. */
+static void gs_table_flags_masked(struct kunit *test)
+{
+	const struct gs_kind_param *p = test->param_value;
+	unsigned long j, e, payload;
+
+	for (j = 0; j < ARRAY_SIZE(gs_payloads); j++) {
+		payload = gs_payloads[j];
+
+		e = gs_entry(p->kind, ~0UL, payload);
+		KUNIT_EXPECT_EQ(test, gs_entry_kind(e), p->kind);
+		KUNIT_EXPECT_EQ(test, gs_entry_flags(e), GS_FLAG_MASK);
+		KUNIT_EXPECT_EQ(test, gs_entry_payload(e), payload);
+
+		e = gs_entry(p->kind, ~GS_FLAG_MASK, payload);
+		KUNIT_EXPECT_EQ(test, e, gs_entry(p->kind, 0, payload));
+		KUNIT_EXPECT_EQ(test, gs_entry_flags(e), 0UL);
+	}
+}
+
+/* Each single flag bit lands in flags only and reads back alone. */
+static void gs_table_single_flags(struct kunit *test)
+{
+	unsigned long b, e, flag;
+
+	for (b = 0; b < GS_FLAG_BITS; b++) {
+		flag = gs_flag_combo(BIT(b));
+		e = gs_entry(GS_KIND_EMPTY, flag, 0);
+		KUNIT_EXPECT_EQ(test, e, flag);
+		KUNIT_EXPECT_EQ(test, gs_entry_kind(e), GS_KIND_EMPTY);
+		KUNIT_EXPECT_EQ(test, gs_entry_payload(e), 0UL);
+		KUNIT_EXPECT_EQ(test, gs_entry_flags(e), flag);
+	}
+	e = gs_entry(GS_KIND_COMPRESSED, GS_FLAG_IDLE, 1);
+	KUNIT_EXPECT_EQ(test, gs_entry_flags(e), GS_FLAG_IDLE);
+	e = gs_entry(GS_KIND_COMPRESSED, GS_FLAG_HUGE, 1);
+	KUNIT_EXPECT_EQ(test, gs_entry_flags(e), GS_FLAG_HUGE);
+}
+
+static const unsigned long gs_same_words[] = {
+	0, ~0UL, 0x0123456789abcdefUL, 1UL << 63, 0xff00000000000000UL,
+	1, 0x00ffffffffffffffUL, 0x8000000000000001UL, 0xdeadbeefdeadbeefUL,
+};
+
+static void gs_same_word_desc(const unsigned long *w, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%#018lx", *w);
+}
+
+KUNIT_ARRAY_PARAM(gs_same, gs_same_words, gs_same_word_desc);
+
+static void gs_table_check_same(struct kunit *test, unsigned long word)
+{
+	unsigned long e;
+	unsigned int aux = 0;
+
+	e = gs_same_entry(word, &aux);
+	KUNIT_EXPECT_EQ_MSG(test, gs_entry_kind(e), GS_KIND_SAME,
+			    "word %#lx", word);
+	KUNIT_EXPECT_EQ_MSG(test, gs_entry_flags(e), 0UL, "word %#lx", word);
+	KUNIT_EXPECT_EQ_MSG(test, gs_same_word(e, aux), word,
+			    "word %#lx", word);
+}
+
+/* A same-filled word survives the split between entry and aux. */
+static void gs_table_same_round_trip(struct kunit *test)
+{
+	gs_table_check_same(test, *(const unsigned long *)test->param_value);
+}
+
+/* Every single-bit word and its complement survive the split. */
+static void gs_table_same_all_bits(struct kunit *test)
+{
+	unsigned int b;
+
+	for (b = 0; b < BITS_PER_LONG; b++) {
+		gs_table_check_same(test, BIT(b));
+		gs_table_check_same(test, ~BIT(b));
+	}
+}
+
+/* zsmalloc handles: kernel, UML-low and boundary addresses round trip. */
+static void gs_table_handles(struct kunit *test)
+{
+	static const unsigned long good[] = {
+		0xffff888012345678UL, 0xffff888000000000UL,
+		0xff11000000000008UL,	/* 5-level paging direct map */
+		0x0000000060001000UL,	/* UML */
+		0x03fffffffffffff8UL, 0xfc00000000000000UL, 0,
+	};
+	static const unsigned long bad[] = {
+		0xffff888012345679UL,	/* not 8-byte aligned */
+		0x0400000000000000UL,	/* bit 58 set, bits 59..63 clear */
+		0x7c00000000000000UL,	/* bits 59..63 not a sign extension */
+	};
+	unsigned long payload, e;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(good); i++) {
+		KUNIT_EXPECT_TRUE(test, gs_handle_encode(good[i], &payload));
+		KUNIT_EXPECT_LE(test, payload, GS_PAYLOAD_MAX);
+		e = gs_entry(GS_KIND_COMPRESSED, GS_FLAG_IDLE, payload);
+		KUNIT_EXPECT_EQ(test, gs_entry_kind(e), GS_KIND_COMPRESSED);
+		KUNIT_EXPECT_EQ(test, gs_handle_decode(gs_entry_payload(e)),
+				good[i]);
+	}
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
+		KUNIT_EXPECT_FALSE(test, gs_handle_encode(bad[i], &payload));
+}
+
+/* 12-bit aux values: every slot independent of its neighbours. */
+static void gs_table_aux(struct kunit *test)
+{
+	u8 *aux = kunit_kzalloc(test, GS_AUX_BYTES, GFP_KERNEL);
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, aux);
+	for (i = 0; i < GS_CLUSTER_SLOTS; i++)
+		gs_aux_set(aux, i, (i * 2654435761u) & GS_AUX_MAX);
+	for (i = 0; i < GS_CLUSTER_SLOTS; i++)
+		KUNIT_EXPECT_EQ(test, gs_aux_get(aux, i),
+				(i * 2654435761u) & GS_AUX_MAX);
+	/* Extremes next to each other, then cleared one by one. */
+	gs_aux_set(aux, 10, GS_AUX_MAX);
+	gs_aux_set(aux, 11, 0);
+	gs_aux_set(aux, 12, GS_AUX_MAX);
+	KUNIT_EXPECT_EQ(test, gs_aux_get(aux, 10), GS_AUX_MAX);
+	KUNIT_EXPECT_EQ(test, gs_aux_get(aux, 11), 0);
+	KUNIT_EXPECT_EQ(test, gs_aux_get(aux, 12), GS_AUX_MAX);
+	gs_aux_set(aux, 11, PAGE_SIZE - 1);
+	KUNIT_EXPECT_EQ(test, gs_aux_get(aux, 10), GS_AUX_MAX);
+	KUNIT_EXPECT_EQ(test, gs_aux_get(aux, 11), PAGE_SIZE - 1);
+	for (i = 0; i < GS_CLUSTER_SLOTS; i++)
+		gs_aux_set(aux, i, 0);
+	KUNIT_EXPECT_NULL(test, memchr_inv(aux, 0, GS_AUX_BYTES));
+	/* The last slot ends exactly at the end of the array. */
+	gs_aux_set(aux, GS_CLUSTER_SLOTS - 1, GS_AUX_MAX);
+	KUNIT_EXPECT_EQ(test, aux[GS_AUX_BYTES - 1], 0xff);
+}
+
+static struct kunit_case gs_table_cases[] = {
+	KUNIT_CASE(gs_table_layout),
+	KUNIT_CASE_PARAM(gs_table_encode_decode, gs_kind_gen_params),
+	KUNIT_CASE_PARAM(gs_table_distinct, gs_kind_gen_params),
+	KUNIT_CASE_PARAM(gs_table_flags_masked, gs_kind_gen_params),
+	KUNIT_CASE(gs_table_single_flags),
+	KUNIT_CASE_PARAM(gs_table_same_round_trip, gs_same_gen_params),
+	KUNIT_CASE(gs_table_same_all_bits),
+	KUNIT_CASE(gs_table_handles),
+	KUNIT_CASE(gs_table_aux),
+	{}
+};
+
+static struct kunit_suite gs_table_suite = {
+	.name = "ghostswap_table",
+	.test_cases = gs_table_cases,
+};
+
+kunit_test_suite(gs_table_suite);
