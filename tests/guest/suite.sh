@@ -493,6 +493,14 @@ t_mm_stat() {
 	mm_consistent
 	[ "$(cstat meta)" = $((4 * $(cluster_obj_size) + 4 * 4096)) ] ||
 		fail "meta_bytes: 4 clusters (pages 0..1500 and 10000)"
+	# Metadata per used slot, two decimals, rounded.
+	[ "$(cstat meta_per_slot)" = "$(awk -v m="$(cstat meta)" \
+		'BEGIN { printf "%.2f", m / 1501 }')" ] ||
+		fail "meta_per_slot $(cstat meta_per_slot)"
+	# The high water mark restarts from today's use.
+	[ "$(mstat max)" -ge "$(mstat used)" ] || fail "mem_used_max"
+	sysw $SYS/mem_used_max 0 ok
+	[ "$(mstat max)" = "$(mstat used)" ] || fail "mem_used_max after reset"
 	$PAGES verify $DEV 0 z:100,s:200,T:300,t:400,r:500 || fail verify
 	$PAGES verify $DEV 10000 T:1 || fail verify
 	# Overwrite random pages with same-filled ones, then free text.
