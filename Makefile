@@ -1,6 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make            build module/ghostswap.ko against KDIR (default: running kernel)
+# make tools      build tools/ghostswapctl
+# make install    install ghostswapctl, man pages, systemd unit, udev rule
+#                 and /etc/ghostswap.conf (DESTDIR, PREFIX; not the module:
+#                 that is DKMS's job)
 # make check      checkpatch --strict, sparse and W=1 on module/
 # make test       the whole test suite (see README.md)
 # make demo       boot the guest and swapon /dev/ghostswap
@@ -10,6 +14,20 @@ KVER ?= $(shell uname -r)
 KDIR ?= /lib/modules/$(KVER)/build
 PWD := $(shell pwd)
 
+# Userspace: the admin tool and what goes with it.
+CC ?= cc
+CFLAGS ?= -O2 -g
+GS_CFLAGS = -std=c11 -Wall -Wextra -Werror \
+	-DGS_VERSION='"$(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)"'
+DESTDIR ?=
+PREFIX ?= /usr
+SBINDIR ?= $(PREFIX)/sbin
+MANDIR ?= $(PREFIX)/share/man
+DOCDIR ?= $(PREFIX)/share/doc/ghostswap
+SYSTEMDUNITDIR ?= /lib/systemd/system
+UDEVRULESDIR ?= /lib/udev/rules.d
+SYSCONFDIR ?= /etc
+
 all: modules
 
 modules:
@@ -18,11 +36,42 @@ modules:
 modules_install:
 	$(MAKE) -C $(KDIR) M=$(PWD) modules_install
 
+tools: tools/ghostswapctl
+
+tools/ghostswapctl: tools/ghostswapctl.c dkms.conf
+	$(CC) $(GS_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $<
+
+install: tools/ghostswapctl
+	install -D -m 755 tools/ghostswapctl $(DESTDIR)$(SBINDIR)/ghostswapctl
+	install -D -m 644 man/ghostswap.4 $(DESTDIR)$(MANDIR)/man4/ghostswap.4
+	install -D -m 644 man/ghostswap.conf.5 \
+		$(DESTDIR)$(MANDIR)/man5/ghostswap.conf.5
+	install -D -m 644 man/ghostswapctl.8 \
+		$(DESTDIR)$(MANDIR)/man8/ghostswapctl.8
+	install -d $(DESTDIR)$(SYSTEMDUNITDIR)
+	for u in ghostswap.service ghostswap-writeback.service \
+		ghostswap-writeback.timer; do \
+		sed 's|/usr/sbin/ghostswapctl|$(SBINDIR)/ghostswapctl|' \
+			systemd/$$u >$(DESTDIR)$(SYSTEMDUNITDIR)/$$u && \
+		chmod 644 $(DESTDIR)$(SYSTEMDUNITDIR)/$$u || exit 1; \
+	done
+	install -D -m 644 udev/60-ghostswap.rules \
+		$(DESTDIR)$(UDEVRULESDIR)/60-ghostswap.rules
+	install -D -m 644 etc/modules-load.d/ghostswap.conf \
+		$(DESTDIR)$(DOCDIR)/examples/modules-load.d/ghostswap.conf
+	install -D -m 644 etc/modprobe.d/ghostswap.conf \
+		$(DESTDIR)$(DOCDIR)/examples/modprobe.d/ghostswap.conf
+	# The configuration is the admin's: never overwrite it.
+	[ -e $(DESTDIR)$(SYSCONFDIR)/ghostswap.conf ] || \
+		install -D -m 644 etc/ghostswap.conf \
+			$(DESTDIR)$(SYSCONFDIR)/ghostswap.conf
+
 clean:
 	$(MAKE) -C $(KDIR) M=$(PWD) clean 2>/dev/null || \
 		rm -f *.ko *.mod *.mod.c *.o module/*.o module/.*.cmd .*.cmd \
 			modules.order Module.symvers
 	rm -rf .tmp_versions
+	rm -f tools/ghostswapctl
 
 test:
 	./tests/run.sh
@@ -33,4 +82,4 @@ demo:
 check:
 	./tests/static-checks.sh
 
-.PHONY: all modules modules_install clean test demo check
+.PHONY: all modules modules_install tools install clean test demo check
