@@ -1,0 +1,852 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Unit tests of the admin tooling, on the host: builds ghostswapctl with the
+# top-level Makefile (in a scratch copy of the sources) and runs it against
+# fake sysfs trees (GHOSTSWAP_SYSFS, GHOSTSWAP_PROC; sysfs writes and
+# commands recorded through GHOSTSWAP_TRACE). Errors the real module gives
+# (EBUSY, EINVAL, ENODEV, ...) come from tests/tools/fault.c, preloaded:
+# root ignores file modes. Also: make install/clean, the systemd units, the
+# example configuration, and lint of the man pages.
+#
+# Prints TAP on stdout; exits non-zero on any failure. Needs cc, make,
+# python3, groff and man (groff-base, man-db); setpriv for the not-root
+# cases and systemd-analyze for the units (skipped without them).
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+chmod 755 "$tmp"
+export LC_ALL=C MANPAGER=cat PAGER=cat
+unset GHOSTSWAP_SYSFS GHOSTSWAP_PROC GHOSTSWAP_DRYRUN GHOSTSWAP_TRACE GS_FAULT GS_SIDE
+
+n=0
+nfail=0
+ok() {
+	n=$((n + 1))
+	echo "ok $n - $1"
+}
+notok() {
+	local l
+	n=$((n + 1))
+	nfail=$((nfail + 1))
+	echo "not ok $n - $1"
+	shift
+	for l in "$@"; do
+		printf '%s\n' "$l" | sed 's/^/# /'
+	done
+}
+skip() {
+	n=$((n + 1))
+	echo "ok $n - $1 # SKIP $2"
+}
+# same DESC GOT WANT
+same() {
+	if [ "$2" = "$3" ]; then ok "$1"; else notok "$1" "got:" "$2" "want:" "$3"; fi
+}
+# t DESC CMD...: the command succeeding is the test.
+t() {
+	local d=$1 o
+	shift
+	if o=$("$@" 2>&1); then ok "$d"; else notok "$d" "$o"; fi
+}
+
+# ------------------------------------------------------------- building
+
+src=$tmp/src
+mkdir -p "$src"
+(cd "$top" && cp -r Makefile dkms.conf tools man systemd udev etc "$src/")
+rm -f "$src/tools/ghostswapctl"
+ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$top/dkms.conf")
+
+if make -C "$src" tools >"$tmp/build.log" 2>&1 &&
+	! grep -qi 'warning' "$tmp/build.log"; then
+	ok "make tools: builds tools/ghostswapctl, -std=c11 -Wall -Wextra -Werror, no warnings"
+else
+	notok "make tools" "$(cat "$tmp/build.log")"
+	echo "1..$n"
+	exit 1
+fi
+CTL=$src/tools/ghostswapctl
+t "builds with -Wpedantic too" \
+	${CC:-cc} -std=c11 -Wall -Wextra -Wpedantic -Werror -O2 -o "$tmp/ctl-pedantic" \
+	"$top/tools/ghostswapctl.c"
+t "only libc: no library besides libc in the binary" \
+	sh -c "! objdump -p '$CTL' 2>/dev/null | awk '/NEEDED/ { print \$2 }' | grep -v '^libc\.so'"
+
+${CC:-cc} -shared -fPIC -O2 -Wall -Werror -o "$tmp/fault.so" "$top/tests/tools/fault.c" -ldl ||
+	notok "build the fault shim"
+SHIM=$tmp/fault.so
+
+out=$("$CTL" --version)
+same "--version: version from dkms.conf" "$out" "ghostswapctl $ver"
+out=$("$CTL" --help)
+rc=$?
+if [ $rc = 0 ] && grep -q 'Exit status:' <<<"$out" &&
+	grep -q ' 4  the device is busy' <<<"$out" && grep -q 'GHOSTSWAP_SYSFS' <<<"$out"; then
+	ok "--help: exit 0, documents exit codes and environment"
+else
+	notok "--help" "$out"
+fi
+out=$("$CTL" setup --help)
+[ $? = 0 ] && grep -q 'Setup options' <<<"$out" && ok "setup --help" || notok "setup --help"
+
+# -------------------------------------------------------------- fake trees
+
+# mkfake DIR [old]: sysfs and proc of a loaded ghostswap, swap off. "old": a
+# module without the writeback tier (no bd_stat, backing_dev, writeback...).
+mkfake() {
+	local f=$1 d=$1/sys/block/ghostswap a
+	rm -rf "$f"
+	mkdir -p "$d" "$f/proc" "$f/sys/module/zswap/parameters" "$f/sys/kernel/debug"
+	echo 1099511627776 >"$d/disksize"
+	echo "lzo lzo-rle [lz4] lz4hc zstd deflate" >"$d/comp_algorithm"
+	# zram's format for mm_stat; the others as the module prints them.
+	printf '%8s %8s %8s %8s %8s %8s %8s %8s %8s\n' 419430400 120586240 \
+		127000576 0 130023424 12345 12 678 900 >"$d/mm_stat"
+	printf '%8s %8s %8s %8s %8s %8s\n' 210 250 102400 1028160 10.04 16384 \
+		>"$d/cluster_stat"
+	printf '%8s %8s %8s %8s\n' 0 2 0 5000 >"$d/io_stat"
+	echo 0 >"$d/mem_limit"
+	echo 252:0 >"$d/dev"
+	for a in reset compact mem_used_max; do : >"$d/$a"; done
+	echo N >"$f/sys/module/zswap/parameters/enabled"
+	printf 'Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n' >"$f/proc/swaps"
+	[ "${2:-}" = old ] && return
+	printf '%8s %8s %8s %8s %8s %8s %8s %8s\n' 100 7 100 1 4896 0 0 3 >"$d/bd_stat"
+	echo none >"$d/backing_dev"
+	echo 0 >"$d/writeback_limit"
+	echo 0 >"$d/writeback_limit_enable"
+	for a in writeback idle backing_compact; do : >"$d/$a"; done
+	mkdir -p "$f/sys/kernel/debug/ghostswap"
+	echo 0 >"$f/sys/kernel/debug/ghostswap/check"
+}
+swapped_on() {
+	printf '%-40s%s\t%s\t%s\t%s\n' /dev/ghostswap partition 1073741820 \
+		0 "${2:-100}" >>"$1/proc/swaps"
+}
+F=$tmp/fake
+S=$F/sys/block/ghostswap
+
+# ctl ARGS...: the tool on $F; sets $out, $err, $rc, $tr (the trace).
+ctl() {
+	: >"$F/trace"
+	GHOSTSWAP_SYSFS=$F/sys GHOSTSWAP_PROC=$F/proc GHOSTSWAP_TRACE=$F/trace \
+		"$CTL" "$@" >"$F/out" 2>"$F/err"
+	rc=$?
+	out=$(cat "$F/out")
+	err=$(cat "$F/err")
+	tr=$(cat "$F/trace")
+}
+# ctl_fault SPEC ARGS...: the same with writes failing as SPEC says.
+ctl_fault() {
+	local spec=$1
+	shift
+	LD_PRELOAD=$SHIM GS_FAULT=$spec ctl "$@"
+}
+# expect DESC RC [STDERR_TEXT]: the last run exited RC; with a text, its
+# error is one line containing it.
+expect() {
+	local d=$1 want=$2 text=${3:-}
+	if [ "$rc" != "$want" ]; then
+		notok "$d" "exit $rc, want $want" "stdout: $out" "stderr: $err"
+	elif [ -n "$text" ] && ! grep -qF -- "$text" <<<"$err"; then
+		notok "$d" "stderr lacks '$text'" "stderr: $err"
+	elif [ -n "$text" ] && [ "$(grep -vc '^ghostswapctl: warning' <<<"$err")" != 1 ]; then
+		notok "$d" "want a one-line message" "stderr: $err"
+	else
+		ok "$d"
+	fi
+}
+
+# ------------------------------------------------------------------ status
+
+mkfake "$F"
+ctl
+same "status (default): zramctl-like table, human sizes" "$out" \
+"NAME           ALGORITHM DISKSIZE DATA COMPR  TOTAL RATIO WRITTEN CLUSTERS MOUNTPOINT
+/dev/ghostswap lz4             1T 400M  115M 122.1M  3.48    400K      210"
+expect "status: exit 0, nothing on stderr (zswap off)" 0
+[ -z "$err" ] || notok "status: stderr is empty" "$err"
+
+ctl status --bytes
+same "status --bytes" "$out" \
+"NAME           ALGORITHM      DISKSIZE      DATA     COMPR     TOTAL RATIO WRITTEN CLUSTERS MOUNTPOINT
+/dev/ghostswap lz4       1099511627776 419430400 120586240 128028736  3.48  409600      210"
+
+ctl --raw
+same "status --raw: one space, no alignment, empty last field kept" "$out" \
+"NAME ALGORITHM DISKSIZE DATA COMPR TOTAL RATIO WRITTEN CLUSTERS MOUNTPOINT
+/dev/ghostswap lz4 1T 400M 115M 122.1M 3.48 400K 210 "
+
+ctl --raw --noheadings --bytes
+same "status --raw --noheadings --bytes" "$out" \
+"/dev/ghostswap lz4 1099511627776 419430400 120586240 128028736 3.48 409600 210 "
+
+ctl -n
+same "status --noheadings" "$out" \
+"/dev/ghostswap lz4             1T 400M  115M 122.1M  3.48    400K      210"
+
+ctl --output name,ratio,data
+same "status --output NAME,RATIO,DATA (any case, given order)" "$out" \
+"NAME           RATIO DATA
+/dev/ghostswap  3.48 400M"
+
+ctl -o +BACKING,mem-used,slots,same-pages,bd-meta,failed-writes
+same "status --output +COLS: added to the default ones" "$out" \
+"NAME           ALGORITHM DISKSIZE DATA COMPR  TOTAL RATIO WRITTEN CLUSTERS MOUNTPOINT BACKING MEM-USED  SLOTS SAME-PAGES BD-META FAILED-WRITES
+/dev/ghostswap lz4             1T 400M  115M 122.1M  3.48    400K      210            none      121.1M 102400      12345    4.8K             2"
+
+ctl --output-all --raw --noheadings --bytes
+same "status --output-all: every column" "$out" \
+"/dev/ghostswap lz4 1099511627776 419430400 120586240 128028736 3.48 409600 210  0 127000576 130023424 1028160 12345 678 12 102400 250 16384  none 7 100 4896 0 2"
+
+ctl -o name,nosuch
+expect "status --output with an unknown column: usage error" 2 "unknown column: 'nosuch'"
+ctl -o ""
+expect "status --output with nothing: usage error" 2 "no columns"
+ctl --json --raw
+expect "status --json --raw: usage error" 2 "exclude"
+ctl status extra
+expect "status with an extra argument: usage error" 2 "unexpected argument 'extra'"
+ctl --bogus
+expect "unknown option: usage error" 2 "unknown option '--bogus'"
+ctl -x
+expect "unknown short option: usage error" 2 "invalid option -- 'x'"
+ctl -o
+expect "option without its argument: usage error" 2 "needs an argument"
+ctl frobnicate
+expect "unknown command: usage error" 2 "unknown command 'frobnicate'"
+
+ctl --json
+if [ $rc = 0 ] && python3 -m json.tool "$F/out" >/dev/null 2>"$tmp/json.err"; then
+	ok "status --json: valid JSON (python3 -m json.tool)"
+else
+	notok "status --json: valid JSON" "$out" "$(cat "$tmp/json.err")"
+fi
+t "status --json: numbers as numbers, keys as lowercase columns" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))["devices"]
+assert len(d) == 1, d
+d = d[0]
+want = {"name": "/dev/ghostswap", "algorithm": "lz4", "disksize": 1 << 40,
+        "data": 419430400, "compr": 120586240, "total": 127000576 + 1028160,
+        "ratio": 3.48, "written": 100 * 4096, "clusters": 210,
+        "mountpoint": None}
+assert d == want, d
+assert all(type(d[k]) is int for k in ("disksize", "data", "compr", "total", "written", "clusters"))
+assert type(d["ratio"]) is float
+' "$F/out"
+ctl -J -o name,priority,mountpoint,mem-limit,backing
+swapped_on "$F" 5
+ctl -J -o name,priority,mountpoint,mem-limit,backing
+t "status --json: mountpoint and priority when swapped on" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))["devices"][0]
+assert d == {"name": "/dev/ghostswap", "priority": 5, "mountpoint": "[SWAP]",
+             "mem-limit": 0, "backing": "none"}, d
+' "$F/out"
+
+ctl -o NAME,MOUNTPOINT,PRIORITY
+same "status: [SWAP] and the priority from /proc/swaps" "$out" \
+"NAME           MOUNTPOINT PRIORITY
+/dev/ghostswap [SWAP]            5"
+
+mkfake "$F"
+printf '%-40s%s\t%s\t%s\t%s\n' /dev/sda2 partition 1000 0 -2 >>"$F/proc/swaps"
+ctl -n -o MOUNTPOINT,NAME
+same "status: another device in /proc/swaps is not ours" "$out" "           /dev/ghostswap"
+
+# Human sizes as util-linux prints them.
+hum=
+for v in 0 1023 1024 1536 1048575 12345678 1073741824 1610612736 \
+	1099511627776 17592186040320 1152921504606846976; do
+	echo "$v" >"$S/disksize"
+	ctl -n -r -o DISKSIZE
+	hum="$hum $out"
+done
+same "human sizes: B K M G T E, one decimal, rounded" "$hum" \
+	" 0B 1023B 1K 1.5K 1024K 11.8M 1G 1.5G 1T 16T 1E"
+
+mkfake "$F"
+printf '%s\n' "  0 0 0 0 0 0 0 0 0" >"$S/mm_stat"
+ctl -n -o RATIO,DATA
+same "status: no data: RATIO is -" "$out" "    -   0B"
+ctl -J -o ratio
+t "status --json: no data: ratio is null" python3 -c '
+import json, sys
+assert json.load(open(sys.argv[1]))["devices"][0] == {"ratio": None}' "$F/out"
+
+mkfake "$F"
+echo "$(cat "$S/mm_stat") 77 88" >"$S/mm_stat"
+echo "$(cat "$S/cluster_stat") 99" >"$S/cluster_stat"
+echo "$(cat "$S/io_stat") 1 2 3" >"$S/io_stat"
+echo "$(cat "$S/bd_stat") 11 12" >"$S/bd_stat"
+ctl -n --raw
+same "status: extra trailing columns in every stat file are ignored" "$out" \
+	"/dev/ghostswap lz4 1T 400M 115M 122.1M 3.48 400K 210 "
+
+echo "1 2 3" >"$S/mm_stat"
+ctl
+expect "status: a short mm_stat is an error" 1 "unexpected contents in $F/sys/block/ghostswap/mm_stat"
+
+mkfake "$F" old
+ctl -o +BACKING,BD-READS --raw
+same "status, older module (no bd_stat, backing_dev): WRITTEN 0, BACKING none" "$out" \
+"NAME ALGORITHM DISKSIZE DATA COMPR TOTAL RATIO WRITTEN CLUSTERS MOUNTPOINT BACKING BD-READS
+/dev/ghostswap lz4 1T 400M 115M 122.1M 3.48 0B 210  none 0"
+
+mkfake "$F"
+echo "lz4" >"$S/comp_algorithm"
+echo /dev/vdb >"$S/backing_dev"
+ctl -n -o ALGORITHM,BACKING
+same "status: comp_algorithm without brackets; backing device path" "$out" "lz4       /dev/vdb"
+
+rm -rf "$F/sys/block/ghostswap"
+ctl
+expect "status: module not loaded: exit 3" 3 "ghostswap module not loaded"
+
+mkfake "$F"
+echo Y >"$F/sys/module/zswap/parameters/enabled"
+ctl -n
+if [ $rc = 0 ] && grep -q 'warning: zswap is enabled' <<<"$err" &&
+	! grep -q zswap <<<"$out"; then
+	ok "status: zswap enabled: warning on stderr only"
+else
+	notok "status: zswap warning" "stdout: $out" "stderr: $err"
+fi
+echo N >"$F/sys/module/zswap/parameters/enabled"
+ctl -n
+same "status: zswap disabled: no warning" "$err" ""
+rm -rf "$F/sys/module/zswap"
+ctl -n
+same "status: no zswap in the kernel: no warning" "$err" ""
+
+# ------------------------------------------------------------------- setup
+
+mkfake "$F"
+ctl setup --size 1T --algorithm zstd --mem-limit 2G --priority 50
+same "setup: the sysfs writes and commands, in order" "$tr" \
+"run udevadm settle
+write block/ghostswap/comp_algorithm zstd
+write block/ghostswap/disksize 1099511627776
+write block/ghostswap/mem_limit 2147483648
+run mkswap /dev/ghostswap
+run swapon -p 50 /dev/ghostswap"
+expect "setup: exit 0" 0
+same "setup: the values reach the files" \
+	"$(cat "$S/comp_algorithm" "$S/disksize" "$S/mem_limit")" \
+	"zstd
+1099511627776
+2147483648"
+grep -q '^dry run: swapon -p 50 /dev/ghostswap$' <<<"$out" &&
+	grep -q '^/dev/ghostswap: 1T, swap on, priority 50$' <<<"$out" &&
+	ok "setup: GHOSTSWAP_SYSFS implies a dry run: commands printed, summary" ||
+	notok "setup: dry run output" "$out"
+
+mkfake "$F"
+ctl setup -s 3g -a lz4hc -m 0 -B /dev/vdb -w 1000 -p 7 -Z
+same "setup: every option (backing device, writeback limit, zswap off)" "$tr" \
+"run udevadm settle
+write module/zswap/parameters/enabled N
+write block/ghostswap/backing_dev /dev/vdb
+write block/ghostswap/comp_algorithm lz4hc
+write block/ghostswap/disksize 3221225472
+write block/ghostswap/mem_limit 0
+write block/ghostswap/writeback_limit_enable 1
+write block/ghostswap/writeback_limit 1000
+run mkswap /dev/ghostswap
+run swapon -p 7 /dev/ghostswap"
+same "setup --disable-zswap: zswap off" "$(cat "$F/sys/module/zswap/parameters/enabled")" N
+
+mkfake "$F"
+for a in writeback_direct writeback_shrinker; do : >"$S/$a"; done
+ctl setup --writeback-direct incompressible --writeback-shrinker no --no-swapon
+same "setup --writeback-direct, --writeback-shrinker" "$(grep write <<<"$tr")" \
+"write block/ghostswap/writeback_direct incompressible
+write block/ghostswap/writeback_shrinker 0"
+ctl setup --writeback-direct sometimes
+expect "setup: bad --writeback-direct" 2 "bad writeback_direct 'sometimes' (want none, huge or incompressible)"
+ctl setup --writeback-shrinker perhaps
+expect "setup: bad --writeback-shrinker" 2 "bad value 'perhaps' for writeback_shrinker"
+
+mkfake "$F"
+echo /dev/vdb >"$S/backing_dev"
+ctl setup --backing-dev /dev/vdb --writeback-limit none
+same "setup: backing device already set: left alone; writeback limit none" "$tr" \
+"run udevadm settle
+write block/ghostswap/writeback_limit_enable 0
+run mkswap /dev/ghostswap
+run swapon -p 100 /dev/ghostswap"
+
+mkfake "$F"
+ctl setup
+same "setup without settings: default priority 100, nothing written" "$tr" \
+"run udevadm settle
+run mkswap /dev/ghostswap
+run swapon -p 100 /dev/ghostswap"
+
+ctl setup --priority -1 --no-swapon
+same "setup --no-swapon: mkswap only" "$tr" \
+"run udevadm settle
+run mkswap /dev/ghostswap"
+ctl setup --priority -1
+same "setup --priority -1: swapon without -p" "$(tail -n 1 <<<"$tr")" \
+	"run swapon /dev/ghostswap"
+
+ctl setup --size 1048577 --mem-limit none
+same "setup: sizes rounded up to 4 KiB; mem_limit none is 0" \
+	"$(grep write <<<"$tr")" \
+"write block/ghostswap/disksize 1052672
+write block/ghostswap/mem_limit 0"
+
+ctl setup --size 17592186040320
+same "setup: largest size (16T - 4K)" "$(grep write <<<"$tr")" \
+	"write block/ghostswap/disksize 17592186040320"
+ctl setup --size 1m
+same "setup: smallest size, lower case suffix" "$(grep write <<<"$tr")" \
+	"write block/ghostswap/disksize 1048576"
+
+bad=
+for v in "" abc -1 1Z 0 4095 1020K 0x100 "1 G" 1.5G " 1G" 18446744073709551616 \
+	99999999999P 16T 17T "1G junk" 123456789012345678901234; do
+	ctl setup --size "$v"
+	[ $rc = 2 ] && [ -z "$tr" ] && grep -q "bad size '$v' for size" <<<"$err" ||
+		bad="$bad [$v]: rc $rc $err"
+done
+same "setup: bad sizes: usage error, nothing written" "$bad" ""
+ctl setup --mem-limit 12Q
+expect "setup: bad mem_limit" 2 "bad size '12Q' for mem_limit"
+for v in 32768 -2 abc ""; do
+	ctl setup --priority "$v"
+	[ $rc = 2 ] || break
+done
+expect "setup: bad priority (32768, -2, abc, empty): usage error" 2 "bad priority"
+ctl setup --writeback-limit -5
+expect "setup: bad writeback limit" 2 "bad writeback_limit '-5'"
+ctl setup --size
+expect "setup: --size without a value" 2 "needs an argument"
+ctl setup now
+expect "setup: stray argument" 2 "unexpected argument 'now'"
+
+swapped_on "$F"
+ctl setup --size 1G
+expect "setup: swapped on: device busy, exit 4" 4 "device is in use: swapoff and reset first"
+same "setup: swapped on: nothing written" "$(grep write <<<"$tr")" ""
+
+mkfake "$F"
+ctl_fault disksize=EBUSY setup --size 1G
+expect "setup: EBUSY from disksize: exit 4, clear message" 4 \
+	"device is in use: swapoff and reset first ('ghostswapctl reset')"
+same "setup: EBUSY: settle, retry once, then stop" "$tr" \
+"run udevadm settle
+write block/ghostswap/disksize 1073741824
+run udevadm settle
+write block/ghostswap/disksize 1073741824"
+ctl_fault disksize=EBUSY:1 setup --size 1G
+expect "setup: EBUSY once (udev probing): the retry succeeds" 0
+ctl_fault comp_algorithm=EINVAL setup --algorithm nosuch
+expect "setup: unknown algorithm: lists the available ones" 1 \
+	"no such algorithm 'nosuch' (available: lzo lzo-rle lz4 lz4hc zstd deflate)"
+ctl_fault comp_algorithm=EBUSY setup --algorithm zstd
+expect "setup: EBUSY from comp_algorithm" 4 "device is in use"
+ctl_fault backing_dev=EBUSY setup --backing-dev /dev/vdb
+expect "setup: EBUSY from backing_dev" 4 "cannot set backing device '/dev/vdb': busy"
+ctl_fault backing_dev=ENOTBLK setup --backing-dev /tmp
+expect "setup: backing device not a block device" 1 "'/tmp' is not a block device"
+ctl_fault backing_dev=ENOENT setup --backing-dev /dev/nosuch
+expect "setup: ENOENT from backing_dev: no such device" 1 "no such device '/dev/nosuch'"
+ctl_fault backing_dev=EINVAL setup --backing-dev /dev/ghostswap
+expect "setup: EINVAL from backing_dev" 1 "'/dev/ghostswap' cannot be a backing device"
+ctl_fault disksize=EINVAL setup --size 1G
+expect "setup: the module refuses a size" 1 "bad size '1073741824' for disksize"
+ctl_fault mem_limit=EACCES setup --mem-limit 1G
+expect "setup: permission denied" 1 "permission denied writing $F/sys/block/ghostswap/mem_limit"
+ctl_fault enabled=EPERM setup --disable-zswap
+expect "setup: zswap cannot be disabled" 1 "cannot disable zswap"
+
+rm "$S/disksize"
+mkdir "$S/disksize"
+ctl setup --size 1G
+expect "setup: a directory in place of disksize (EISDIR)" 1 "is a directory"
+
+mkfake "$F" old
+ctl setup --backing-dev /dev/vdb
+expect "setup --backing-dev on an older module: exit 3" 3 "has no 'backing_dev' attribute"
+ctl setup --writeback-limit 10
+expect "setup --writeback-limit on an older module: exit 3" 3 "has no 'writeback_limit_enable' attribute"
+rm -rf "$F/sys/module/zswap"
+ctl setup --disable-zswap --no-swapon
+same "setup --disable-zswap without zswap in the kernel: fine" "$rc $(grep -c 'zswap is not in this kernel' <<<"$out")" "0 1"
+
+rm -rf "$S"
+ctl setup --size 1G
+expect "setup: module not loaded: modprobe (dry run), then exit 3" 3 "ghostswap module not loaded"
+same "setup: module not loaded: runs modprobe ghostswap first" "$(head -n 1 <<<"$tr")" \
+	"run modprobe ghostswap"
+
+# The commands for real (GHOSTSWAP_DRYRUN=0), through stand-ins on PATH
+# that record their arguments; modprobe creates the fake device.
+bin=$tmp/bin
+mkdir -p "$bin"
+for c in udevadm mkswap swapon swapoff mount; do
+	printf '#!/bin/sh\necho "%s $*" >>"%s/cmds"\nexit ${FAIL_%s:-0}\n' \
+		"$c" "$tmp" "$c" >"$bin/$c"
+done
+printf '#!/bin/sh\necho "modprobe $*" >>"%s/cmds"\n[ -n "$FAIL_modprobe" ] && exit 1\ncp -r "%s/template" "%s"\n' \
+	"$tmp" "$tmp" "$S" >"$bin/modprobe"
+chmod 755 "$bin"/*
+mkfake "$tmp/tpl"
+cp -r "$tmp/tpl/sys/block/ghostswap" "$tmp/template"
+mkfake "$F"
+rm -rf "$S"
+: >"$tmp/cmds"
+PATH=$bin:$PATH GHOSTSWAP_DRYRUN=0 ctl setup --size 2G
+same "setup, commands for real: modprobe, settle, mkswap, swapon" "$rc
+$(cat "$tmp/cmds")" \
+"0
+modprobe ghostswap
+udevadm settle
+mkswap /dev/ghostswap
+swapon -p 100 /dev/ghostswap"
+same "setup, commands for real: the device configured" "$(cat "$S/disksize")" 2147483648
+rm -rf "$S"
+FAIL_modprobe=1 PATH=$bin:$PATH GHOSTSWAP_DRYRUN=0 ctl setup
+expect "setup: modprobe fails: exit 3" 3 "ghostswap module not loaded and 'modprobe ghostswap' failed"
+mkfake "$F"
+FAIL_swapon=255 PATH=$bin:$PATH GHOSTSWAP_DRYRUN=0 ctl setup
+expect "setup: swapon fails: exit 1" 1 "swapon /dev/ghostswap failed (exit 255)"
+FAIL_mkswap=1 PATH=$bin:$PATH GHOSTSWAP_DRYRUN=0 ctl setup
+expect "setup: mkswap fails: exit 1" 1 "mkswap /dev/ghostswap failed (exit 1)"
+GHOSTSWAP_DRYRUN=1 GHOSTSWAP_SYSFS=$F/sys GHOSTSWAP_PROC=$F/proc \
+	"$CTL" setup --no-swapon >"$F/out" 2>&1
+same "GHOSTSWAP_DRYRUN=1: commands printed" "$(grep '^dry run' "$F/out")" \
+"dry run: udevadm settle
+dry run: mkswap /dev/ghostswap"
+
+# ------------------------------------------------------------------ config
+
+cfg=$tmp/gs.conf
+cat >"$cfg" <<'EOF'
+# a comment
+
+size = 1T
+  algorithm=zstd   # trailing comment
+mem_limit = 512M
+backing_dev = /dev/vdb
+priority = 10
+disable_zswap = yes
+swapon = yes
+writeback_limit = 4096
+writeback_direct = huge
+writeback_shrinker = yes
+idle_writeback = 3600
+EOF
+mkfake "$F"
+for a in writeback_direct writeback_shrinker; do : >"$S/$a"; done
+ctl setup --config "$cfg"
+same "setup --config: every key" "$tr" \
+"run udevadm settle
+write module/zswap/parameters/enabled N
+write block/ghostswap/backing_dev /dev/vdb
+write block/ghostswap/comp_algorithm zstd
+write block/ghostswap/disksize 1099511627776
+write block/ghostswap/mem_limit 536870912
+write block/ghostswap/writeback_limit_enable 1
+write block/ghostswap/writeback_limit 4096
+write block/ghostswap/writeback_direct huge
+write block/ghostswap/writeback_shrinker 1
+run mkswap /dev/ghostswap
+run swapon -p 10 /dev/ghostswap"
+mkfake "$F"
+ctl setup -c "$cfg" --size 2G -a lz4 -p 20 --no-swapon
+same "setup --config: command line options win" "$(grep -E 'disksize|comp_alg|swapon' <<<"$tr")" \
+"write block/ghostswap/comp_algorithm lz4
+write block/ghostswap/disksize 2147483648"
+printf 'size = 1G\nsize = 2G\nswapon = no\n' >"$cfg"
+ctl setup -c "$cfg"
+same "config: a key given twice takes the last value; swapon = no" "$tr" \
+"run udevadm settle
+write block/ghostswap/disksize 2147483648
+run mkswap /dev/ghostswap"
+
+mkfake "$F"
+ctl setup --config "$top/etc/ghostswap.conf"
+same "the example etc/ghostswap.conf is valid" "$rc
+$tr" \
+"0
+run udevadm settle
+write module/zswap/parameters/enabled N
+write block/ghostswap/comp_algorithm lz4
+write block/ghostswap/disksize 68719476736
+run mkswap /dev/ghostswap
+run swapon -p 100 /dev/ghostswap"
+
+# cfgerr DESC LINE_NO MESSAGE CONTENT: the file is refused, FILE:LINE named.
+cfgerr() {
+	printf '%b' "$4" >"$cfg"
+	ctl setup --config "$cfg"
+	if [ $rc = 2 ] && [ -z "$tr" ] && [ "$err" = "ghostswapctl: $cfg:$2: $3" ]; then
+		ok "config: $1"
+	else
+		notok "config: $1" "exit $rc, trace '$tr'" "stderr: $err" \
+			"want: ghostswapctl: $cfg:$2: $3"
+	fi
+}
+cfgerr "unknown key, with file:line" 3 "unknown key 'sise'" \
+	"# x\nsize = 1G\nsise = 2G\n"
+cfgerr "line without =" 2 "expected 'key = value'" "size = 1G\nalgorithm zstd\n"
+cfgerr "no key" 1 "expected 'key = value'" " = 5\n"
+cfgerr "empty value" 1 "no value for 'size'" "size =   # nothing\n"
+cfgerr "bad size" 2 "bad size '1Q' for size (want 1M to 16T-4K: decimal bytes, optional suffix K M G T P)" \
+	"\nsize = 1Q\n"
+cfgerr "bad boolean" 1 "bad value 'maybe' for disable_zswap (want yes or no)" \
+	"disable_zswap = maybe\n"
+cfgerr "bad priority" 1 "bad priority '99999' (want -1..32767)" "priority = 99999\n"
+cfgerr "bad idle_writeback" 1 "bad idle_writeback '0' (want seconds, at least 1)" \
+	"idle_writeback = 0\n"
+cfgerr "keys are case sensitive" 1 "unknown key 'Size'" "Size = 1G\n"
+cfgerr "algorithm with a blank" 1 "bad value 'lz4 zstd' for algorithm" \
+	"algorithm = lz4 zstd\n"
+ctl setup --config "$tmp/nonexistent.conf"
+expect "config: a missing file: usage error" 2 "cannot read $tmp/nonexistent.conf"
+
+# ------------------------------------------------------------------- reset
+
+mkfake "$F"
+ctl reset
+same "reset, swap off: writes 1 to reset" "$rc
+$tr" "0
+write block/ghostswap/reset 1"
+swapped_on "$F"
+ctl reset
+same "reset, swapped on: swapoff first" "$tr" \
+"run swapoff /dev/ghostswap
+write block/ghostswap/reset 1"
+mkfake "$F"
+ctl_fault reset=EBUSY reset
+expect "reset: EBUSY: exit 4" 4 "device is in use: another process holds /dev/ghostswap open"
+FAIL_swapoff=1 PATH=$bin:$PATH GHOSTSWAP_DRYRUN=0 ctl reset
+same "reset: not swapped on: no swapoff run" "$rc $(grep -c swapoff "$tmp/cmds")" "0 0"
+swapped_on "$F"
+FAIL_swapoff=1 PATH=$bin:$PATH GHOSTSWAP_DRYRUN=0 ctl reset
+expect "reset: swapoff fails: exit 1, no reset" 1 "swapoff /dev/ghostswap failed"
+same "reset: swapoff fails: reset not written" "$(grep -c reset <<<"$tr")" 0
+ctl reset now
+expect "reset: stray argument" 2 "unexpected argument 'now'"
+rm -rf "$S"
+ctl reset
+expect "reset: module not loaded: exit 3" 3 "ghostswap module not loaded"
+
+# --------------------------------------------------------------- writeback
+
+mkfake "$F"
+bd_after="160 7 160 1 4896 0 0 3"
+LD_PRELOAD=$SHIM GS_SIDE="writeback>bd_stat=$bd_after" ctl writeback huge
+same "writeback huge: writes it, reports bd_count's change" "$rc
+$tr
+$out" \
+"0
+write block/ghostswap/writeback huge
+writeback huge: +60 pages (240K); backing device holds 160 pages (640K)"
+for a in "idle" "huge_idle 100" "incompressible 1" "all 5" "64"; do
+	ctl writeback $a
+	[ "$tr" = "write block/ghostswap/writeback $a" ] || break
+done
+same "writeback: idle, huge_idle N, incompressible N, all N, bare N" "$tr" \
+	"write block/ghostswap/writeback 64"
+bad=
+for a in "" "bogus" "huge x" "huge 0" "0" "huge 1 2" "5 huge" "-3"; do
+	ctl writeback $a
+	[ $rc = 2 ] && [ -z "$tr" ] || bad="$bad [$a]: $rc"
+done
+same "writeback: bad modes and counts: usage errors, nothing written" "$bad" ""
+ctl_fault writeback=ENODEV writeback huge
+expect "writeback without a backing device (ENODEV)" 1 "no backing device"
+ctl_fault writeback=ENOSPC writeback all
+expect "writeback: backing device full (ENOSPC)" 1 "backing device full"
+ctl_fault writeback=EIO writeback idle
+expect "writeback: EIO (errors or limit)" 1 "writeback limit reached"
+printf 'idle_writeback = 3600\n' >"$cfg"
+ctl writeback --config "$cfg"
+same "writeback --config: idle_writeback seconds, then writeback idle" "$tr" \
+"write block/ghostswap/idle 3600
+write block/ghostswap/writeback idle"
+printf 'size = 1G\n' >"$cfg"
+ctl writeback --config "$cfg"
+expect "writeback --config without idle_writeback: usage error" 2 "no idle_writeback set"
+mkfake "$F" old
+ctl writeback huge
+expect "writeback on an older module: exit 3" 3 "has no writeback"
+
+# ------------------------------------------------------------ idle, compact
+
+mkfake "$F"
+ctl idle all
+same "idle all" "$rc $tr" "0 write block/ghostswap/idle all"
+ctl idle 86400
+same "idle SECONDS" "$tr" "write block/ghostswap/idle 86400"
+ctl idle 0
+expect "idle 0: usage error" 2 "bad age '0'"
+ctl idle
+expect "idle without an argument: usage error" 2 "want 'all' or SECONDS"
+LD_PRELOAD=$SHIM GS_SIDE="compact>mm_stat=419430400 120586240 100000000 0 130023424 12345 40 678 900" \
+	ctl compact
+same "compact: writes compact, reports pages freed" "$rc
+$tr
+$out" "0
+write block/ghostswap/compact 1
+compaction: 28 pages freed; pool now 95.4M"
+LD_PRELOAD=$SHIM GS_SIDE="backing_compact>bd_stat=100 7 100 1 4896 0 0 13" \
+	ctl compact --backing
+same "compact --backing: writes backing_compact" "$rc
+$tr
+$out" "0
+write block/ghostswap/backing_compact 1
+backing compaction: 10 pages moved"
+mkfake "$F" old
+ctl compact --backing
+expect "compact --backing on an older module: exit 3" 3 "no backing compaction"
+
+# ------------------------------------------------------------------- check
+
+mkfake "$F"
+ctl check
+same "check: 0 mismatches: exit 0" "$rc $out" \
+	"0 check: ok, 0 mismatches between the table and the reverse map"
+printf '2\nslot 12: table says backing 5, reverse map says 7\nbacking 9: owner 44 is empty\n' \
+	>"$F/sys/kernel/debug/ghostswap/check"
+ctl check
+same "check: mismatches: exit 1, details printed" "$rc
+$out" "1
+check: 2 mismatches between the table and the reverse map
+slot 12: table says backing 5, reverse map says 7
+backing 9: owner 44 is empty"
+echo garbage >"$F/sys/kernel/debug/ghostswap/check"
+ctl check
+expect "check: unexpected contents: exit 1" 1 "unexpected contents"
+rm -rf "$F/sys/kernel/debug/ghostswap"
+ctl check
+same "check: debugfs not mounted: mounts it" "$(head -n 1 <<<"$tr")" \
+	"run mount -t debugfs debugfs $F/sys/kernel/debug"
+expect "check: no check file: exit 3" 3 "has no check"
+
+# ------------------------------------------------------------- not root
+
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	mkfake "$F"
+	chmod -R a+rX "$tmp"
+	asnobody() {
+		setpriv --reuid=65534 --regid=65534 --clear-groups "$@"
+	}
+	out=$(asnobody env GHOSTSWAP_SYSFS="$F/sys" GHOSTSWAP_PROC="$F/proc" \
+		"$CTL" -n 2>&1)
+	rc=$?
+	same "not root: status works" "$rc $out" \
+		"0 /dev/ghostswap lz4             1T 400M  115M 122.1M  3.48    400K      210"
+	err=$(asnobody env GHOSTSWAP_SYSFS="$F/sys" GHOSTSWAP_PROC="$F/proc" \
+		"$CTL" setup --size 1G 2>&1 >/dev/null)
+	rc=$?
+	out=
+	expect "not root, fake tree: the real EACCES: permission denied" 1 \
+		"permission denied writing $F/sys/block/ghostswap/disksize (run as root)"
+	for c in setup reset "writeback huge" "idle all" compact check; do
+		err=$(asnobody "$CTL" $c 2>&1 >/dev/null)
+		rc=$?
+		[ $rc = 1 ] && grep -q "must be run as root" <<<"$err" || break
+	done
+	expect "not root: setup, reset, writeback, idle, compact, check refused" 1 \
+		"permission denied: 'ghostswapctl ${c% *}' must be run as root"
+else
+	skip "not-root cases" "needs root and setpriv"
+fi
+
+# ------------------------------------------------- make install, clean
+
+dest=$tmp/dest
+make -C "$src" install DESTDIR="$dest" >"$tmp/install.log" 2>&1
+rc=$?
+missing=
+for f in usr/sbin/ghostswapctl usr/share/man/man4/ghostswap.4 \
+	usr/share/man/man5/ghostswap.conf.5 usr/share/man/man8/ghostswapctl.8 \
+	lib/systemd/system/ghostswap.service \
+	lib/systemd/system/ghostswap-writeback.service \
+	lib/systemd/system/ghostswap-writeback.timer \
+	lib/udev/rules.d/60-ghostswap.rules etc/ghostswap.conf \
+	usr/share/doc/ghostswap/examples/modules-load.d/ghostswap.conf \
+	usr/share/doc/ghostswap/examples/modprobe.d/ghostswap.conf; do
+	[ -f "$dest/$f" ] || missing="$missing $f"
+done
+same "make install DESTDIR: tool, man pages, units, udev rule, config" "$rc$missing" 0
+[ -x "$dest/usr/sbin/ghostswapctl" ] && ok "make install: the tool is executable" ||
+	notok "make install: the tool is executable"
+echo "# mine" >>"$dest/etc/ghostswap.conf"
+make -C "$src" install DESTDIR="$dest" >>"$tmp/install.log" 2>&1
+same "make install: an existing /etc/ghostswap.conf is kept" \
+	"$(tail -n 1 "$dest/etc/ghostswap.conf")" "# mine"
+make -C "$src" install DESTDIR="$tmp/dest2" PREFIX=/usr/local >>"$tmp/install.log" 2>&1
+same "make install PREFIX=/usr/local: units run the tool from there" \
+	"$(grep -h '^Exec' "$tmp/dest2/lib/systemd/system/"*.service)" \
+"ExecStart=/usr/local/sbin/ghostswapctl writeback --config /etc/ghostswap.conf
+ExecStart=/usr/local/sbin/ghostswapctl setup --config /etc/ghostswap.conf
+ExecStop=/usr/local/sbin/ghostswapctl reset"
+make -C "$src" clean >"$tmp/clean.log" 2>&1
+[ ! -e "$src/tools/ghostswapctl" ] && ok "make clean removes tools/ghostswapctl" ||
+	notok "make clean removes tools/ghostswapctl" "$(cat "$tmp/clean.log")"
+
+# ---------------------------------------------------------- systemd, udev
+
+if command -v systemd-analyze >/dev/null; then
+	u=$tmp/units
+	make -C "$src" install DESTDIR= PREFIX="$u" SYSTEMDUNITDIR="$u/units" \
+		UDEVRULESDIR="$u/rules" SYSCONFDIR="$u/etc" >/dev/null 2>&1
+	o=$(cd "$u/units" && systemd-analyze verify --man=no ./ghostswap.service \
+		./ghostswap-writeback.service ./ghostswap-writeback.timer 2>&1)
+	rc=$?
+	[ $rc = 0 ] && [ -z "$o" ] && ok "systemd-analyze verify: the units" ||
+		notok "systemd-analyze verify: the units" "$o"
+else
+	skip "systemd-analyze verify" "no systemd-analyze"
+fi
+unit=$top/systemd/ghostswap.service
+grep -qx 'Type=oneshot' "$unit" && grep -qx 'RemainAfterExit=yes' "$unit" &&
+	grep -qx 'ExecStart=/usr/sbin/ghostswapctl setup --config /etc/ghostswap.conf' "$unit" &&
+	grep -qx 'ExecStop=/usr/sbin/ghostswapctl reset' "$unit" &&
+	ok "ghostswap.service: oneshot, RemainAfterExit, setup/reset" ||
+	notok "ghostswap.service: oneshot, RemainAfterExit, setup/reset"
+rules=$(grep -v '^#' "$top/udev/60-ghostswap.rules" | grep .)
+same "udev rule: tags the device for systemd and wants ghostswap.service" "$rules" \
+	'KERNEL=="ghostswap", SUBSYSTEM=="block", TAG+="systemd", ENV{SYSTEMD_WANTS}+="ghostswap.service"'
+
+# ---------------------------------------------------------------- man pages
+
+for m in "$top"/man/*.[0-9]; do
+	o=$(groff -man -ww -z "$m" 2>&1)
+	o2=$(man --warnings -l "$m" 2>&1 >/dev/null)
+	[ -z "$o$o2" ] && ok "man ${m##*/}: no warnings (groff -man -ww -z, man --warnings -l)" ||
+		notok "man ${m##*/}: warnings" "$o" "$o2"
+done
+miss=
+for c in $("$CTL" --help | sed -n '/^Columns/,/^$/p' | awk 'NR > 2 && NF { print $1 }'); do
+	grep -q "^\.B.*${c//-/\\\\-}" "$top/man/ghostswapctl.8" || miss="$miss $c"
+done
+same "ghostswapctl(8) describes every column of --help" "$miss" ""
+miss=
+for k in size algorithm mem_limit backing_dev priority disable_zswap swapon \
+	writeback_limit writeback_direct writeback_shrinker idle_writeback; do
+	grep -q "^\.BI $k " "$top/man/ghostswap.conf.5" || miss="$miss man:$k"
+	grep -q "^#\?$k = " "$top/etc/ghostswap.conf" || miss="$miss example:$k"
+done
+same "every configuration key in ghostswap.conf(5) and the example" "$miss" ""
+miss=
+for a in disksize comp_algorithm mem_limit mem_used_max compact reset mm_stat \
+	io_stat cluster_stat backing_dev writeback idle writeback_limit \
+	writeback_limit_enable writeback_direct writeback_shrinker backing_compact \
+	bd_stat; do
+	grep -q "^\.BR $a \"" "$top/man/ghostswap.4" || miss="$miss $a"
+done
+same "ghostswap(4) documents every sysfs file" "$miss" ""
+
+echo "1..$n"
+[ $nfail = 0 ]
