@@ -21,16 +21,26 @@
  * the swap core calls under its own spinlock. Readers copy a compressed
  * object out of the pool under the cluster lock and decompress it after
  * dropping it, holding only their stream's mutex: lock order is stream
- * mutex, then cluster lock, then zsmalloc's own locks.
+ * mutex, then cluster lock, then the backing store's reverse map lock,
+ * then zsmalloc's own locks.
+ *
+ * With a backing device (gs_writeback.c), a slot can also be WRITTEN_BACK.
+ * Reading one pins it (READING flag) for the duration of the I/O: a free
+ * or overwrite meanwhile leaves the backing slot allocated, and the reader
+ * frees it when it finds its entry gone, so a backing slot is never reused
+ * under a read of it.
  */
 #define pr_fmt(fmt) "ghostswap: " fmt
 
 #include <linux/gfp.h>
 #include <linux/highmem.h>
 #include <linux/mm.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/timekeeping.h>
 #include <linux/zsmalloc.h>
+#include "gs_backing.h"
 #include "gs_comp.h"
 #include "gs_core.h"
 
@@ -92,8 +102,8 @@ static void gs_cluster_account(struct gs_store *s)
  * exist and @gfp is 0. With @gfp, a missing cluster is created; returns an
  * ERR_PTR on allocation failure.
  */
-static struct gs_cluster *gs_cluster_get(struct gs_store *s, unsigned long ci,
-					 gfp_t gfp)
+struct gs_cluster *gs_cluster_get(struct gs_store *s, unsigned long ci,
+				  gfp_t gfp)
 {
 	struct gs_cluster *cl, *new = NULL;
 	void *old;
@@ -140,8 +150,8 @@ static struct gs_cluster *gs_cluster_get(struct gs_store *s, unsigned long ci,
 /*
  * Called with the cluster locked; unlocks it. Kills it if it went empty.
  */
-static void gs_cluster_put(struct gs_store *s, unsigned long ci,
-			   struct gs_cluster *cl)
+void gs_cluster_put(struct gs_store *s, unsigned long ci,
+		    struct gs_cluster *cl)
 {
 	if (cl->used) {
 		spin_unlock(&cl->lock);
@@ -184,6 +194,12 @@ static bool gs_slot_clear(struct gs_store *s, struct gs_cluster *cl,
 				&s->stats.huge_pages : &s->stats.comp_pages);
 		zs_free(s->pool, gs_handle_decode(gs_entry_payload(e)));
 		break;
+	case GS_KIND_WRITTEN_BACK:
+		atomic_long_dec(&s->stats.wb_pages);
+		/* A reader has it pinned: the reader frees it. */
+		if (!(e & GS_FLAG_READING))
+			gs_backing_free(s->bk, gs_entry_payload(e));
+		break;
 	default:
 		WARN_ONCE(1, "ghostswap: bad entry %lx\n", e);
 		break;
@@ -210,16 +226,42 @@ static bool gs_page_same_filled(const void *src, unsigned long *word)
 	return true;
 }
 
+/* Pool above @pages? (With no limit set, never.) */
+bool gs_pool_over(struct gs_store *s, unsigned long pages)
+{
+	unsigned long limit = READ_ONCE(s->limit_pages);
+
+	return limit && pages > limit;
+}
+
+/* Does the direct policy send a page of this kind past the pool? */
+static bool gs_direct_wanted(struct gs_store *s, enum gs_kind kind,
+			     unsigned long flags)
+{
+	if (!s->bk || kind != GS_KIND_RAW)
+		return false;
+	switch (READ_ONCE(s->direct)) {
+	case GS_DIRECT_HUGE:
+		return true;
+	case GS_DIRECT_INCOMP:
+		return flags & GS_FLAG_INCOMP;
+	default:
+		return false;
+	}
+}
+
 /*
  * Compress @src and put it into the pool. Returns 0 with the new entry in
- * *@e and its aux value in *@aux, or a negative errno. The pool object is
- * not visible to anybody until the caller installs the entry.
+ * *@e and its aux value in *@aux, or a negative errno: -EAGAIN if the
+ * page should go to the backing device instead (pool full, over its
+ * limit, or the direct policy). The pool object is not visible to anybody
+ * until the caller installs the entry.
  */
 static int gs_store_pack(struct gs_store *s, const void *src, gfp_t gfp,
 			 unsigned long *e, unsigned int *aux)
 {
 	enum gs_kind kind = GS_KIND_COMPRESSED;
-	unsigned long handle, payload, pages;
+	unsigned long handle, payload, pages, flags = 0;
 	struct gs_stream *st;
 	const void *data;
 	int len;
@@ -227,23 +269,29 @@ static int gs_store_pack(struct gs_store *s, const void *src, gfp_t gfp,
 	st = gs_stream_get(s->comp);
 	len = gs_compress(st, src);
 	data = st->buf;
+	if (!len)
+		flags = GS_FLAG_INCOMP;
 	if (!len || len >= s->huge_size) {
 		kind = GS_KIND_RAW;
 		len = PAGE_SIZE;
 		data = src;
 	}
+	if (gs_direct_wanted(s, kind, flags)) {
+		gs_stream_put(st);
+		return -EAGAIN;
+	}
 	handle = zs_malloc(s->pool, len, gfp | __GFP_NOWARN | __GFP_HIGHMEM |
 			   __GFP_MOVABLE, NUMA_NO_NODE);
 	if (IS_ERR_VALUE(handle)) {
 		gs_stream_put(st);
-		return -ENOMEM;
+		return s->bk ? -EAGAIN : -ENOMEM;
 	}
 	pages = zs_get_total_pages(s->pool);
 	gs_stat_max(&s->stats.max_used_pages, pages);
-	if (s->limit_pages && pages > s->limit_pages) {
+	if (gs_pool_over(s, pages)) {
 		zs_free(s->pool, handle);
 		gs_stream_put(st);
-		return -ENOMEM;
+		return s->bk ? -EAGAIN : -ENOMEM;
 	}
 	zs_obj_write(s->pool, handle, (void *)data, len);
 	gs_stream_put(st);
@@ -253,16 +301,77 @@ static int gs_store_pack(struct gs_store *s, const void *src, gfp_t gfp,
 		zs_free(s->pool, handle);
 		return -EIO;
 	}
+	/* Nearing the limit: start writing back in the background. */
+	if (s->bk && gs_pool_over(s, pages + READ_ONCE(s->limit_pages) / 16))
+		queue_work(s->wq, &s->wb_work);
 	*aux = kind == GS_KIND_COMPRESSED ? len : 0;
-	*e = gs_entry(kind, 0, payload);
+	*e = gs_entry(kind, flags, payload);
 	return 0;
 }
 
-int gs_store_write(struct gs_store *s, u64 slot, const void *src, gfp_t gfp)
+/* Drop what a new entry that was never installed holds. */
+static void gs_entry_discard(struct gs_store *s, unsigned long e)
+{
+	switch (gs_entry_kind(e)) {
+	case GS_KIND_COMPRESSED:
+	case GS_KIND_RAW:
+		zs_free(s->pool, gs_handle_decode(gs_entry_payload(e)));
+		break;
+	case GS_KIND_WRITTEN_BACK:
+		gs_backing_free(s->bk, gs_entry_payload(e));
+		break;
+	default:
+		break;
+	}
+}
+
+/*
+ * Install a new entry, replacing what the slot held. On failure (no
+ * memory for a new cluster) what @e holds is given back.
+ */
+int gs_slot_install(struct gs_store *s, u64 slot, unsigned long e,
+		    unsigned int aux, gfp_t gfp)
 {
 	unsigned long ci = slot >> GS_CLUSTER_SHIFT;
 	unsigned int i = slot & (GS_CLUSTER_SLOTS - 1);
 	struct gs_cluster *cl;
+
+	cl = gs_cluster_get(s, ci, gfp);
+	if (IS_ERR(cl)) {
+		gs_entry_discard(s, e);
+		return PTR_ERR(cl);
+	}
+	gs_slot_clear(s, cl, i);
+	atomic_long_set(&cl->table[i], e);
+	gs_aux_set(cl->aux, i, aux);
+	cl->used++;
+	cl->stamp = ktime_get_boottime_seconds();
+	spin_unlock(&cl->lock);
+
+	atomic_long_inc(&s->stats.slots_used);
+	switch (gs_entry_kind(e)) {
+	case GS_KIND_SAME:
+		atomic_long_inc(&s->stats.same_pages);
+		break;
+	case GS_KIND_RAW:
+		atomic_long_inc(&s->stats.huge_pages);
+		atomic_long_inc(&s->stats.huge_pages_since);
+		atomic_long_add(PAGE_SIZE, &s->stats.compr_bytes);
+		break;
+	case GS_KIND_COMPRESSED:
+		atomic_long_inc(&s->stats.comp_pages);
+		atomic_long_add(aux, &s->stats.compr_bytes);
+		break;
+	default:
+		atomic_long_inc(&s->stats.wb_pages);
+		break;
+	}
+	return 0;
+}
+
+int gs_store_write_nowait(struct gs_store *s, u64 slot, const void *src,
+			  gfp_t gfp)
+{
 	unsigned long word, e;
 	unsigned int aux = 0;
 	int ret;
@@ -276,43 +385,38 @@ int gs_store_write(struct gs_store *s, u64 slot, const void *src, gfp_t gfp)
 		if (ret)
 			return ret;
 	}
+	return gs_slot_install(s, slot, e, aux, gfp);
+}
 
-	cl = gs_cluster_get(s, ci, gfp);
-	if (IS_ERR(cl)) {
-		if (gs_entry_kind(e) != GS_KIND_SAME)
-			zs_free(s->pool, gs_handle_decode(gs_entry_payload(e)));
-		return PTR_ERR(cl);
-	}
-	gs_slot_clear(s, cl, i);
-	atomic_long_set(&cl->table[i], e);
-	gs_aux_set(cl->aux, i, aux);
-	cl->used++;
-	spin_unlock(&cl->lock);
+int gs_store_write(struct gs_store *s, u64 slot, const void *src, gfp_t gfp)
+{
+	unsigned long limit;
+	int ret;
 
-	atomic_long_inc(&s->stats.slots_used);
-	switch (gs_entry_kind(e)) {
-	case GS_KIND_SAME:
-		atomic_long_inc(&s->stats.same_pages);
-		break;
-	case GS_KIND_RAW:
-		atomic_long_inc(&s->stats.huge_pages);
-		atomic_long_inc(&s->stats.huge_pages_since);
-		atomic_long_add(PAGE_SIZE, &s->stats.compr_bytes);
-		break;
-	default:
-		atomic_long_inc(&s->stats.comp_pages);
-		atomic_long_add(aux, &s->stats.compr_bytes);
-		break;
+	ret = gs_store_write_nowait(s, slot, src, gfp);
+	if (ret != -EAGAIN)
+		return ret;
+	/*
+	 * Over the pool limit: write back cold pages down to the background
+	 * watermark, then try the pool again; if that did not make room,
+	 * this page goes to the backing device itself.
+	 */
+	limit = READ_ONCE(s->limit_pages);
+	if (limit && gs_pool_over(s, gs_store_pool_pages(s) + limit / 16)) {
+		gs_store_reclaim(s, limit - limit / 16);
+		ret = gs_store_write_nowait(s, slot, src, gfp);
+		if (ret != -EAGAIN)
+			return ret;
 	}
-	return 0;
+	return gs_store_write_backing(s, slot, src, gfp);
 }
 
 /*
  * Copy a pool object to @dst under the cluster lock, so that a concurrent
  * free of the slot cannot pull it away while it is being decompressed.
  */
-static void gs_obj_copy(struct gs_store *s, unsigned long e, void *dst,
-			unsigned int len)
+void gs_obj_copy(struct gs_store *s, unsigned long e, void *dst,
+		 unsigned int len)
 {
 	unsigned long handle = gs_handle_decode(gs_entry_payload(e));
 	void *src;
@@ -323,7 +427,72 @@ static void gs_obj_copy(struct gs_store *s, unsigned long e, void *dst,
 	zs_obj_read_end(s->pool, handle, len, src);
 }
 
-int gs_store_read(struct gs_store *s, u64 slot, void *dst)
+/* Decompress @len bytes that are at @dst into @dst, through a stream. */
+static int gs_decompress_in_place(struct gs_store *s, u64 slot, void *dst,
+				  unsigned int len)
+{
+	struct gs_stream *st = gs_stream_get(s->comp);
+	int ret;
+
+	memcpy(st->buf, dst, len);
+	ret = gs_decompress(st, len, dst);
+	gs_stream_put(st);
+	return ret;
+}
+
+/*
+ * Read a WRITTEN_BACK slot from the backing device. Called with the
+ * cluster locked, entry @e; unlocks it. Returns -EAGAIN if another reader
+ * has it pinned (try again), else the result.
+ */
+static int gs_read_backing(struct gs_store *s, u64 slot, struct gs_cluster *cl,
+			   unsigned long e, void *dst)
+{
+	unsigned long ci = slot >> GS_CLUSTER_SHIFT;
+	unsigned int i = slot & (GS_CLUSTER_SLOTS - 1);
+	u64 b = gs_entry_payload(e);
+	unsigned int len;
+	bool mine;
+	int ret;
+
+	if (e & GS_FLAG_READING) {
+		spin_unlock(&cl->lock);
+		return -EAGAIN;
+	}
+	len = gs_aux_get(cl->aux, i);
+	atomic_long_set(&cl->table[i], e | GS_FLAG_READING);
+	spin_unlock(&cl->lock);
+
+	ret = s->bk->ops->read(s->bk, b, dst);
+	atomic_long_inc(ret ? &s->stats.bd_read_errors : &s->stats.bd_reads);
+
+	/* Unpin; if the entry went away meanwhile, the slot is ours to free. */
+	cl = gs_cluster_get(s, ci, 0);
+	mine = cl && atomic_long_read(&cl->table[i]) == (e | GS_FLAG_READING);
+	if (mine)
+		atomic_long_set(&cl->table[i], e);
+	if (cl)
+		spin_unlock(&cl->lock);
+	if (!mine)
+		gs_backing_free(s->bk, b);
+
+	if (ret) {
+		pr_err_ratelimited("slot %llu: cannot read backing slot %llu: %d\n",
+				   slot, b, ret);
+		return -EIO;
+	}
+	if (len) {
+		ret = gs_decompress_in_place(s, slot, dst, len);
+		if (ret)
+			pr_err_ratelimited("slot %llu: %s cannot decompress %u bytes from backing slot %llu: %d\n",
+					   slot, gs_comp_name(s->comp), len, b,
+					   ret);
+	}
+	return ret;
+}
+
+static int __gs_store_read(struct gs_store *s, u64 slot, void *dst,
+			   bool nowait)
 {
 	unsigned long ci = slot >> GS_CLUSTER_SHIFT;
 	unsigned int i = slot & (GS_CLUSTER_SLOTS - 1);
@@ -335,6 +504,7 @@ int gs_store_read(struct gs_store *s, u64 slot, void *dst)
 
 	if (slot >= s->nr_slots)
 		return -EINVAL;
+again:
 	/* Taken first: the stream's mutex may sleep, the cluster lock not. */
 	st = gs_stream_get(s->comp);
 	cl = gs_cluster_get(s, ci, 0);
@@ -344,6 +514,9 @@ int gs_store_read(struct gs_store *s, u64 slot, void *dst)
 		return 0;
 	}
 	e = atomic_long_read(&cl->table[i]);
+	/* Accessed: no longer idle. */
+	if (e & GS_FLAG_IDLE && gs_entry_kind(e) != GS_KIND_WRITTEN_BACK)
+		atomic_long_set(&cl->table[i], e & ~GS_FLAG_IDLE);
 	switch (gs_entry_kind(e)) {
 	case GS_KIND_EMPTY:
 		memset(dst, 0, PAGE_SIZE);
@@ -359,6 +532,21 @@ int gs_store_read(struct gs_store *s, u64 slot, void *dst)
 		len = gs_aux_get(cl->aux, i);
 		gs_obj_copy(s, e, st->buf, len);
 		break;
+	case GS_KIND_WRITTEN_BACK:
+		gs_stream_put(st);
+		if (nowait) {
+			spin_unlock(&cl->lock);
+			return -EAGAIN;
+		}
+		ret = gs_read_backing(s, slot, cl, e, dst);
+		if (ret == -EAGAIN) {
+			/* Another reader of this very slot: wait for it. */
+			schedule_timeout_uninterruptible(1);
+			goto again;
+		}
+		if (ret)
+			atomic_long_inc(&s->stats.failed_reads);
+		return ret;
 	default:
 		ret = -EIO;
 		break;
@@ -373,6 +561,16 @@ int gs_store_read(struct gs_store *s, u64 slot, void *dst)
 	}
 	gs_stream_put(st);
 	return ret;
+}
+
+int gs_store_read(struct gs_store *s, u64 slot, void *dst)
+{
+	return __gs_store_read(s, slot, dst, false);
+}
+
+int gs_store_read_nowait(struct gs_store *s, u64 slot, void *dst)
+{
+	return __gs_store_read(s, slot, dst, true);
 }
 
 void gs_store_free(struct gs_store *s, u64 slot)
@@ -436,10 +634,25 @@ enum gs_kind gs_store_kind(struct gs_store *s, u64 slot, unsigned int *len)
 		if (gs_entry_kind(e) == GS_KIND_COMPRESSED ||
 		    gs_entry_kind(e) == GS_KIND_RAW)
 			*len = gs_obj_len(e, cl->aux, i);
+		else if (gs_entry_kind(e) == GS_KIND_WRITTEN_BACK)
+			*len = gs_aux_get(cl->aux, i) ?: PAGE_SIZE;
 	}
 	if (cl)
 		spin_unlock(&cl->lock);
 	return gs_entry_kind(e);
+}
+
+unsigned long gs_store_entry(struct gs_store *s, u64 slot)
+{
+	struct gs_cluster *cl;
+	unsigned long e;
+
+	cl = gs_cluster_get(s, slot >> GS_CLUSTER_SHIFT, 0);
+	if (!cl)
+		return 0;
+	e = atomic_long_read(&cl->table[slot & (GS_CLUSTER_SLOTS - 1)]);
+	spin_unlock(&cl->lock);
+	return e;
 }
 
 unsigned long gs_store_pool_pages(struct gs_store *s)
@@ -491,6 +704,9 @@ struct gs_store *gs_store_create(const char *alg, u64 nr_slots)
 		return ERR_PTR(-ENOMEM);
 	xa_init(&s->clusters);
 	s->nr_slots = nr_slots;
+	mutex_init(&s->wb_lock);
+	INIT_WORK(&s->wb_work, gs_wb_work);
+	s->wb_shrinker = true;
 	/* zsmalloc wants a distinct name per pool (debugfs). */
 	snprintf(name, sizeof(name), "ghostswap%d",
 		 atomic_inc_return(&pool_id));
@@ -514,7 +730,10 @@ out_free:
 
 void gs_store_destroy(struct gs_store *s)
 {
+	/* No writeback may run while the slots go. */
+	gs_store_wb_exit(s);
 	gs_store_free_range(s, 0, s->nr_slots);
+	gs_store_clear_backing(s);
 	WARN_ON(!xa_empty(&s->clusters));
 	xa_destroy(&s->clusters);
 	gs_comp_destroy(s->comp);
@@ -532,15 +751,25 @@ int gs_core_init(void)
 	gs_cluster_cache = KMEM_CACHE(gs_cluster, SLAB_NO_MERGE);
 	if (!gs_cluster_cache)
 		return -ENOMEM;
+	ret = gs_backing_init();
+	if (ret)
+		goto out_cache;
 	ret = gs_comp_init();
 	if (ret)
-		kmem_cache_destroy(gs_cluster_cache);
+		goto out_backing;
+	return 0;
+
+out_backing:
+	gs_backing_exit();
+out_cache:
+	kmem_cache_destroy(gs_cluster_cache);
 	return ret;
 }
 
 void gs_core_exit(void)
 {
 	gs_comp_exit();
+	gs_backing_exit();
 	rcu_barrier();
 	kmem_cache_destroy(gs_cluster_cache);
 }

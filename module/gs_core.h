@@ -9,16 +9,22 @@
 #define _GS_CORE_H
 
 #include <linux/atomic.h>
+#include <linux/mutex.h>
 #include <linux/rcupdate.h>
 #include <linux/spinlock.h>
+#include <linux/workqueue.h>
 #include <linux/xarray.h>
 #include "gs_table.h"
 
+struct gs_backing;
 struct gs_comp;
+struct seq_file;
+struct shrinker;
 struct zs_pool;
 
 struct gs_cluster {
 	spinlock_t lock;	/* covers every field below */
+	u32 stamp;		/* boot time, seconds, of the last store */
 	u16 used;		/* non-EMPTY slots */
 	bool dead;		/* erased from the XArray, freed after RCU */
 	atomic_long_t *table;	/* GS_CLUSTER_SLOTS words, one page */
@@ -41,7 +47,36 @@ struct gs_stats {
 	atomic_long_t failed_writes;
 	atomic_long_t invalid_io;
 	atomic_long_t notify_free;
+	/* The writeback tier, in pages. */
+	atomic_long_t wb_pages;		/* WRITTEN_BACK entries */
+	atomic_long_t bd_reads;		/* pages read from the backing device */
+	atomic_long_t bd_writes;	/* pages written to it */
+	atomic_long_t bd_write_errors;	/* pages whose write failed */
+	atomic_long_t bd_read_errors;	/* pages whose read failed */
+	atomic_long_t bd_relocated;	/* pages moved by backing compaction */
+	atomic_long_t wb_buffer_bytes;	/* writeback batch buffers */
 };
+
+/* Which entries a writeback takes (COMPRESSED and RAW ones only). */
+enum gs_wb_mode {
+	GS_WB_COLD,		/* second chance: IDLE ones, marking the rest */
+	GS_WB_IDLE,		/* IDLE */
+	GS_WB_HUGE,		/* RAW */
+	GS_WB_HUGE_IDLE,	/* RAW and IDLE */
+	GS_WB_INCOMP,		/* RAW that did not compress at all */
+	GS_WB_ALL,
+};
+
+/* Pages that skip the pool and go straight to the backing device. */
+enum gs_direct {
+	GS_DIRECT_NONE,
+	GS_DIRECT_HUGE,		/* everything that would be stored RAW */
+	GS_DIRECT_INCOMP,	/* what did not compress at all */
+};
+
+#define GS_WB_BATCH		32	/* pages per writeback bio */
+
+struct gs_wb_batch;
 
 struct gs_store {
 	struct xarray clusters;		/* cluster index -> struct gs_cluster */
@@ -51,6 +86,19 @@ struct gs_store {
 	size_t huge_size;		/* objects this big are stored RAW */
 	unsigned long limit_pages;	/* pool limit, 0: none */
 	struct gs_stats stats;
+
+	/* Writeback tier; all NULL/0 without a backing device. */
+	struct gs_backing *bk;
+	struct mutex wb_lock;		/* one writeback at a time */
+	struct gs_wb_batch *wb;		/* its buffers, under wb_lock */
+	u64 wb_hand;			/* clock hand of GS_WB_COLD */
+	atomic_long_t wb_budget;	/* pages left, if wb_limit_enable */
+	bool wb_limit_enable;
+	bool wb_shrinker;		/* write back under memory pressure */
+	enum gs_direct direct;
+	struct workqueue_struct *wq;
+	struct work_struct wb_work;	/* background writeback to the limit */
+	struct shrinker *shrinker;
 };
 
 int gs_core_init(void);
@@ -64,9 +112,21 @@ void gs_store_destroy(struct gs_store *s);
 int gs_store_set_algorithm(struct gs_store *s, const char *alg);
 const char *gs_store_algorithm(struct gs_store *s);
 
-/* @src and @dst are PAGE_SIZE kernel buffers. May sleep. */
+/*
+ * @src and @dst are PAGE_SIZE, page aligned kernel buffers in the direct
+ * map. May sleep, and may do I/O to the backing device: write back cold
+ * pages to make room in the pool, write to or read from it.
+ */
 int gs_store_write(struct gs_store *s, u64 slot, const void *src, gfp_t gfp);
 int gs_store_read(struct gs_store *s, u64 slot, void *dst);
+/*
+ * The same without backing device I/O: -EAGAIN where it would be needed
+ * (nothing has changed then). For the block layer's submit path, which
+ * must not wait for another device's bios.
+ */
+int gs_store_write_nowait(struct gs_store *s, u64 slot, const void *src,
+			  gfp_t gfp);
+int gs_store_read_nowait(struct gs_store *s, u64 slot, void *dst);
 /* Frees one slot; never sleeps (called under the swap core's spinlock). */
 void gs_store_free(struct gs_store *s, u64 slot);
 /* Frees [first, first + nr); may sleep. Returns the number of slots freed. */
@@ -84,5 +144,61 @@ size_t gs_cluster_bytes(void);
  * gets the bytes it takes in the pool.
  */
 enum gs_kind gs_store_kind(struct gs_store *s, u64 slot, unsigned int *len);
+/* The whole entry word of a slot (0 if empty), for tests and debugging. */
+unsigned long gs_store_entry(struct gs_store *s, u64 slot);
+
+/* ------------------------------------------------- writeback (gs_writeback.c) */
+
+/*
+ * Attach a backing store to an empty store; it owns @bk from then on
+ * (also on failure). -EBUSY if the store holds data or has one.
+ */
+int gs_store_set_backing(struct gs_store *s, struct gs_backing *bk);
+/* Detach and release the backing store of an empty store. */
+int gs_store_clear_backing(struct gs_store *s);
+
+/*
+ * Write back up to @max pages chosen by @mode. *@done gets the number of
+ * pages now on the backing device. Returns 0, or the last error seen:
+ * -ENODEV (no backing device), -ENOSPC (backing device full), -EIO
+ * (write errors, or the writeback budget ran out), -ENOMEM.
+ */
+int gs_store_writeback(struct gs_store *s, enum gs_wb_mode mode, u64 max,
+		       u64 *done);
+/* Mark COMPRESSED and RAW entries idle: all, or those stored >= @age s ago. */
+void gs_store_mark_idle(struct gs_store *s, u64 age);
+/* Writeback budget: @pages, or no budget (@enable false). */
+void gs_store_set_wb_limit(struct gs_store *s, bool enable, u64 pages);
+/*
+ * Move written-back pages down to fill holes on the backing device, so
+ * that it is used from its start on. *@moved gets the pages moved.
+ */
+int gs_store_backing_compact(struct gs_store *s, u64 *moved);
+/*
+ * Check the table against the reverse map, both ways, and the counters
+ * against both. Returns the number of mismatches; details of the first
+ * ones go to @m (may be NULL). Exact on a quiet store only.
+ */
+long gs_store_check(struct gs_store *s, struct seq_file *m);
+/* Print the entries of cluster @ci to @m. */
+void gs_store_dump_cluster(struct gs_store *s, unsigned long ci,
+			   struct seq_file *m);
+
+/* --------------------------------- shared by gs_core.c and gs_writeback.c */
+
+struct gs_cluster *gs_cluster_get(struct gs_store *s, unsigned long ci,
+				  gfp_t gfp);
+void gs_cluster_put(struct gs_store *s, unsigned long ci,
+		    struct gs_cluster *cl);
+void gs_obj_copy(struct gs_store *s, unsigned long e, void *dst,
+		 unsigned int len);
+int gs_slot_install(struct gs_store *s, u64 slot, unsigned long e,
+		    unsigned int aux, gfp_t gfp);
+bool gs_pool_over(struct gs_store *s, unsigned long pages);
+void gs_wb_work(struct work_struct *work);
+int gs_store_write_backing(struct gs_store *s, u64 slot, const void *src,
+			   gfp_t gfp);
+void gs_store_reclaim(struct gs_store *s, unsigned long target);
+void gs_store_wb_exit(struct gs_store *s);
 
 #endif /* _GS_CORE_H */

@@ -12,15 +12,21 @@
 #include <linux/bio.h>
 #include <linux/blkdev.h>
 #include <linux/ctype.h>
+#include <linux/debugfs.h>
 #include <linux/highmem.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/overflow.h>
+#include <linux/percpu.h>
+#include <linux/rwsem.h>
+#include <linux/seq_file.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/workqueue.h>
+#include "gs_backing.h"
 #include "gs_comp.h"
 #include "gs_core.h"
 
@@ -35,11 +41,28 @@
 #define GS_MIN_DISKSIZE		((u64)SZ_1M)
 #define GS_DEFAULT_DISKSIZE	SZ_64G
 
+/*
+ * Bios that need backing device I/O cannot wait for it in the submit path
+ * (the block layer holds bios submitted from there until it returns):
+ * they are handed to a worker, per CPU, that does them in full.
+ */
+struct gs_punt {
+	spinlock_t lock;	/* covers bios */
+	struct bio_list bios;
+	struct work_struct work;
+	struct gs_dev *d;
+};
+
 struct gs_dev {
 	struct gendisk *disk;
 	struct gs_store *store;	/* replaced only while claimed */
-	struct mutex conf_lock;	/* serialises configuration and stats */
+	/* Write: configuration changes. Read: stats, writeback, compaction. */
+	struct rw_semaphore conf_lock;
 	bool claim;		/* reconfiguring: opens fail with -EBUSY */
+	struct workqueue_struct *io_wq;
+	struct gs_punt __percpu *punt;
+	struct dentry *debugfs;
+	unsigned long dump_cluster;	/* debugfs "table" shows this one */
 };
 
 static struct gs_dev *gs_dev;
@@ -119,14 +142,29 @@ MODULE_PARM_DESC(comp_algorithm,
 
 static blk_status_t gs_errno_to_blk(int err)
 {
+	if (!err)
+		return BLK_STS_OK;
 	return err == -ENOMEM ? BLK_STS_RESOURCE : BLK_STS_IOERR;
+}
+
+static int gs_slot_rw(struct gs_store *s, u64 slot, void *p, bool write,
+		      bool nowait)
+{
+	if (write)
+		return nowait ? gs_store_write_nowait(s, slot, p, GFP_NOIO) :
+				gs_store_write(s, slot, p, GFP_NOIO);
+	return nowait ? gs_store_read_nowait(s, slot, p) :
+			gs_store_read(s, slot, p);
 }
 
 /*
  * Reads and writes. Whole-page segments go straight to the store; a slot
- * split over several segments goes through a bounce page.
+ * split over several segments goes through a bounce page. With @nowait,
+ * returns -EAGAIN where backing device I/O is needed: the caller does the
+ * whole bio again from a worker (reads and writes of whole slots can be
+ * repeated). Else returns 0 or the errno the bio fails with.
  */
-static blk_status_t gs_rw(struct gs_dev *d, struct bio *bio)
+static int gs_rw(struct gs_dev *d, struct bio *bio, bool nowait)
 {
 	bool write = op_is_write(bio_op(bio));
 	u64 slot = bio->bi_iter.bi_sector / GS_SECTORS_PER_SLOT;
@@ -140,7 +178,7 @@ static blk_status_t gs_rw(struct gs_dev *d, struct bio *bio)
 	if (!IS_ALIGNED(bio->bi_iter.bi_sector, GS_SECTORS_PER_SLOT) ||
 	    !IS_ALIGNED(bio->bi_iter.bi_size, PAGE_SIZE)) {
 		atomic_long_inc(&s->stats.invalid_io);
-		return BLK_STS_IOERR;
+		return -EINVAL;
 	}
 
 	bio_for_each_segment(bv, bio, iter) {
@@ -148,10 +186,7 @@ static blk_status_t gs_rw(struct gs_dev *d, struct bio *bio)
 			n = min_t(unsigned int, bv.bv_len - done, PAGE_SIZE - off);
 			if (n == PAGE_SIZE) {
 				p = bvec_kmap_local(&bv);
-				if (write)
-					err = gs_store_write(s, slot, p, GFP_NOIO);
-				else
-					err = gs_store_read(s, slot, p);
+				err = gs_slot_rw(s, slot, p, write, nowait);
 				kunmap_local(p);
 				if (!write)
 					flush_dcache_page(bv.bv_page);
@@ -164,7 +199,8 @@ static blk_status_t gs_rw(struct gs_dev *d, struct bio *bio)
 					}
 				}
 				if (!write && !off)
-					err = gs_store_read(s, slot, bounce);
+					err = gs_slot_rw(s, slot, bounce, false,
+							 nowait);
 				if (err)
 					break;
 				if (write)
@@ -175,8 +211,8 @@ static blk_status_t gs_rw(struct gs_dev *d, struct bio *bio)
 						       bv.bv_offset + done,
 						       bounce + off, n);
 				if (write && off + n == PAGE_SIZE)
-					err = gs_store_write(s, slot, bounce,
-							     GFP_NOIO);
+					err = gs_slot_rw(s, slot, bounce, true,
+							 nowait);
 			}
 			if (err)
 				break;
@@ -190,12 +226,10 @@ static blk_status_t gs_rw(struct gs_dev *d, struct bio *bio)
 			break;
 	}
 	kfree(bounce);
-	if (err) {
+	if (err && err != -EAGAIN)
 		atomic_long_inc(write ? &s->stats.failed_writes :
 				&s->stats.failed_reads);
-		return gs_errno_to_blk(err);
-	}
-	return BLK_STS_OK;
+	return err;
 }
 
 /* DISCARD and WRITE_ZEROES: an empty slot reads as zeroes. */
@@ -214,16 +248,59 @@ static blk_status_t gs_discard(struct gs_dev *d, struct bio *bio)
 	return BLK_STS_OK;
 }
 
+/*
+ * I/O accounting of a punted bio was started in gs_submit_bio(); it ends
+ * here, timed from when the worker took it (its queueing time is lost).
+ */
+static void gs_punt_work(struct work_struct *work)
+{
+	struct gs_punt *p = container_of(work, struct gs_punt, work);
+	unsigned int noio = memalloc_noio_save();
+	unsigned long start;
+	struct bio *bio;
+
+	for (;;) {
+		spin_lock(&p->lock);
+		bio = bio_list_pop(&p->bios);
+		spin_unlock(&p->lock);
+		if (!bio)
+			break;
+		start = jiffies;
+		bio->bi_status = gs_errno_to_blk(gs_rw(p->d, bio, false));
+		bio_end_io_acct(bio, start);
+		bio_endio(bio);
+		cond_resched();
+	}
+	memalloc_noio_restore(noio);
+}
+
+static void gs_punt(struct gs_dev *d, struct bio *bio)
+{
+	struct gs_punt *p = get_cpu_ptr(d->punt);
+
+	spin_lock(&p->lock);
+	bio_list_add(&p->bios, bio);
+	spin_unlock(&p->lock);
+	queue_work(d->io_wq, &p->work);
+	put_cpu_ptr(d->punt);
+}
+
 static void gs_submit_bio(struct bio *bio)
 {
 	struct gs_dev *d = bio->bi_bdev->bd_disk->private_data;
 	unsigned long start = bio_start_io_acct(bio);
 	blk_status_t status;
+	int err;
 
 	switch (bio_op(bio)) {
 	case REQ_OP_READ:
 	case REQ_OP_WRITE:
-		status = gs_rw(d, bio);
+		err = gs_rw(d, bio, true);
+		if (err == -EAGAIN) {
+			gs_punt(d, bio);
+			return;
+		}
+		status = gs_errno_to_blk(err);
 		break;
 	case REQ_OP_DISCARD:
 	case REQ_OP_WRITE_ZEROES:
@@ -307,7 +384,7 @@ static ssize_t disksize_show(struct device *dev, struct device_attribute *attr,
 {
 	struct gs_dev *d = dev_to_gs(dev);
 
-	guard(mutex)(&d->conf_lock);
+	guard(rwsem_read)(&d->conf_lock);
 	return sysfs_emit(buf, "%llu\n", d->store->nr_slots << PAGE_SHIFT);
 }
 
@@ -321,10 +398,12 @@ static int gs_reconfigure(struct gs_dev *d, bool empty,
 {
 	int ret;
 
-	guard(mutex)(&d->conf_lock);
+	guard(rwsem_write)(&d->conf_lock);
 	ret = gs_claim(d);
 	if (ret)
 		return ret;
+	/* Bios of the last opener may still be with the workers. */
+	flush_workqueue(d->io_wq);
 	if (empty && atomic_long_read(&d->store->stats.slots_used))
 		ret = -EBUSY;	/* holds data: reset first */
 	else
@@ -391,7 +470,7 @@ static ssize_t comp_algorithm_show(struct device *dev,
 	bool listed = false;
 	ssize_t n = 0;
 
-	guard(mutex)(&d->conf_lock);
+	guard(rwsem_read)(&d->conf_lock);
 	cur = gs_store_algorithm(d->store);
 	for (alg = gs_comp_known; *alg; alg++) {
 		if (!strcmp(*alg, cur)) {
@@ -448,7 +527,7 @@ static ssize_t mem_limit_store(struct device *dev,
 		if (ret)
 			return ret;
 	}
-	guard(mutex)(&d->conf_lock);
+	guard(rwsem_read)(&d->conf_lock);
 	WRITE_ONCE(d->store->limit_pages, limit >> PAGE_SHIFT);
 	return len;
 }
@@ -458,7 +537,7 @@ static ssize_t mem_limit_show(struct device *dev,
 {
 	struct gs_dev *d = dev_to_gs(dev);
 
-	guard(mutex)(&d->conf_lock);
+	guard(rwsem_read)(&d->conf_lock);
 	return sysfs_emit(buf, "%llu\n",
 			  (u64)READ_ONCE(d->store->limit_pages) << PAGE_SHIFT);
 }
@@ -473,7 +552,7 @@ static ssize_t mem_used_max_store(struct device *dev,
 	/* zram semantics: only "0", which restarts the high water mark. */
 	if (!sysfs_streq(buf, "0"))
 		return -EINVAL;
-	guard(mutex)(&d->conf_lock);
+	guard(rwsem_read)(&d->conf_lock);
 	atomic_long_set(&d->store->stats.max_used_pages,
 			gs_store_pool_pages(d->store));
 	return len;
@@ -485,7 +564,7 @@ static ssize_t compact_store(struct device *dev, struct device_attribute *attr,
 {
 	struct gs_dev *d = dev_to_gs(dev);
 
-	guard(mutex)(&d->conf_lock);
+	guard(rwsem_read)(&d->conf_lock);
 	gs_store_compact(d->store);
 	return len;
 }
@@ -499,7 +578,7 @@ static ssize_t mm_stat_show(struct device *dev, struct device_attribute *attr,
 	struct gs_stats *st;
 	u64 stored;
 
-	guard(mutex)(&d->conf_lock);
+	guard(rwsem_read)(&d->conf_lock);
 	st = &d->store->stats;
 	stored = atomic_long_read(&st->same_pages) +
 		 atomic_long_read(&st->comp_pages) +
@@ -528,7 +607,7 @@ static ssize_t cluster_stat_show(struct device *dev,
 	struct gs_stats *st;
 	unsigned long used, meta, per = 0;
 
-	guard(mutex)(&d->conf_lock);
+	guard(rwsem_read)(&d->conf_lock);
 	st = &d->store->stats;
 	used = atomic_long_read(&st->slots_used);
 	meta = atomic_long_read(&st->meta_bytes);
@@ -548,7 +627,7 @@ static ssize_t io_stat_show(struct device *dev, struct device_attribute *attr,
 	struct gs_dev *d = dev_to_gs(dev);
 	struct gs_stats *st;
 
-	guard(mutex)(&d->conf_lock);
+	guard(rwsem_read)(&d->conf_lock);
 	st = &d->store->stats;
 	return sysfs_emit(buf, "%8ld %8ld %8ld %8ld\n",
 			  atomic_long_read(&st->failed_reads),
@@ -557,6 +636,311 @@ static ssize_t io_stat_show(struct device *dev, struct device_attribute *attr,
 			  atomic_long_read(&st->notify_free));
 }
 static DEVICE_ATTR_RO(io_stat);
+
+/* ---------------------------------------------------------- writeback */
+
+static int gs_do_set_backing(struct gs_dev *d, const void *arg)
+{
+	const char *path = arg;
+	struct gs_backing *bk;
+	dev_t devt;
+
+	if (!strcmp(path, "none"))
+		return gs_store_clear_backing(d->store);
+	if (d->store->bk)
+		return -EBUSY;	/* detach ("none") first */
+	if (!lookup_bdev(path, &devt) && devt == disk_devt(d->disk)) {
+		pr_err("backing_dev: %s is ghostswap itself\n", path);
+		return -EINVAL;
+	}
+	bk = gs_backing_open(path, d);
+	if (IS_ERR(bk)) {
+		pr_err("backing_dev: cannot use %s: %ld\n", path, PTR_ERR(bk));
+		return PTR_ERR(bk);
+	}
+	pr_info("backing device %s, %llu pages\n", path, bk->nr_slots);
+	return gs_store_set_backing(d->store, bk);
+}
+
+static ssize_t backing_dev_store(struct device *dev,
+				 struct device_attribute *attr,
+				 const char *buf, size_t len)
+{
+	char *path;
+	int ret;
+
+	path = kstrndup(buf, len, GFP_KERNEL);
+	if (!path)
+		return -ENOMEM;
+	strim(path);
+	if (!*path) {
+		kfree(path);
+		return -EINVAL;
+	}
+	ret = gs_reconfigure(dev_to_gs(dev), true, gs_do_set_backing, path);
+	kfree(path);
+	return ret ? ret : len;
+}
+
+static ssize_t backing_dev_show(struct device *dev,
+				struct device_attribute *attr, char *buf)
+{
+	struct gs_dev *d = dev_to_gs(dev);
+	struct gs_backing *bk;
+	char *p;
+
+	guard(rwsem_read)(&d->conf_lock);
+	bk = d->store->bk;
+	if (!bk || !bk->bdev_file)
+		return sysfs_emit(buf, "none\n");
+	p = file_path(bk->bdev_file, buf, PAGE_SIZE - 1);
+	if (IS_ERR(p))
+		return PTR_ERR(p);
+	return sysfs_emit(buf, "%s\n", p);
+}
+static DEVICE_ATTR_RW(backing_dev);
+
+static const char *const gs_wb_modes[] = {
+	[GS_WB_COLD] = "cold",
+	[GS_WB_IDLE] = "idle",
+	[GS_WB_HUGE] = "huge",
+	[GS_WB_HUGE_IDLE] = "huge_idle",
+	[GS_WB_INCOMP] = "incompressible",
+	[GS_WB_ALL] = "all",
+};
+
+/*
+ * "MODE [PAGES]", "type=MODE [PAGES]" (zram's newer form) or "PAGES" (the
+ * coldest ones). MODE: idle huge huge_idle incompressible all.
+ */
+static int gs_parse_writeback(char *buf, enum gs_wb_mode *mode, u64 *max)
+{
+	char *word, *count;
+	int i;
+
+	buf = strim(buf);
+	word = strsep(&buf, " \t");
+	count = buf ? strim(buf) : NULL;
+	*mode = GS_WB_COLD;
+	*max = U64_MAX;
+	if (!word || !*word)
+		return -EINVAL;
+	if (isdigit(*word)) {
+		if (count)
+			return -EINVAL;
+		count = word;
+	} else {
+		if (!strncmp(word, "type=", 5))
+			word += 5;
+		i = match_string(gs_wb_modes, ARRAY_SIZE(gs_wb_modes), word);
+		if (i <= GS_WB_COLD)
+			return -EINVAL;
+		*mode = i;
+	}
+	if (count && (kstrtou64(count, 10, max) || !*max))
+		return -EINVAL;
+	return 0;
+}
+
+static ssize_t writeback_store(struct device *dev,
+			       struct device_attribute *attr, const char *buf,
+			       size_t len)
+{
+	struct gs_dev *d = dev_to_gs(dev);
+	enum gs_wb_mode mode;
+	char *copy;
+	u64 max, done;
+	int ret;
+
+	copy = kstrndup(buf, len, GFP_KERNEL);
+	if (!copy)
+		return -ENOMEM;
+	ret = gs_parse_writeback(copy, &mode, &max);
+	kfree(copy);
+	if (ret)
+		return ret;
+	guard(rwsem_read)(&d->conf_lock);
+	ret = gs_store_writeback(d->store, mode, max, &done);
+	pr_debug("writeback %s: %llu pages, %d\n", gs_wb_modes[mode], done,
+		 ret);
+	return ret ? ret : len;
+}
+static DEVICE_ATTR_WO(writeback);
+
+/* "all", or an age in seconds: entries stored at least that long ago. */
+static ssize_t idle_store(struct device *dev, struct device_attribute *attr,
+			  const char *buf, size_t len)
+{
+	struct gs_dev *d = dev_to_gs(dev);
+	u64 age = 0;
+
+	if (!sysfs_streq(buf, "all") &&
+	    (kstrtou64(buf, 10, &age) || !age))
+		return -EINVAL;
+	guard(rwsem_read)(&d->conf_lock);
+	gs_store_mark_idle(d->store, age);
+	return len;
+}
+static DEVICE_ATTR_WO(idle);
+
+static ssize_t writeback_limit_enable_store(struct device *dev,
+					    struct device_attribute *attr,
+					    const char *buf, size_t len)
+{
+	struct gs_dev *d = dev_to_gs(dev);
+	bool on;
+
+	if (kstrtobool(buf, &on))
+		return -EINVAL;
+	guard(rwsem_read)(&d->conf_lock);
+	gs_store_set_wb_limit(d->store, on,
+			      atomic_long_read(&d->store->wb_budget));
+	return len;
+}
+
+static ssize_t writeback_limit_enable_show(struct device *dev,
+					   struct device_attribute *attr,
+					   char *buf)
+{
+	struct gs_dev *d = dev_to_gs(dev);
+
+	guard(rwsem_read)(&d->conf_lock);
+	return sysfs_emit(buf, "%d\n", READ_ONCE(d->store->wb_limit_enable));
+}
+static DEVICE_ATTR_RW(writeback_limit_enable);
+
+static ssize_t writeback_limit_store(struct device *dev,
+				     struct device_attribute *attr,
+				     const char *buf, size_t len)
+{
+	struct gs_dev *d = dev_to_gs(dev);
+	u64 pages;
+
+	if (kstrtou64(buf, 10, &pages) || pages > LONG_MAX)
+		return -EINVAL;
+	guard(rwsem_read)(&d->conf_lock);
+	gs_store_set_wb_limit(d->store, READ_ONCE(d->store->wb_limit_enable),
+			      pages);
+	return len;
+}
+
+static ssize_t writeback_limit_show(struct device *dev,
+				    struct device_attribute *attr, char *buf)
+{
+	struct gs_dev *d = dev_to_gs(dev);
+
+	guard(rwsem_read)(&d->conf_lock);
+	return sysfs_emit(buf, "%ld\n", atomic_long_read(&d->store->wb_budget));
+}
+static DEVICE_ATTR_RW(writeback_limit);
+
+static ssize_t writeback_shrinker_store(struct device *dev,
+					struct device_attribute *attr,
+					const char *buf, size_t len)
+{
+	struct gs_dev *d = dev_to_gs(dev);
+	bool on;
+
+	if (kstrtobool(buf, &on))
+		return -EINVAL;
+	guard(rwsem_read)(&d->conf_lock);
+	WRITE_ONCE(d->store->wb_shrinker, on);
+	return len;
+}
+
+static ssize_t writeback_shrinker_show(struct device *dev,
+				       struct device_attribute *attr,
+				       char *buf)
+{
+	struct gs_dev *d = dev_to_gs(dev);
+
+	guard(rwsem_read)(&d->conf_lock);
+	return sysfs_emit(buf, "%d\n", READ_ONCE(d->store->wb_shrinker));
+}
+static DEVICE_ATTR_RW(writeback_shrinker);
+
+static const char *const gs_direct_names[] = {
+	[GS_DIRECT_NONE] = "none",
+	[GS_DIRECT_HUGE] = "huge",
+	[GS_DIRECT_INCOMP] = "incompressible",
+};
+
+static ssize_t writeback_direct_store(struct device *dev,
+				      struct device_attribute *attr,
+				      const char *buf, size_t len)
+{
+	struct gs_dev *d = dev_to_gs(dev);
+	int i = sysfs_match_string(gs_direct_names, buf);
+
+	if (i < 0)
+		return -EINVAL;
+	guard(rwsem_read)(&d->conf_lock);
+	WRITE_ONCE(d->store->direct, i);
+	return len;
+}
+
+static ssize_t writeback_direct_show(struct device *dev,
+				     struct device_attribute *attr, char *buf)
+{
+	struct gs_dev *d = dev_to_gs(dev);
+	unsigned int i, cur;
+	ssize_t n = 0;
+
+	guard(rwsem_read)(&d->conf_lock);
+	cur = READ_ONCE(d->store->direct);
+	for (i = 0; i < ARRAY_SIZE(gs_direct_names); i++)
+		n += sysfs_emit_at(buf, n, i == cur ? "[%s] " : "%s ",
+				   gs_direct_names[i]);
+	buf[n - 1] = '\n';
+	return n;
+}
+static DEVICE_ATTR_RW(writeback_direct);
+
+static ssize_t backing_compact_store(struct device *dev,
+				     struct device_attribute *attr,
+				     const char *buf, size_t len)
+{
+	struct gs_dev *d = dev_to_gs(dev);
+	u64 moved;
+	int ret;
+
+	guard(rwsem_read)(&d->conf_lock);
+	ret = gs_store_backing_compact(d->store, &moved);
+	pr_debug("backing compaction moved %llu pages: %d\n", moved, ret);
+	return ret ? ret : len;
+}
+static DEVICE_ATTR_WO(backing_compact);
+
+/*
+ * zram's three columns (pages on the backing device, pages read, pages
+ * written), then: reverse map clusters, bytes of the tier's metadata and
+ * buffers, pages that failed to write, to read, pages relocated.
+ */
+static ssize_t bd_stat_show(struct device *dev, struct device_attribute *attr,
+			    char *buf)
+{
+	struct gs_dev *d = dev_to_gs(dev);
+	struct gs_backing *bk;
+	struct gs_stats *st;
+	u64 used = 0, meta = 0;
+
+	guard(rwsem_read)(&d->conf_lock);
+	st = &d->store->stats;
+	bk = d->store->bk;
+	if (bk) {
+		used = gs_backing_used(bk);
+		meta = atomic_long_read(&bk->meta_bytes);
+	}
+	return sysfs_emit(buf, "%8llu %8ld %8ld %8llu %8llu %8ld %8ld %8ld\n",
+			  used, atomic_long_read(&st->bd_reads),
+			  atomic_long_read(&st->bd_writes),
+			  meta / gs_bk_cluster_bytes(),
+			  meta + atomic_long_read(&st->wb_buffer_bytes),
+			  atomic_long_read(&st->bd_write_errors),
+			  atomic_long_read(&st->bd_read_errors),
+			  atomic_long_read(&st->bd_relocated));
+}
+static DEVICE_ATTR_RO(bd_stat);
 
 static struct attribute *gs_attrs[] = {
 	&dev_attr_disksize.attr,
@@ -568,6 +952,15 @@ static struct attribute *gs_attrs[] = {
 	&dev_attr_mm_stat.attr,
 	&dev_attr_cluster_stat.attr,
 	&dev_attr_io_stat.attr,
+	&dev_attr_backing_dev.attr,
+	&dev_attr_writeback.attr,
+	&dev_attr_idle.attr,
+	&dev_attr_writeback_limit.attr,
+	&dev_attr_writeback_limit_enable.attr,
+	&dev_attr_writeback_shrinker.attr,
+	&dev_attr_writeback_direct.attr,
+	&dev_attr_backing_compact.attr,
+	&dev_attr_bd_stat.attr,
 	NULL,
 };
 
@@ -580,7 +973,100 @@ static const struct attribute_group *gs_attr_groups[] = {
 	NULL,
 };
 
+/* ------------------------------------------------------------ debugfs */
+
+/* First line: mismatches between table and reverse map; then details. */
+static int gs_check_show(struct seq_file *m, void *v)
+{
+	struct gs_dev *d = m->private;
+	long bad;
+
+	guard(rwsem_read)(&d->conf_lock);
+	bad = gs_store_check(d->store, NULL);
+	seq_printf(m, "%ld\n", bad);
+	if (bad > 0)
+		gs_store_check(d->store, m);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(gs_check);
+
+static int gs_table_show(struct seq_file *m, void *v)
+{
+	struct gs_dev *d = m->private;
+
+	guard(rwsem_read)(&d->conf_lock);
+	gs_store_dump_cluster(d->store, READ_ONCE(d->dump_cluster), m);
+	return 0;
+}
+
+/* Write a cluster index (slot / 512) to choose what "table" shows. */
+static ssize_t gs_table_write(struct file *file, const char __user *ubuf,
+			      size_t len, loff_t *ppos)
+{
+	struct gs_dev *d = file_inode(file)->i_private;
+	unsigned long ci;
+	int ret;
+
+	ret = kstrtoul_from_user(ubuf, len, 10, &ci);
+	if (ret)
+		return ret;
+	WRITE_ONCE(d->dump_cluster, ci);
+	return len;
+}
+
+static int gs_table_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, gs_table_show, inode->i_private);
+}
+
+static const struct file_operations gs_table_fops = {
+	.owner = THIS_MODULE,
+	.open = gs_table_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.write = gs_table_write,
+	.release = single_release,
+};
+
+static void gs_debugfs_create(struct gs_dev *d)
+{
+	d->debugfs = debugfs_create_dir(GS_NAME, NULL);
+	debugfs_create_file("check", 0400, d->debugfs, d, &gs_check_fops);
+	debugfs_create_file("table", 0600, d->debugfs, d, &gs_table_fops);
+}
+
 /* ------------------------------------------------------------- module */
+
+static int gs_punt_create(struct gs_dev *d)
+{
+	unsigned int cpu;
+
+	/* Reclaim may wait on these bios: they need a rescuer. */
+	d->io_wq = alloc_workqueue("ghostswap-io", WQ_UNBOUND | WQ_MEM_RECLAIM,
+				   0);
+	if (!d->io_wq)
+		return -ENOMEM;
+	d->punt = alloc_percpu(struct gs_punt);
+	if (!d->punt) {
+		destroy_workqueue(d->io_wq);
+		return -ENOMEM;
+	}
+	for_each_possible_cpu(cpu) {
+		struct gs_punt *p = per_cpu_ptr(d->punt, cpu);
+
+		spin_lock_init(&p->lock);
+		bio_list_init(&p->bios);
+		INIT_WORK(&p->work, gs_punt_work);
+		p->d = d;
+	}
+	return 0;
+}
+
+static void gs_punt_destroy(struct gs_dev *d)
+{
+	destroy_workqueue(d->io_wq);
+	free_percpu(d->punt);
+}
 
 static int gs_dev_create(void)
 {
@@ -600,12 +1086,15 @@ static int gs_dev_create(void)
 	d = kzalloc_obj(*d);
 	if (!d)
 		return -ENOMEM;
-	mutex_init(&d->conf_lock);
+	init_rwsem(&d->conf_lock);
+	ret = gs_punt_create(d);
+	if (ret)
+		goto out_free;
 	d->store = gs_store_create(gs_default_alg,
 				   gs_default_disksize >> PAGE_SHIFT);
 	if (IS_ERR(d->store)) {
 		ret = PTR_ERR(d->store);
-		goto out_free;
+		goto out_punt;
 	}
 
 	d->disk = blk_alloc_disk(&lim, NUMA_NO_NODE);
@@ -625,6 +1114,7 @@ static int gs_dev_create(void)
 	ret = device_add_disk(NULL, d->disk, gs_attr_groups);
 	if (ret)
 		goto out_put;
+	gs_debugfs_create(d);
 	gs_dev = d;
 	return 0;
 
@@ -632,6 +1122,8 @@ out_put:
 	put_disk(d->disk);
 out_store:
 	gs_store_destroy(d->store);
+out_punt:
+	gs_punt_destroy(d);
 out_free:
 	kfree(d);
 	return ret;
@@ -639,8 +1131,10 @@ out_free:
 
 static void gs_dev_destroy(struct gs_dev *d)
 {
+	debugfs_remove_recursive(d->debugfs);
 	del_gendisk(d->disk);
 	put_disk(d->disk);
+	gs_punt_destroy(d);
 	gs_store_destroy(d->store);
 	kfree(d);
 }

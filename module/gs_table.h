@@ -25,11 +25,24 @@
  *   | COMPRESSED   | 2   | zsmalloc handle (encoded)   | compressed length    |
  *   | RAW          | 3   | zsmalloc handle (encoded),  | 0                    |
  *   |              |     | object holds the page as is |                      |
- *   | WRITTEN_BACK | 4   | reserved: backing slot      | reserved             |
+ *   | WRITTEN_BACK | 4   | backing device slot         | compressed length,   |
+ *   |              |     |                             | 0: the page as is    |
  *   | 5..7         |     | reserved                    |                      |
  *
- * Flags (bit 3..7): IDLE (bit 3) and HUGE (bit 4) are reserved for idle
- * tracking and writeback; bits 5..7 are free.
+ * Flags (bits 3..7), their meaning depends on the kind:
+ *
+ *   | flag    | bit | kinds            | meaning                              |
+ *   |---------|-----|------------------|--------------------------------------|
+ *   | IDLE    | 3   | COMPRESSED, RAW  | not accessed since marked idle       |
+ *   | WB      | 4   | COMPRESSED, RAW  | a writeback of this entry is in      |
+ *   |         |     |                  | flight                               |
+ *   | READING | 4   | WRITTEN_BACK     | a read of the backing slot is in     |
+ *   |         |     |                  | flight: the slot stays allocated     |
+ *   | INCOMP  | 5   | RAW              | the compressor did not shrink it     |
+ *   |         |     |                  | at all (RAW without it: it shrank,   |
+ *   |         |     |                  | but not below the huge class size)   |
+ *
+ * Bits 6..7 are free.
  *
  * An EMPTY slot reads as zeroes. A SAME slot costs no memory beyond the
  * table: the 64-bit fill word is split between the payload and aux.
@@ -81,7 +94,9 @@ enum gs_kind {
 };
 
 #define GS_FLAG_IDLE		BIT(GS_FLAG_SHIFT + 0)
-#define GS_FLAG_HUGE		BIT(GS_FLAG_SHIFT + 1)
+#define GS_FLAG_WB		BIT(GS_FLAG_SHIFT + 1)
+#define GS_FLAG_READING		BIT(GS_FLAG_SHIFT + 1)
+#define GS_FLAG_INCOMP		BIT(GS_FLAG_SHIFT + 2)
 
 static_assert(sizeof(unsigned long) == 8, "ghostswap needs a 64-bit kernel");
 static_assert(PAGE_SIZE - 1 <= GS_AUX_MAX,

@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ghostswap backing store.
+ *
+ * A backing device is cut into page-sized slots. Slots are handed out
+ * next-fit, so that writeback on a fresh device is sequential, several
+ * contiguous slots at a time so that one bio carries a whole batch.
+ *
+ * The reverse map says which ghost slot owns each backing slot (32 bits
+ * per slot). Like the ghost table it lives in clusters of 512 slots, in an
+ * XArray, that exist only while one of their slots is in use: a large
+ * backing device that holds little costs little. The XArray's lock covers
+ * the clusters' contents; frees take it from swap_slot_free_notify()
+ * (atomic context), so nothing under it sleeps. Allocations are
+ * serialised by a mutex, which also means that a slot that was freed is
+ * not handed out again while its allocator holds the mutex.
+ */
+#define pr_fmt(fmt) "ghostswap: " fmt
+
+#include <linux/blkdev.h>
+#include <linux/err.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include "gs_backing.h"
+
+static struct kmem_cache *gs_bk_cluster_cache;
+
+size_t gs_bk_cluster_bytes(void)
+{
+	return kmem_cache_size(gs_bk_cluster_cache);
+}
+
+struct gs_backing *gs_backing_create(const struct gs_backing_ops *ops,
+				     void *priv, u64 nr_slots)
+{
+	struct gs_backing *bk;
+
+	if (!nr_slots)
+		return ERR_PTR(-EINVAL);
+	bk = kzalloc_obj(*bk);
+	if (!bk)
+		return ERR_PTR(-ENOMEM);
+	bk->ops = ops;
+	bk->priv = priv;
+	bk->nr_slots = nr_slots;
+	xa_init(&bk->clusters);
+	mutex_init(&bk->alloc_lock);
+	return bk;
+}
+
+void gs_backing_destroy(struct gs_backing *bk)
+{
+	struct gs_bk_cluster *bc;
+	unsigned long ci;
+
+	/* Slots still in use are a bug of the caller: do not leak them. */
+	WARN_ON(bk->used);
+	xa_for_each(&bk->clusters, ci, bc)
+		kmem_cache_free(gs_bk_cluster_cache, bc);
+	xa_destroy(&bk->clusters);
+	if (bk->ops->release)
+		bk->ops->release(bk);
+	kfree(bk);
+}
+
+int gs_backing_alloc(struct gs_backing *bk, const u64 *owners,
+		     unsigned int nr, u64 *first, u64 below, bool low)
+{
+	u64 end = min(bk->nr_slots, below), pos, start, base;
+	struct gs_bk_cluster *bc, *new = NULL;
+	bool wrapped = false;
+	unsigned int i, cap;
+	unsigned long ci;
+	int got = 0, ret;
+
+	if (!nr || !end)
+		return 0;
+	mutex_lock(&bk->alloc_lock);
+	pos = low ? 0 : bk->cursor;
+	if (pos >= end)
+		pos = 0;
+	start = pos;
+	for (;;) {
+		ci = pos >> GS_BK_CLUSTER_SHIFT;
+		base = (u64)ci << GS_BK_CLUSTER_SHIFT;
+		cap = min_t(u64, GS_BK_CLUSTER_SLOTS, end - base);
+
+		xa_lock(&bk->clusters);
+		if (bk->used >= bk->nr_slots) {
+			xa_unlock(&bk->clusters);
+			break;
+		}
+		bc = xa_load(&bk->clusters, ci);
+		if (!bc) {
+			/* A cluster nobody uses: all of it is free. */
+			xa_unlock(&bk->clusters);
+			if (!new) {
+				new = kmem_cache_zalloc(gs_bk_cluster_cache,
+							GFP_NOIO);
+				if (!new) {
+					got = -ENOMEM;
+					break;
+				}
+			}
+			ret = xa_insert(&bk->clusters, ci, new, GFP_NOIO);
+			if (ret == -ENOMEM) {
+				got = -ENOMEM;
+				break;
+			}
+			if (!ret) {
+				atomic_long_add(gs_bk_cluster_bytes(),
+						&bk->meta_bytes);
+				new = NULL;
+			}
+			continue;
+		}
+		i = bc->used == GS_BK_CLUSTER_SLOTS ? cap : pos - base;
+		while (i < cap && bc->owner[i])
+			i++;
+		if (i < cap) {
+			*first = base + i;
+			while (got < nr && i < cap && !bc->owner[i]) {
+				WARN_ON_ONCE(owners[got] > GS_BK_MAX_OWNER);
+				bc->owner[i++] = owners[got++] + 1;
+			}
+			bc->used += got;
+			bk->used += got;
+			xa_unlock(&bk->clusters);
+			if (!low)
+				bk->cursor = base + i;
+			break;
+		}
+		xa_unlock(&bk->clusters);
+		pos = base + GS_BK_CLUSTER_SLOTS;
+		if (wrapped && pos > start)
+			break;
+		if (pos >= end) {
+			if (wrapped || !start)
+				break;
+			pos = 0;
+			wrapped = true;
+		}
+	}
+	mutex_unlock(&bk->alloc_lock);
+	if (new)
+		kmem_cache_free(gs_bk_cluster_cache, new);
+	return got;
+}
+
+void gs_backing_free(struct gs_backing *bk, u64 slot)
+{
+	unsigned long ci = slot >> GS_BK_CLUSTER_SHIFT;
+	unsigned int i = slot & (GS_BK_CLUSTER_SLOTS - 1);
+	struct gs_bk_cluster *bc;
+
+	xa_lock(&bk->clusters);
+	bc = xa_load(&bk->clusters, ci);
+	if (WARN_ONCE(!bc || !bc->owner[i],
+		      "ghostswap: free of unused backing slot %llu\n", slot)) {
+		xa_unlock(&bk->clusters);
+		return;
+	}
+	bc->owner[i] = 0;
+	bc->used--;
+	bk->used--;
+	if (!bc->used)
+		__xa_erase(&bk->clusters, ci);
+	else
+		bc = NULL;
+	xa_unlock(&bk->clusters);
+	if (bc) {
+		kmem_cache_free(gs_bk_cluster_cache, bc);
+		atomic_long_sub(gs_bk_cluster_bytes(), &bk->meta_bytes);
+	}
+}
+
+u64 gs_backing_owner(struct gs_backing *bk, u64 slot)
+{
+	struct gs_bk_cluster *bc;
+	u64 owner = U64_MAX;
+
+	xa_lock(&bk->clusters);
+	bc = xa_load(&bk->clusters, slot >> GS_BK_CLUSTER_SHIFT);
+	if (bc && bc->owner[slot & (GS_BK_CLUSTER_SLOTS - 1)])
+		owner = bc->owner[slot & (GS_BK_CLUSTER_SLOTS - 1)] - 1;
+	xa_unlock(&bk->clusters);
+	return owner;
+}
+
+bool gs_backing_cluster_owners(struct gs_backing *bk, unsigned long ci,
+			       u32 *owners)
+{
+	struct gs_bk_cluster *bc;
+
+	xa_lock(&bk->clusters);
+	bc = xa_load(&bk->clusters, ci);
+	if (bc)
+		memcpy(owners, bc->owner, sizeof(bc->owner));
+	xa_unlock(&bk->clusters);
+	return bc;
+}
+
+u64 gs_backing_last_used(struct gs_backing *bk)
+{
+	struct gs_bk_cluster *bc;
+	unsigned long ci, last = 0;
+	u64 slot = U64_MAX;
+	bool any = false;
+	int i;
+
+	xa_lock(&bk->clusters);
+	xa_for_each(&bk->clusters, ci, bc) {
+		last = ci;
+		any = true;
+	}
+	bc = any ? xa_load(&bk->clusters, last) : NULL;
+	for (i = GS_BK_CLUSTER_SLOTS - 1; bc && i >= 0; i--) {
+		if (bc->owner[i]) {
+			slot = ((u64)last << GS_BK_CLUSTER_SHIFT) + i;
+			break;
+		}
+	}
+	xa_unlock(&bk->clusters);
+	return slot;
+}
+
+u64 gs_backing_used(struct gs_backing *bk)
+{
+	u64 used;
+
+	xa_lock(&bk->clusters);
+	used = bk->used;
+	xa_unlock(&bk->clusters);
+	return used;
+}
+
+/* ------------------------------------------------- block device backing */
+
+static int gs_bdev_rw(struct gs_backing *bk, blk_opf_t opf, u64 slot,
+		      void *const *bufs, unsigned int nr)
+{
+	struct bio *bio;
+	unsigned int i;
+	int ret;
+
+	if (WARN_ON_ONCE(!nr || nr > BIO_MAX_VECS))
+		return -EINVAL;
+	bio = bio_alloc_bioset(file_bdev(bk->bdev_file), nr, opf, GFP_NOIO,
+			       &bk->bio_set);
+	bio->bi_iter.bi_sector = slot << (PAGE_SHIFT - SECTOR_SHIFT);
+	for (i = 0; i < nr; i++) {
+		WARN_ON_ONCE(offset_in_page(bufs[i]));
+		__bio_add_page(bio, virt_to_page(bufs[i]), PAGE_SIZE, 0);
+	}
+	ret = submit_bio_wait(bio);
+	bio_put(bio);
+	return ret;
+}
+
+static int gs_bdev_write(struct gs_backing *bk, u64 slot, void *const *bufs,
+			 unsigned int nr)
+{
+	return gs_bdev_rw(bk, REQ_OP_WRITE, slot, bufs, nr);
+}
+
+static int gs_bdev_read(struct gs_backing *bk, u64 slot, void *buf)
+{
+	return gs_bdev_rw(bk, REQ_OP_READ, slot, &buf, 1);
+}
+
+static void gs_bdev_release(struct gs_backing *bk)
+{
+	bioset_exit(&bk->bio_set);
+	bdev_fput(bk->bdev_file);
+}
+
+static const struct gs_backing_ops gs_bdev_ops = {
+	.write = gs_bdev_write,
+	.read = gs_bdev_read,
+	.release = gs_bdev_release,
+};
+
+struct gs_backing *gs_backing_from_file(struct file *file)
+{
+	struct block_device *bdev = file_bdev(file);
+	struct gs_backing *bk;
+	u64 nr;
+	int ret;
+
+	nr = bdev_nr_bytes(bdev) >> PAGE_SHIFT;
+	if (!nr || bdev_logical_block_size(bdev) > PAGE_SIZE) {
+		ret = -EINVAL;
+		goto out_put;
+	}
+	bk = gs_backing_create(&gs_bdev_ops, NULL, nr);
+	if (IS_ERR(bk)) {
+		ret = PTR_ERR(bk);
+		goto out_put;
+	}
+	/* Its own reserve: the pages we write may be what reclaim waits on. */
+	ret = bioset_init(&bk->bio_set, 4, 0, BIOSET_NEED_BVECS);
+	if (ret) {
+		kfree(bk);
+		goto out_put;
+	}
+	bk->bdev_file = file;
+	return bk;
+
+out_put:
+	bdev_fput(file);
+	return ERR_PTR(ret);
+}
+
+struct gs_backing *gs_backing_open(const char *path, void *holder)
+{
+	struct file *file;
+
+	file = bdev_file_open_by_path(path, BLK_OPEN_READ | BLK_OPEN_WRITE |
+				      BLK_OPEN_EXCL, holder, NULL);
+	if (IS_ERR(file))
+		return ERR_CAST(file);
+	return gs_backing_from_file(file);
+}
+
+int gs_backing_init(void)
+{
+	gs_bk_cluster_cache = KMEM_CACHE(gs_bk_cluster, SLAB_NO_MERGE);
+	return gs_bk_cluster_cache ? 0 : -ENOMEM;
+}
+
+void gs_backing_exit(void)
+{
+	kmem_cache_destroy(gs_bk_cluster_cache);
+}

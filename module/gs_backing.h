@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ghostswap backing store: the space of a real block device, handed out in
+ * page-sized slots, with a reverse map from each backing slot to the ghost
+ * slot that owns it.
+ */
+#ifndef _GS_BACKING_H
+#define _GS_BACKING_H
+
+#include <linux/atomic.h>
+#include <linux/bio.h>
+#include <linux/bits.h>
+#include <linux/mutex.h>
+#include <linux/types.h>
+#include <linux/xarray.h>
+
+#define GS_BK_CLUSTER_SHIFT	9
+#define GS_BK_CLUSTER_SLOTS	BIT(GS_BK_CLUSTER_SHIFT)	/* 512 */
+
+/* The reverse map stores a ghost slot plus one: 0 is a free slot. */
+#define GS_BK_MAX_OWNER		((u64)U32_MAX - 1)
+
+struct gs_backing;
+
+/*
+ * How a backing store moves pages. Buffers are page aligned, PAGE_SIZE
+ * each, in the kernel's direct map. May sleep; return 0 or a negative
+ * errno for the whole request.
+ */
+struct gs_backing_ops {
+	int (*write)(struct gs_backing *bk, u64 slot, void *const *bufs,
+		     unsigned int nr);
+	int (*read)(struct gs_backing *bk, u64 slot, void *buf);
+	void (*release)(struct gs_backing *bk);
+};
+
+/* One cluster of the reverse map; exists while one of its slots is used. */
+struct gs_bk_cluster {
+	unsigned int used;
+	u32 owner[GS_BK_CLUSTER_SLOTS];	/* ghost slot + 1, 0: free */
+};
+
+struct gs_backing {
+	const struct gs_backing_ops *ops;
+	void *priv;			/* the ops' own */
+	u64 nr_slots;
+	/*
+	 * Index of the reverse map clusters. Its lock covers every
+	 * cluster's contents and @used. Frees take it from
+	 * atomic context; nothing under it sleeps.
+	 */
+	struct xarray clusters;
+	/* Serialises allocation (and so the reuse of freed slots). */
+	struct mutex alloc_lock;
+	u64 cursor;			/* next-fit allocation, alloc_lock */
+	u64 used;			/* slots owned */
+	atomic_long_t meta_bytes;	/* reverse map clusters */
+
+	/* Block device backing (gs_backing_open()). */
+	struct file *bdev_file;
+	struct bio_set bio_set;
+};
+
+int gs_backing_init(void);
+void gs_backing_exit(void);
+
+/* Bytes one reverse map cluster costs (its slab object). */
+size_t gs_bk_cluster_bytes(void);
+
+/* A backing store of @nr_slots slots that moves pages through @ops. */
+struct gs_backing *gs_backing_create(const struct gs_backing_ops *ops,
+				     void *priv, u64 nr_slots);
+/*
+ * The block device at @path, opened exclusively for @holder. Returns an
+ * ERR_PTR: -ENOTBLK (not a block device), -EBUSY (mounted or held),
+ * -EINVAL (smaller than a page), or what opening it said.
+ */
+struct gs_backing *gs_backing_open(const char *path, void *holder);
+/* The same for a block device file already opened; owns @file. */
+struct gs_backing *gs_backing_from_file(struct file *file);
+/* Every slot must be free. Calls ops->release. */
+void gs_backing_destroy(struct gs_backing *bk);
+
+/*
+ * Allocate up to @nr contiguous slots, the first for ghost slot
+ * @owners[0] and so on; *@first gets the first. Slots below @below only
+ * (U64_MAX: anywhere); with @low, the lowest free slot is taken, else the
+ * next one after the last allocation. Returns the number allocated (0:
+ * none free) or -ENOMEM. May sleep.
+ */
+int gs_backing_alloc(struct gs_backing *bk, const u64 *owners,
+		     unsigned int nr, u64 *first, u64 below, bool low);
+/* Free one slot. Never sleeps. */
+void gs_backing_free(struct gs_backing *bk, u64 slot);
+/* Owner of @slot, or U64_MAX if it is free. */
+u64 gs_backing_owner(struct gs_backing *bk, u64 slot);
+/*
+ * Copy the owners of the reverse map cluster @ci (ghost slot + 1, 0:
+ * free) to @owners. Returns false if the cluster does not exist.
+ */
+bool gs_backing_cluster_owners(struct gs_backing *bk, unsigned long ci,
+			       u32 *owners);
+/* Highest slot in use, or U64_MAX if none. */
+u64 gs_backing_last_used(struct gs_backing *bk);
+u64 gs_backing_used(struct gs_backing *bk);
+
+#endif /* _GS_BACKING_H */

@@ -1,0 +1,800 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ghostswap writeback tier.
+ *
+ * Pages in the pool (COMPRESSED and RAW entries) can be written back to a
+ * backing device, in the form they are stored in (compressed data padded
+ * to a page, or the page as is), one backing slot each; the entry then
+ * becomes WRITTEN_BACK and holds the backing slot, and the reverse map
+ * (gs_backing.c) holds the ghost slot. Same-filled pages are never written
+ * back: they cost nothing.
+ *
+ * A writeback batch, one at a time under wb_lock:
+ *  1. collect: under each cluster's lock, copy the chosen objects into the
+ *     batch's pages and set GS_FLAG_WB on their entries;
+ *  2. allocate contiguous backing slots and write each run with one bio;
+ *  3. finish: under the cluster lock again, an entry that is still the
+ *     one that was copied (GS_FLAG_WB set, same object) becomes
+ *     WRITTEN_BACK and its pool object is freed. An entry that was freed
+ *     or overwritten meanwhile lost the flag: its backing slot is freed
+ *     again. A failed write clears the flag and leaves the entry where
+ *     it was. Nothing is ever dropped before its copy is on the device.
+ *
+ * Only a batch sets GS_FLAG_WB and batches are serialised, so an entry
+ * that carries the flag belongs to the running batch: a slot freed and
+ * stored again meanwhile cannot be mistaken for the one that was copied.
+ *
+ * Which pages: on demand by kind (idle, huge, incompressible, all), or the
+ * cold ones: a clock hand sweeps the table; an entry not read since the
+ * hand last passed (IDLE flag still set) is written back, the others get
+ * the flag and a second chance. Triggers: the pool limit (a store above
+ * it writes back synchronously; nearing it kicks a background worker),
+ * memory pressure (a shrinker) and the sysfs `writeback` attribute.
+ */
+#define pr_fmt(fmt) "ghostswap: " fmt
+
+#include <linux/gfp.h>
+#include <linux/mm.h>
+#include <linux/sched.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/seq_file.h>
+#include <linux/shrinker.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/timekeeping.h>
+#include <linux/zsmalloc.h>
+#include "gs_backing.h"
+#include "gs_comp.h"
+#include "gs_core.h"
+
+struct gs_wb_cand {
+	u64 slot;
+	unsigned long e;	/* the entry as marked, GS_FLAG_WB set */
+	unsigned int aux;	/* compressed length, 0: the page as is */
+	u64 b;			/* backing slot, U64_MAX: none yet */
+	int err;
+};
+
+struct gs_wb_batch {
+	void *bufs[GS_WB_BATCH];
+	u64 owners[GS_WB_BATCH];
+	struct gs_wb_cand cand[GS_WB_BATCH];
+};
+
+#define GS_NO_SLOT	U64_MAX
+
+/* ------------------------------------------------------------- budget */
+
+/* Take up to @want pages of the writeback budget. */
+static u64 gs_budget_take(struct gs_store *s, u64 want)
+{
+	long old, take;
+
+	if (!READ_ONCE(s->wb_limit_enable))
+		return want;
+	old = atomic_long_read(&s->wb_budget);
+	do {
+		take = min_t(long, old, want);
+		if (take <= 0)
+			return 0;
+	} while (!atomic_long_try_cmpxchg(&s->wb_budget, &old, old - take));
+	return take;
+}
+
+static void gs_budget_give(struct gs_store *s, u64 pages)
+{
+	if (pages && READ_ONCE(s->wb_limit_enable))
+		atomic_long_add(pages, &s->wb_budget);
+}
+
+void gs_store_set_wb_limit(struct gs_store *s, bool enable, u64 pages)
+{
+	atomic_long_set(&s->wb_budget, min_t(u64, pages, LONG_MAX));
+	WRITE_ONCE(s->wb_limit_enable, enable);
+}
+
+/* ------------------------------------------------------------ collect */
+
+/*
+ * Is @e wanted by @mode? GS_WB_COLD gives entries without the IDLE flag a
+ * second chance: *@mark says to set it.
+ */
+static bool gs_wb_wanted(unsigned long e, enum gs_wb_mode mode, bool *mark)
+{
+	enum gs_kind kind = gs_entry_kind(e);
+
+	if ((kind != GS_KIND_COMPRESSED && kind != GS_KIND_RAW) ||
+	    e & GS_FLAG_WB)
+		return false;
+	switch (mode) {
+	case GS_WB_COLD:
+		*mark = !(e & GS_FLAG_IDLE);
+		return !*mark;
+	case GS_WB_IDLE:
+		return e & GS_FLAG_IDLE;
+	case GS_WB_HUGE:
+		return kind == GS_KIND_RAW;
+	case GS_WB_HUGE_IDLE:
+		return kind == GS_KIND_RAW && e & GS_FLAG_IDLE;
+	case GS_WB_INCOMP:
+		return e & GS_FLAG_INCOMP;
+	case GS_WB_ALL:
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Collect up to @max candidates at slots from *@pos up to the end of the
+ * address space, advancing *@pos past what was looked at.
+ */
+static unsigned int gs_wb_collect(struct gs_store *s, enum gs_wb_mode mode,
+				  u64 *pos, unsigned int max)
+{
+	struct gs_wb_batch *wb = s->wb;
+	struct gs_cluster *cl;
+	unsigned int n = 0, i, len;
+	unsigned long ci, e;
+	bool mark;
+	u64 base;
+
+	while (n < max && *pos < s->nr_slots) {
+		ci = *pos >> GS_CLUSTER_SHIFT;
+		rcu_read_lock();
+		cl = xa_find(&s->clusters, &ci, ULONG_MAX, XA_PRESENT);
+		rcu_read_unlock();
+		if (!cl) {
+			*pos = s->nr_slots;
+			break;
+		}
+		base = (u64)ci << GS_CLUSTER_SHIFT;
+		if (base > *pos)
+			*pos = base;
+		cl = gs_cluster_get(s, ci, 0);
+		if (!cl) {
+			*pos = base + GS_CLUSTER_SLOTS;
+			continue;
+		}
+		for (i = *pos - base; i < GS_CLUSTER_SLOTS && n < max; i++) {
+			struct gs_wb_cand *c = &wb->cand[n];
+
+			e = atomic_long_read(&cl->table[i]);
+			mark = false;
+			if (!gs_wb_wanted(e, mode, &mark)) {
+				if (mark)
+					atomic_long_set(&cl->table[i],
+							e | GS_FLAG_IDLE);
+				continue;
+			}
+			c->aux = gs_entry_kind(e) == GS_KIND_RAW ? 0 :
+				 gs_aux_get(cl->aux, i);
+			len = c->aux ?: PAGE_SIZE;
+			gs_obj_copy(s, e, wb->bufs[n], len);
+			memset(wb->bufs[n] + len, 0, PAGE_SIZE - len);
+			c->e = e | GS_FLAG_WB;
+			atomic_long_set(&cl->table[i], c->e);
+			c->slot = base + i;
+			c->b = GS_NO_SLOT;
+			c->err = 0;
+			n++;
+		}
+		*pos = base + i;
+		spin_unlock(&cl->lock);
+		cond_resched();
+	}
+	return n;
+}
+
+/* ------------------------------------------------------- write, finish */
+
+/* Give the candidates backing slots and write them. */
+static int gs_wb_submit(struct gs_store *s, unsigned int n)
+{
+	struct gs_wb_batch *wb = s->wb;
+	struct gs_backing *bk = s->bk;
+	unsigned int j = 0, k;
+	int got, err, ret = 0;
+	u64 b;
+
+	for (k = 0; k < n; k++)
+		wb->owners[k] = wb->cand[k].slot;
+	while (j < n) {
+		got = gs_backing_alloc(bk, wb->owners + j, n - j, &b, U64_MAX,
+				       false);
+		if (got <= 0) {
+			ret = got ?: -ENOSPC;
+			break;
+		}
+		err = bk->ops->write(bk, b, wb->bufs + j, got);
+		for (k = 0; k < got; k++) {
+			wb->cand[j + k].b = b + k;
+			wb->cand[j + k].err = err;
+		}
+		if (err) {
+			atomic_long_add(got, &s->stats.bd_write_errors);
+			pr_err_ratelimited("cannot write %d pages at backing slot %llu: %d\n",
+					   got, b, err);
+			ret = -EIO;
+		} else {
+			atomic_long_add(got, &s->stats.bd_writes);
+		}
+		j += got;
+	}
+	return ret;
+}
+
+/*
+ * Settle one candidate: the entry moves to the backing device if it is
+ * still the one that was copied and the write succeeded; else it stays
+ * (or is gone) and the backing slot is given back. Returns true if moved.
+ */
+static bool gs_wb_finish(struct gs_store *s, struct gs_wb_cand *c)
+{
+	unsigned int i = c->slot & (GS_CLUSTER_SLOTS - 1);
+	bool same, moved = false;
+	struct gs_cluster *cl;
+	unsigned long e = 0;
+
+	cl = gs_cluster_get(s, c->slot >> GS_CLUSTER_SHIFT, 0);
+	if (cl)
+		e = atomic_long_read(&cl->table[i]);
+	/* A read meanwhile may have cleared IDLE; that changes nothing. */
+	same = cl && (e | GS_FLAG_IDLE) == (c->e | GS_FLAG_IDLE);
+	if (same && c->b != GS_NO_SLOT && !c->err) {
+		if (gs_entry_kind(e) == GS_KIND_RAW) {
+			atomic_long_dec(&s->stats.huge_pages);
+			atomic_long_sub(PAGE_SIZE, &s->stats.compr_bytes);
+		} else {
+			atomic_long_dec(&s->stats.comp_pages);
+			atomic_long_sub(c->aux, &s->stats.compr_bytes);
+		}
+		atomic_long_inc(&s->stats.wb_pages);
+		zs_free(s->pool, gs_handle_decode(gs_entry_payload(e)));
+		atomic_long_set(&cl->table[i],
+				gs_entry(GS_KIND_WRITTEN_BACK, 0, c->b));
+		gs_aux_set(cl->aux, i, c->aux);
+		moved = true;
+	} else if (same) {
+		atomic_long_set(&cl->table[i], e & ~GS_FLAG_WB);
+	}
+	if (cl)
+		spin_unlock(&cl->lock);
+	if (!moved && c->b != GS_NO_SLOT)
+		gs_backing_free(s->bk, c->b);
+	return moved;
+}
+
+/* Take wb_lock; with GS_WB_TRY, only if it is free. */
+#define GS_WB_TRY	1
+
+/*
+ * The writeback loop. wb_lock is taken per batch, so that stores waiting
+ * for room and other writebacks get their turn between batches; the
+ * GS_FLAG_WB of a batch's entries never outlives its hold of the lock.
+ */
+static int __gs_store_writeback(struct gs_store *s, enum gs_wb_mode mode,
+				u64 max, unsigned int flags, u64 *done)
+{
+	unsigned int noio = memalloc_noio_save();
+	unsigned int n, k, want, laps = 0;
+	bool cold = mode == GS_WB_COLD;
+	int err, ret = 0;
+	u64 pos = 0;
+
+	*done = 0;
+	while (*done < max && !fatal_signal_pending(current)) {
+		if (!(flags & GS_WB_TRY))
+			mutex_lock(&s->wb_lock);
+		else if (!mutex_trylock(&s->wb_lock))
+			break;
+		if (cold)
+			pos = s->wb_hand;
+		want = gs_budget_take(s, min_t(u64, max - *done, GS_WB_BATCH));
+		n = want ? gs_wb_collect(s, mode, &pos, want) : 0;
+		gs_budget_give(s, want - n);
+		err = n ? gs_wb_submit(s, n) : 0;
+		for (k = 0; k < n; k++) {
+			struct gs_wb_cand *c = &s->wb->cand[k];
+
+			if (gs_wb_finish(s, c))
+				(*done)++;
+			/* Only pages that reached the device use budget. */
+			else if (c->b == GS_NO_SLOT || c->err)
+				gs_budget_give(s, 1);
+		}
+		/* The cold sweep goes round at most twice: mark, then take. */
+		if (cold && pos >= s->nr_slots) {
+			pos = 0;
+			laps++;
+		}
+		if (cold)
+			s->wb_hand = pos;
+		mutex_unlock(&s->wb_lock);
+
+		if (err)
+			ret = err;
+		if (!want) {
+			ret = -EIO;	/* the budget ran out (zram's answer) */
+			break;
+		}
+		if (err == -ENOSPC || err == -ENOMEM || laps > 2 ||
+		    (!n && !cold))
+			break;
+		cond_resched();
+	}
+	memalloc_noio_restore(noio);
+	return ret;
+}
+
+int gs_store_writeback(struct gs_store *s, enum gs_wb_mode mode, u64 max,
+		       u64 *done)
+{
+	*done = 0;
+	if (!s->bk)
+		return -ENODEV;
+	return __gs_store_writeback(s, mode, max, 0, done);
+}
+
+/* ----------------------------------------------------- pool limit, LRU */
+
+/* Write back cold pages until the pool is at most @target pages. */
+void gs_store_reclaim(struct gs_store *s, unsigned long target)
+{
+	bool compacted = false;
+	u64 done;
+	int i;
+
+	for (i = 0; i < 64 && zs_get_total_pages(s->pool) > target; i++) {
+		__gs_store_writeback(s, GS_WB_COLD, GS_WB_BATCH, 0, &done);
+		if (!done) {
+			/* Freed objects may sit in sparse zspages. */
+			if (compacted)
+				break;
+			zs_compact(s->pool);
+			compacted = true;
+		}
+	}
+}
+
+void gs_wb_work(struct work_struct *work)
+{
+	struct gs_store *s = container_of(work, struct gs_store, wb_work);
+	unsigned long limit = READ_ONCE(s->limit_pages);
+
+	if (limit)
+		gs_store_reclaim(s, limit - limit / 8);
+}
+
+static unsigned long gs_shrink_count(struct shrinker *sh,
+				     struct shrink_control *sc)
+{
+	struct gs_store *s = sh->private_data;
+	unsigned long n;
+
+	if (!READ_ONCE(s->wb_shrinker))
+		return 0;
+	n = atomic_long_read(&s->stats.comp_pages) +
+	    atomic_long_read(&s->stats.huge_pages);
+	return n ?: SHRINK_EMPTY;
+}
+
+static unsigned long gs_shrink_scan(struct shrinker *sh,
+				    struct shrink_control *sc)
+{
+	struct gs_store *s = sh->private_data;
+	u64 done = 0;
+
+	/*
+	 * No I/O from a context that must not do any, nor from our own;
+	 * never wait for a writeback that is running (it may be what
+	 * allocates memory).
+	 */
+	if (!(sc->gfp_mask & __GFP_IO) || !READ_ONCE(s->wb_shrinker))
+		return SHRINK_STOP;
+	__gs_store_writeback(s, GS_WB_COLD, sc->nr_to_scan, GS_WB_TRY, &done);
+	return done ?: SHRINK_STOP;
+}
+
+/* ------------------------------------------------------- direct stores */
+
+/*
+ * Store a page on the backing device itself (compressed if it shrinks),
+ * replacing what the slot held.
+ */
+int gs_store_write_backing(struct gs_store *s, u64 slot, const void *src,
+			   gfp_t gfp)
+{
+	struct gs_backing *bk = s->bk;
+	struct gs_stream *st;
+	unsigned int aux = 0;
+	void *data;
+	u64 b;
+	int len, ret;
+
+	if (!bk)
+		return -ENOMEM;
+	if (!gs_budget_take(s, 1))
+		return -EIO;
+	/*
+	 * Under wb_lock like a batch: backing compaction must not see this
+	 * slot freed and stored again at the same backing slot mid-copy.
+	 */
+	mutex_lock(&s->wb_lock);
+	st = gs_stream_get(s->comp);
+	len = gs_compress(st, src);
+	data = (void *)src;
+	if (len && len < s->huge_size) {
+		memset(st->buf + len, 0, PAGE_SIZE - len);
+		data = st->buf;
+		aux = len;
+	}
+	ret = gs_backing_alloc(bk, &slot, 1, &b, U64_MAX, false);
+	if (ret <= 0) {
+		ret = ret ?: -ENOSPC;
+		goto out;
+	}
+	ret = bk->ops->write(bk, b, &data, 1);
+	if (ret) {
+		atomic_long_inc(&s->stats.bd_write_errors);
+		gs_backing_free(bk, b);
+		pr_err_ratelimited("slot %llu: cannot write backing slot %llu: %d\n",
+				   slot, b, ret);
+		ret = -EIO;
+		goto out;
+	}
+	atomic_long_inc(&s->stats.bd_writes);
+	ret = gs_slot_install(s, slot, gs_entry(GS_KIND_WRITTEN_BACK, 0, b),
+			      aux, gfp);
+out:
+	gs_stream_put(st);
+	mutex_unlock(&s->wb_lock);
+	if (ret)
+		gs_budget_give(s, 1);
+	return ret;
+}
+
+/* ----------------------------------------------------------- idle marks */
+
+void gs_store_mark_idle(struct gs_store *s, u64 age)
+{
+	u32 now = ktime_get_boottime_seconds();
+	struct gs_cluster *cl;
+	unsigned long ci = 0, e;
+	enum gs_kind kind;
+	unsigned int i;
+
+	for (;;) {
+		rcu_read_lock();
+		cl = xa_find(&s->clusters, &ci, ULONG_MAX, XA_PRESENT);
+		rcu_read_unlock();
+		if (!cl)
+			break;
+		cl = gs_cluster_get(s, ci, 0);
+		if (cl && (!age || (u32)(now - cl->stamp) >= age)) {
+			for (i = 0; i < GS_CLUSTER_SLOTS; i++) {
+				e = atomic_long_read(&cl->table[i]);
+				kind = gs_entry_kind(e);
+				if (kind == GS_KIND_COMPRESSED ||
+				    kind == GS_KIND_RAW)
+					atomic_long_set(&cl->table[i],
+							e | GS_FLAG_IDLE);
+			}
+		}
+		if (cl)
+			spin_unlock(&cl->lock);
+		if (ci == ULONG_MAX)
+			break;
+		ci++;
+		cond_resched();
+	}
+}
+
+/* ------------------------------------------------ backing compaction */
+
+/*
+ * Move the page at backing slot @from, owned by ghost slot @owner, to the
+ * lowest free slot below it. Returns 1 if moved, 0 if nothing below is
+ * free, -EAGAIN if the slot is busy (pinned by a reader, or it changed),
+ * or an I/O error.
+ */
+static int gs_relocate(struct gs_store *s, u64 owner, u64 from)
+{
+	unsigned int i = owner & (GS_CLUSTER_SLOTS - 1);
+	struct gs_backing *bk = s->bk;
+	void *buf = s->wb->bufs[0];
+	struct gs_cluster *cl;
+	unsigned long e;
+	bool moved;
+	int ret;
+	u64 to;
+
+	ret = gs_backing_alloc(bk, &owner, 1, &to, from, true);
+	if (ret <= 0)
+		return ret;
+	ret = bk->ops->read(bk, from, buf);
+	if (ret) {
+		atomic_long_inc(&s->stats.bd_read_errors);
+	} else {
+		atomic_long_inc(&s->stats.bd_reads);
+		ret = bk->ops->write(bk, to, &buf, 1);
+		atomic_long_inc(ret ? &s->stats.bd_write_errors :
+				&s->stats.bd_writes);
+	}
+	if (ret) {
+		gs_backing_free(bk, to);
+		return -EIO;
+	}
+	cl = gs_cluster_get(s, owner >> GS_CLUSTER_SHIFT, 0);
+	e = cl ? atomic_long_read(&cl->table[i]) : 0;
+	moved = e == gs_entry(GS_KIND_WRITTEN_BACK, 0, from);
+	if (moved)
+		atomic_long_set(&cl->table[i],
+				gs_entry(GS_KIND_WRITTEN_BACK, 0, to));
+	if (cl)
+		spin_unlock(&cl->lock);
+	gs_backing_free(bk, moved ? from : to);
+	return moved ? 1 : -EAGAIN;
+}
+
+int gs_store_backing_compact(struct gs_store *s, u64 *moved)
+{
+	struct gs_backing *bk = s->bk;
+	unsigned int busy = 0;
+	u64 last, owner, steps;
+	int ret = 0;
+
+	*moved = 0;
+	if (!bk)
+		return -ENODEV;
+	/* Bounded: pages written back meanwhile may land above the holes. */
+	for (steps = gs_backing_used(bk) + 1;
+	     steps && !fatal_signal_pending(current); steps--) {
+		/* Per page, so that stores and writeback are not held up. */
+		mutex_lock(&s->wb_lock);
+		last = gs_backing_last_used(bk);
+		owner = last == U64_MAX ? U64_MAX : gs_backing_owner(bk, last);
+		ret = owner == U64_MAX ? 0 : gs_relocate(s, owner, last);
+		mutex_unlock(&s->wb_lock);
+		if (last == U64_MAX)
+			break;
+		if (ret == 1) {
+			(*moved)++;
+			atomic_long_inc(&s->stats.bd_relocated);
+			busy = 0;
+		} else if (ret == -EAGAIN && ++busy < 100) {
+			/* A reader holds it, or it is being freed: wait. */
+			schedule_timeout_uninterruptible(1);
+		} else if (owner != U64_MAX) {
+			break;	/* packed (0), or an I/O error */
+		}
+		cond_resched();
+	}
+	/* Allocate from the start again: the holes are at the end now. */
+	mutex_lock(&bk->alloc_lock);
+	bk->cursor = 0;
+	mutex_unlock(&bk->alloc_lock);
+	if (ret == -EAGAIN)
+		return -EBUSY;
+	return ret < 0 ? ret : 0;
+}
+
+/* --------------------------------------------------- consistency check */
+
+#define GS_CHECK_DETAILS	20
+
+static void gs_check_report(struct seq_file *m, long *bad, const char *what,
+			    u64 slot, u64 b, u64 other)
+{
+	if (m && *bad < GS_CHECK_DETAILS)
+		seq_printf(m, "%s: slot %llu backing %llu (%llu)\n", what, slot,
+			   b, other);
+	(*bad)++;
+}
+
+long gs_store_check(struct gs_store *s, struct seq_file *m)
+{
+	struct gs_backing *bk = s->bk;
+	u64 fwd = 0, rev = 0, b, slot;
+	unsigned long ci = 0, e;
+	struct gs_cluster *cl;
+	u32 *owners = NULL;
+	unsigned int i;
+	long bad = 0;
+
+	if (bk) {
+		owners = kmalloc_array(GS_BK_CLUSTER_SLOTS, sizeof(*owners),
+				       GFP_KERNEL);
+		if (!owners)
+			return -ENOMEM;
+	}
+	mutex_lock(&s->wb_lock);
+
+	/* Forward: every WRITTEN_BACK entry is its backing slot's owner. */
+	for (;;) {
+		rcu_read_lock();
+		cl = xa_find(&s->clusters, &ci, ULONG_MAX, XA_PRESENT);
+		rcu_read_unlock();
+		if (!cl)
+			break;
+		cl = gs_cluster_get(s, ci, 0);
+		for (i = 0; cl && i < GS_CLUSTER_SLOTS; i++) {
+			e = atomic_long_read(&cl->table[i]);
+			if (gs_entry_kind(e) != GS_KIND_WRITTEN_BACK)
+				continue;
+			fwd++;
+			slot = ((u64)ci << GS_CLUSTER_SHIFT) + i;
+			b = gs_entry_payload(e);
+			if (!bk || b >= bk->nr_slots)
+				gs_check_report(m, &bad, "no such backing slot",
+						slot, b, 0);
+			else if (gs_backing_owner(bk, b) != slot)
+				gs_check_report(m, &bad, "reverse map differs",
+						slot, b, gs_backing_owner(bk, b));
+		}
+		if (cl)
+			spin_unlock(&cl->lock);
+		if (ci == ULONG_MAX)
+			break;
+		ci++;
+		cond_resched();
+	}
+
+	/* Reverse: every used backing slot's owner points back at it. */
+	for (ci = 0; bk && ci <= (bk->nr_slots - 1) >> GS_BK_CLUSTER_SHIFT;
+	     ci++) {
+		if (!gs_backing_cluster_owners(bk, ci, owners))
+			continue;
+		for (i = 0; i < GS_BK_CLUSTER_SLOTS; i++) {
+			if (!owners[i])
+				continue;
+			rev++;
+			b = ((u64)ci << GS_BK_CLUSTER_SHIFT) + i;
+			slot = owners[i] - 1;
+			e = slot < s->nr_slots ? gs_store_entry(s, slot) : 0;
+			if (gs_entry_kind(e) != GS_KIND_WRITTEN_BACK ||
+			    gs_entry_payload(e) != b)
+				gs_check_report(m, &bad, "orphan backing slot",
+						slot, b, e);
+		}
+		cond_resched();
+	}
+
+	/* And the counters. */
+	if (fwd != rev || fwd != atomic_long_read(&s->stats.wb_pages) ||
+	    (bk && rev != gs_backing_used(bk)))
+		gs_check_report(m, &bad, "counts differ: entries, reverse map",
+				fwd, rev, atomic_long_read(&s->stats.wb_pages));
+	mutex_unlock(&s->wb_lock);
+	kfree(owners);
+	return bad;
+}
+
+void gs_store_dump_cluster(struct gs_store *s, unsigned long ci,
+			   struct seq_file *m)
+{
+	static const char *const kinds[] = {
+		"empty", "same", "compressed", "raw", "written_back",
+	};
+	struct gs_cluster *cl;
+	unsigned long e;
+	unsigned int i;
+
+	cl = gs_cluster_get(s, ci, 0);
+	if (!cl) {
+		seq_printf(m, "cluster %lu: none\n", ci);
+		return;
+	}
+	seq_printf(m, "cluster %lu: %u used, stamp %u\n", ci, cl->used,
+		   cl->stamp);
+	for (i = 0; i < GS_CLUSTER_SLOTS; i++) {
+		e = atomic_long_read(&cl->table[i]);
+		if (!e)
+			continue;
+		seq_printf(m, "%llu %s%s%s%s payload %lx aux %u\n",
+			   ((u64)ci << GS_CLUSTER_SHIFT) + i,
+			   gs_entry_kind(e) < ARRAY_SIZE(kinds) ?
+			   kinds[gs_entry_kind(e)] : "bad",
+			   e & GS_FLAG_IDLE ? " idle" : "",
+			   e & GS_FLAG_WB ?
+			   (gs_entry_kind(e) == GS_KIND_WRITTEN_BACK ?
+			    " reading" : " writeback") : "",
+			   e & GS_FLAG_INCOMP ? " incompressible" : "",
+			   gs_entry_payload(e), gs_aux_get(cl->aux, i));
+	}
+	spin_unlock(&cl->lock);
+}
+
+/* ------------------------------------------------------ attach, detach */
+
+static void gs_wb_batch_free(struct gs_store *s)
+{
+	unsigned int i;
+
+	if (!s->wb)
+		return;
+	for (i = 0; i < GS_WB_BATCH; i++)
+		free_page((unsigned long)s->wb->bufs[i]);
+	kfree(s->wb);
+	s->wb = NULL;
+	atomic_long_set(&s->stats.wb_buffer_bytes, 0);
+}
+
+static int gs_wb_batch_alloc(struct gs_store *s)
+{
+	unsigned int i;
+
+	s->wb = kzalloc_obj(*s->wb);
+	if (!s->wb)
+		return -ENOMEM;
+	atomic_long_set(&s->stats.wb_buffer_bytes,
+			ksize(s->wb) + GS_WB_BATCH * PAGE_SIZE);
+	for (i = 0; i < GS_WB_BATCH; i++) {
+		s->wb->bufs[i] = (void *)__get_free_page(GFP_KERNEL);
+		if (!s->wb->bufs[i]) {
+			gs_wb_batch_free(s);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/* Stop what runs on its own: the shrinker and the background worker. */
+void gs_store_wb_exit(struct gs_store *s)
+{
+	if (s->shrinker) {
+		shrinker_free(s->shrinker);
+		s->shrinker = NULL;
+	}
+	cancel_work_sync(&s->wb_work);
+}
+
+int gs_store_set_backing(struct gs_store *s, struct gs_backing *bk)
+{
+	int ret = -EBUSY;
+
+	if (s->bk || atomic_long_read(&s->stats.slots_used))
+		goto out_bk;
+	ret = gs_wb_batch_alloc(s);
+	if (ret)
+		goto out_bk;
+	ret = -ENOMEM;
+	s->wq = alloc_workqueue("ghostswap-wb", WQ_UNBOUND | WQ_MEM_RECLAIM, 1);
+	if (!s->wq)
+		goto out_batch;
+	s->shrinker = shrinker_alloc(0, "ghostswap");
+	if (!s->shrinker)
+		goto out_wq;
+	s->shrinker->count_objects = gs_shrink_count;
+	s->shrinker->scan_objects = gs_shrink_scan;
+	s->shrinker->seeks = DEFAULT_SEEKS;
+	s->shrinker->private_data = s;
+	s->bk = bk;
+	s->wb_hand = 0;
+	shrinker_register(s->shrinker);
+	return 0;
+
+out_wq:
+	destroy_workqueue(s->wq);
+	s->wq = NULL;
+out_batch:
+	gs_wb_batch_free(s);
+out_bk:
+	gs_backing_destroy(bk);
+	return ret;
+}
+
+int gs_store_clear_backing(struct gs_store *s)
+{
+	if (!s->bk)
+		return 0;
+	if (atomic_long_read(&s->stats.slots_used))
+		return -EBUSY;
+	gs_store_wb_exit(s);
+	destroy_workqueue(s->wq);
+	s->wq = NULL;
+	gs_wb_batch_free(s);
+	gs_backing_destroy(s->bk);
+	s->bk = NULL;
+	return 0;
+}
