@@ -9,6 +9,8 @@
 #include <linux/mm.h>
 #include <linux/random.h>
 #include <linux/string.h>
+#include <linux/vmalloc.h>
+#include "gs_backing.h"
 #include "gs_core.h"
 
 KUNIT_DEFINE_ACTION_WRAPPER(gs_kunit_store_destroy, gs_store_destroy,
@@ -72,6 +74,126 @@ static inline void *gs_kunit_text(struct kunit *test, u32 seed)
 		n += len;
 	}
 	return p;
+}
+
+/*
+ * A backing store in memory, with fault injection and a hook that runs in
+ * the middle of each I/O (after the data is chosen, before it is moved):
+ * what a test does there races with the I/O deterministically.
+ */
+struct gs_kbk {
+	u8 *mem;
+	u64 nr;
+	atomic_t writes;	/* write requests */
+	atomic_t reads;
+	atomic_t fail_writes;	/* fail the next N write requests */
+	atomic_t fail_reads;
+	void (*hook)(struct gs_kbk *k, bool write, u64 slot);
+	void *arg;		/* for the hook */
+	int hook_runs;		/* how many more I/Os call the hook */
+};
+
+static inline int gs_kbk_write(struct gs_backing *bk, u64 slot,
+			       void *const *bufs, unsigned int nr)
+{
+	struct gs_kbk *k = bk->priv;
+	unsigned int i;
+
+	if (WARN_ON(slot + nr > k->nr))
+		return -EIO;
+	atomic_inc(&k->writes);
+	if (k->hook && k->hook_runs > 0) {
+		k->hook_runs--;
+		k->hook(k, true, slot);
+	}
+	if (atomic_add_unless(&k->fail_writes, -1, 0))
+		return -EIO;
+	for (i = 0; i < nr; i++)
+		memcpy(k->mem + (slot + i) * PAGE_SIZE, bufs[i], PAGE_SIZE);
+	return 0;
+}
+
+static inline int gs_kbk_read(struct gs_backing *bk, u64 slot, void *buf)
+{
+	struct gs_kbk *k = bk->priv;
+
+	if (WARN_ON(slot >= k->nr))
+		return -EIO;
+	atomic_inc(&k->reads);
+	if (k->hook && k->hook_runs > 0) {
+		k->hook_runs--;
+		k->hook(k, false, slot);
+	}
+	if (atomic_add_unless(&k->fail_reads, -1, 0))
+		return -EIO;
+	memcpy(buf, k->mem + slot * PAGE_SIZE, PAGE_SIZE);
+	return 0;
+}
+
+static inline void gs_kbk_release(struct gs_backing *bk)
+{
+	struct gs_kbk *k = bk->priv;
+
+	vfree(k->mem);
+	kfree(k);
+}
+
+static const struct gs_backing_ops gs_kbk_ops = {
+	.write = gs_kbk_write,
+	.read = gs_kbk_read,
+	.release = gs_kbk_release,
+};
+
+/* A memory backing store of @nr slots, not attached to anything. */
+static inline struct gs_backing *gs_kbk_create(struct kunit *test, u64 nr,
+					       struct gs_kbk **kp)
+{
+	struct gs_kbk *k = kzalloc(sizeof(*k), GFP_KERNEL);
+	struct gs_backing *bk;
+
+	KUNIT_ASSERT_NOT_NULL(test, k);
+	k->nr = nr;
+	k->mem = vzalloc(nr * PAGE_SIZE);
+	KUNIT_ASSERT_NOT_NULL(test, k->mem);
+	bk = gs_backing_create(&gs_kbk_ops, k, nr);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(bk));
+	*kp = k;
+	return bk;
+}
+
+/* A store with a memory backing store of @nr_bk slots attached. */
+static inline struct gs_store *gs_kunit_wb_store(struct kunit *test,
+						 const char *alg, u64 nr_slots,
+						 u64 nr_bk, struct gs_kbk **kp)
+{
+	struct gs_store *s = gs_kunit_store(test, alg, nr_slots);
+
+	KUNIT_ASSERT_EQ(test, gs_store_set_backing(s, gs_kbk_create(test,
+								    nr_bk,
+								    kp)), 0);
+	/* Exact expectations: no writeback behind the test's back. */
+	WRITE_ONCE(s->wb_shrinker, false);
+	return s;
+}
+
+/* Text-like page @n of a series: each n gives different contents. */
+static inline void gs_kunit_fill_text(void *p, u32 n)
+{
+	static const char *const words[] = {
+		"alpha ", "beta ", "gamma ", "delta ", "swap ", "page ",
+		"ghost ", "slot\n",
+	};
+	u32 x = n * 2654435761u + 7;
+	size_t off = 0, len;
+	char *c = p;
+
+	off = scnprintf(c, 32, "page %u ", n);
+	while (off < PAGE_SIZE) {
+		x = x * 1103515245u + 12345;
+		len = min(strlen(words[(x >> 16) & 7]), PAGE_SIZE - off);
+		memcpy(c + off, words[(x >> 16) & 7], len);
+		off += len;
+	}
 }
 
 #endif /* _GS_KUNIT_H */

@@ -61,8 +61,12 @@ static void gs_table_layout(struct kunit *test)
 	KUNIT_EXPECT_LE(test, (unsigned long)GS_KIND_WRITTEN_BACK,
 			GS_KIND_MASK);
 	KUNIT_EXPECT_EQ(test, GS_FLAG_IDLE & ~GS_FLAG_MASK, 0UL);
-	KUNIT_EXPECT_EQ(test, GS_FLAG_HUGE & ~GS_FLAG_MASK, 0UL);
-	KUNIT_EXPECT_NE(test, GS_FLAG_IDLE, GS_FLAG_HUGE);
+	KUNIT_EXPECT_EQ(test, GS_FLAG_WB & ~GS_FLAG_MASK, 0UL);
+	KUNIT_EXPECT_EQ(test, GS_FLAG_READING & ~GS_FLAG_MASK, 0UL);
+	KUNIT_EXPECT_EQ(test, GS_FLAG_INCOMP & ~GS_FLAG_MASK, 0UL);
+	/* WB (pool kinds) and READING (WRITTEN_BACK) share a bit. */
+	KUNIT_EXPECT_EQ(test, hweight_long(GS_FLAG_IDLE | GS_FLAG_WB |
+					   GS_FLAG_INCOMP), 3);
 
 	/* An EMPTY entry without flags is the all-zero word. */
 	KUNIT_EXPECT_EQ(test, gs_entry(GS_KIND_EMPTY, 0, 0), 0UL);
@@ -149,8 +153,11 @@ static void gs_table_single_flags(struct kunit *test)
 	}
 	e = gs_entry(GS_KIND_COMPRESSED, GS_FLAG_IDLE, 1);
 	KUNIT_EXPECT_EQ(test, gs_entry_flags(e), GS_FLAG_IDLE);
-	e = gs_entry(GS_KIND_COMPRESSED, GS_FLAG_HUGE, 1);
-	KUNIT_EXPECT_EQ(test, gs_entry_flags(e), GS_FLAG_HUGE);
+	e = gs_entry(GS_KIND_RAW, GS_FLAG_WB | GS_FLAG_INCOMP, 1);
+	KUNIT_EXPECT_EQ(test, gs_entry_flags(e), GS_FLAG_WB | GS_FLAG_INCOMP);
+	e = gs_entry(GS_KIND_WRITTEN_BACK, GS_FLAG_READING, 1);
+	KUNIT_EXPECT_EQ(test, gs_entry_flags(e), GS_FLAG_READING);
+	KUNIT_EXPECT_EQ(test, gs_entry_payload(e), 1UL);
 }
 
 static const unsigned long gs_same_words[] = {

@@ -1,0 +1,833 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite "ghostswap_writeback": pages move to a backing store and
+ * back intact, chosen by kind, idleness and coldness, under a budget and a
+ * pool limit; writeback and backing reads race with reads, overwrites and
+ * frees of the same slot (made to happen mid-I/O by the memory backing
+ * store's hook, and at random by threads); a full backing store and I/O
+ * errors lose nothing. One case runs on a real block device (brd).
+ */
+#include <kunit/test.h>
+#include <linux/blkdev.h>
+#include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/fs.h>
+#include <linux/kthread.h>
+#include <linux/major.h>
+#include <linux/mm.h>
+#include <linux/random.h>
+#include <linux/shrinker.h>
+#include <linux/slab.h>
+#include "gs_backing.h"
+#include "gs_comp.h"
+#include "gs_core.h"
+#include "gs_kunit.h"
+
+/* Compresses, but not below zsmalloc's huge class size: RAW, not INCOMP. */
+static void *gs_wb_semi(struct kunit *test)
+{
+	u8 *p = gs_kunit_page(test);
+
+	get_random_bytes(p, 3800);
+	memset(p + 3800, 0, PAGE_SIZE - 3800);
+	return p;
+}
+
+static void *gs_wb_text(struct kunit *test, u32 n)
+{
+	void *p = gs_kunit_page(test);
+
+	gs_kunit_fill_text(p, n);
+	return p;
+}
+
+static void gs_wb_write(struct kunit *test, struct gs_store *s, u64 slot,
+			const void *p)
+{
+	KUNIT_ASSERT_EQ(test, gs_store_write(s, slot, p, GFP_KERNEL), 0);
+}
+
+static void gs_wb_expect(struct kunit *test, struct gs_store *s, u64 slot,
+			 const void *want)
+{
+	void *got = gs_kunit_page(test);
+
+	KUNIT_ASSERT_EQ(test, gs_store_read(s, slot, got), 0);
+	KUNIT_EXPECT_MEMEQ(test, got, want, PAGE_SIZE);
+	kunit_kfree(test, got);
+}
+
+static enum gs_kind gs_wb_kind(struct gs_store *s, u64 slot)
+{
+	return gs_store_kind(s, slot, NULL);
+}
+
+static long gs_stat(atomic_long_t *v)
+{
+	return atomic_long_read(v);
+}
+
+/* Every kind of page through writeback and back, per algorithm. */
+static void gs_wb_round_trip(struct kunit *test)
+{
+	static const char *const algs[] = { "lz4", "zstd", "lzo-rle", "842" };
+	unsigned int i, len;
+
+	for (i = 0; i < ARRAY_SIZE(algs); i++) {
+		struct gs_kbk *k;
+		struct gs_store *s;
+		void *pages[5];
+		u64 done;
+		int j;
+
+		if (!gs_comp_available(algs[i]))
+			continue;
+		s = gs_kunit_wb_store(test, algs[i], 1024, 64, &k);
+		pages[0] = gs_kunit_same(test, 0);
+		pages[1] = gs_kunit_same(test, 0x0123456789abcdefUL);
+		pages[2] = gs_wb_text(test, i);
+		pages[3] = gs_kunit_random(test);
+		pages[4] = gs_wb_semi(test);
+		for (j = 0; j < 5; j++)
+			gs_wb_write(test, s, 100 + j, pages[j]);
+		KUNIT_EXPECT_EQ(test, gs_store_writeback(s, GS_WB_ALL, U64_MAX,
+							 &done), 0);
+		KUNIT_EXPECT_EQ_MSG(test, done, 3ULL, "%s", algs[i]);
+		/* Same-filled pages cost nothing: they stay. */
+		KUNIT_EXPECT_EQ(test, gs_wb_kind(s, 100), GS_KIND_SAME);
+		KUNIT_EXPECT_EQ(test, gs_wb_kind(s, 101), GS_KIND_SAME);
+		KUNIT_EXPECT_EQ(test, gs_store_kind(s, 102, &len),
+				GS_KIND_WRITTEN_BACK);
+		KUNIT_EXPECT_LT(test, len, PAGE_SIZE);
+		KUNIT_EXPECT_EQ(test, gs_store_kind(s, 103, &len),
+				GS_KIND_WRITTEN_BACK);
+		KUNIT_EXPECT_EQ(test, len, PAGE_SIZE);
+		KUNIT_EXPECT_EQ(test, gs_wb_kind(s, 104), GS_KIND_WRITTEN_BACK);
+		KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.wb_pages), 3);
+		KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.comp_pages), 0);
+		KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.huge_pages), 0);
+		KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.compr_bytes), 0);
+		KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.bd_writes), 3);
+		KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.slots_used), 5);
+		KUNIT_EXPECT_EQ(test, gs_store_pool_pages(s), 0UL);
+		for (j = 0; j < 5; j++)
+			gs_wb_expect(test, s, 100 + j, pages[j]);
+		KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.bd_reads), 3);
+		/* Read again: still there (a read does not move it back). */
+		gs_wb_expect(test, s, 102, pages[2]);
+		KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0L);
+		gs_store_free_range(s, 0, 1024);
+		KUNIT_EXPECT_EQ(test, gs_backing_used(s->bk), 0ULL);
+		KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.wb_pages), 0);
+		KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.slots_used), 0);
+	}
+}
+
+/* idle, huge, huge_idle, incompressible, all: each takes what it says. */
+static void gs_wb_modes(struct kunit *test)
+{
+	struct gs_kbk *k;
+	struct gs_store *s = gs_kunit_wb_store(test, "lz4", 1024, 64, &k);
+	void *p[10];
+	u64 done;
+	int i;
+
+	for (i = 0; i < 4; i++)
+		p[i] = gs_wb_text(test, i);
+	p[4] = gs_kunit_random(test);
+	p[5] = gs_kunit_random(test);
+	p[6] = gs_wb_semi(test);
+	p[7] = gs_wb_semi(test);
+	for (i = 0; i < 8; i++)
+		gs_wb_write(test, s, i, p[i]);
+	KUNIT_EXPECT_TRUE(test, gs_store_entry(s, 4) & GS_FLAG_INCOMP);
+	KUNIT_EXPECT_EQ(test, gs_wb_kind(s, 6), GS_KIND_RAW);
+	KUNIT_EXPECT_FALSE(test, gs_store_entry(s, 6) & GS_FLAG_INCOMP);
+
+	KUNIT_EXPECT_EQ(test, gs_store_writeback(s, GS_WB_INCOMP, U64_MAX,
+						 &done), 0);
+	KUNIT_EXPECT_EQ(test, done, 2ULL);
+	KUNIT_EXPECT_EQ(test, gs_wb_kind(s, 5), GS_KIND_WRITTEN_BACK);
+	KUNIT_EXPECT_EQ(test, gs_wb_kind(s, 6), GS_KIND_RAW);
+	KUNIT_EXPECT_EQ(test, gs_store_writeback(s, GS_WB_HUGE, U64_MAX, &done),
+			0);
+	KUNIT_EXPECT_EQ(test, done, 2ULL);
+	KUNIT_EXPECT_EQ(test, gs_wb_kind(s, 7), GS_KIND_WRITTEN_BACK);
+
+	/* Nothing is idle until marked; a read clears the mark. */
+	KUNIT_EXPECT_EQ(test, gs_store_writeback(s, GS_WB_IDLE, U64_MAX, &done),
+			0);
+	KUNIT_EXPECT_EQ(test, done, 0ULL);
+	gs_store_mark_idle(s, 0);
+	KUNIT_EXPECT_TRUE(test, gs_store_entry(s, 1) & GS_FLAG_IDLE);
+	gs_wb_expect(test, s, 1, p[1]);
+	KUNIT_EXPECT_FALSE(test, gs_store_entry(s, 1) & GS_FLAG_IDLE);
+	KUNIT_EXPECT_EQ(test, gs_store_writeback(s, GS_WB_IDLE, U64_MAX, &done),
+			0);
+	KUNIT_EXPECT_EQ(test, done, 3ULL);
+	KUNIT_EXPECT_EQ(test, gs_wb_kind(s, 1), GS_KIND_COMPRESSED);
+	KUNIT_EXPECT_EQ(test, gs_wb_kind(s, 3), GS_KIND_WRITTEN_BACK);
+
+	p[8] = gs_kunit_random(test);
+	p[9] = gs_wb_semi(test);
+	gs_wb_write(test, s, 8, p[8]);
+	gs_wb_write(test, s, 9, p[9]);
+	gs_store_mark_idle(s, 0);
+	gs_wb_expect(test, s, 9, p[9]);
+	KUNIT_EXPECT_EQ(test, gs_store_writeback(s, GS_WB_HUGE_IDLE, U64_MAX,
+						 &done), 0);
+	KUNIT_EXPECT_EQ(test, done, 1ULL);
+	KUNIT_EXPECT_EQ(test, gs_wb_kind(s, 8), GS_KIND_WRITTEN_BACK);
+	KUNIT_EXPECT_EQ(test, gs_wb_kind(s, 9), GS_KIND_RAW);
+
+	/* A page count bounds any mode. */
+	KUNIT_EXPECT_EQ(test, gs_store_writeback(s, GS_WB_ALL, 1, &done), 0);
+	KUNIT_EXPECT_EQ(test, done, 1ULL);
+	KUNIT_EXPECT_EQ(test, gs_store_writeback(s, GS_WB_ALL, U64_MAX, &done),
+			0);
+	KUNIT_EXPECT_EQ(test, done, 1ULL);
+	KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.wb_pages), 10);
+	for (i = 0; i < 10; i++)
+		gs_wb_expect(test, s, i, p[i]);
+	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0L);
+}
+
+/* The cold sweep: second chance for what was read since it was marked. */
+static void gs_wb_cold(struct kunit *test)
+{
+	struct gs_kbk *k;
+	struct gs_store *s = gs_kunit_wb_store(test, "lz4", 1024, 64, &k);
+	void *p = gs_kunit_page(test);
+	u64 done;
+	int i;
+
+	for (i = 0; i < 8; i++) {
+		gs_kunit_fill_text(p, i);
+		gs_wb_write(test, s, i, p);
+	}
+	/* First lap marks everything, the second takes the first four. */
+	KUNIT_EXPECT_EQ(test, gs_store_writeback(s, GS_WB_COLD, 4, &done), 0);
+	KUNIT_EXPECT_EQ(test, done, 4ULL);
+	for (i = 0; i < 4; i++)
+		KUNIT_EXPECT_EQ(test, gs_wb_kind(s, i), GS_KIND_WRITTEN_BACK);
+	/* Slot 5 is read: it is skipped (and marked) by the next sweep. */
+	gs_kunit_fill_text(p, 5);
+	gs_wb_expect(test, s, 5, p);
+	KUNIT_EXPECT_EQ(test, gs_store_writeback(s, GS_WB_COLD, 3, &done), 0);
+	KUNIT_EXPECT_EQ(test, done, 3ULL);
+	KUNIT_EXPECT_EQ(test, gs_wb_kind(s, 5), GS_KIND_COMPRESSED);
+	KUNIT_EXPECT_EQ(test, gs_wb_kind(s, 7), GS_KIND_WRITTEN_BACK);
+	/* Not read again: the next sweep takes it. */
+	KUNIT_EXPECT_EQ(test, gs_store_writeback(s, GS_WB_COLD, 10, &done), 0);
+	KUNIT_EXPECT_EQ(test, done, 1ULL);
+	KUNIT_EXPECT_EQ(test, gs_wb_kind(s, 5), GS_KIND_WRITTEN_BACK);
+	KUNIT_EXPECT_EQ(test, gs_store_writeback(s, GS_WB_COLD, 10, &done), 0);
+	KUNIT_EXPECT_EQ(test, done, 0ULL);
+	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0L);
+}
+
+/* writeback_limit: a budget of pages, used up by writes that happened. */
+static void gs_wb_budget(struct kunit *test)
+{
+	struct gs_kbk *k;
+	struct gs_store *s = gs_kunit_wb_store(test, "lz4", 1024, 64, &k);
+	void *p = gs_kunit_page(test);
+	u64 done;
+	int i;
+
+	for (i = 0; i < 10; i++) {
+		gs_kunit_fill_text(p, i);
+		gs_wb_write(test, s, i, p);
+	}
+	gs_store_set_wb_limit(s, true, 3);
+	KUNIT_EXPECT_EQ(test, gs_store_writeback(s, GS_WB_ALL, U64_MAX, &done),
+			-EIO);
+	KUNIT_EXPECT_EQ(test, done, 3ULL);
+	KUNIT_EXPECT_EQ(test, gs_stat(&s->wb_budget), 0);
+	/* A failed write gives its budget back. */
+	gs_store_set_wb_limit(s, true, 100);
+	atomic_set(&k->fail_writes, 1);
+	KUNIT_EXPECT_EQ(test, gs_store_writeback(s, GS_WB_ALL, U64_MAX, &done),
+			-EIO);
+	KUNIT_EXPECT_EQ(test, done, 0ULL);
+	KUNIT_EXPECT_EQ(test, gs_stat(&s->wb_budget), 100);
+	KUNIT_EXPECT_EQ(test, gs_store_writeback(s, GS_WB_ALL, U64_MAX, &done),
+			0);
+	KUNIT_EXPECT_EQ(test, done, 7ULL);
+	KUNIT_EXPECT_EQ(test, gs_stat(&s->wb_budget), 93);
+	for (i = 0; i < 10; i++) {
+		gs_kunit_fill_text(p, i);
+		gs_wb_expect(test, s, i, p);
+	}
+}
+
+/* A full backing store: what fits goes, the rest stays, all intact. */
+static void gs_wb_backing_full(struct kunit *test)
+{
+	struct gs_kbk *k;
+	struct gs_store *s = gs_kunit_wb_store(test, "lz4", 1024, 4, &k);
+	void *p = gs_kunit_page(test);
+	u64 done;
+	int i;
+
+	for (i = 0; i < 10; i++) {
+		gs_kunit_fill_text(p, i);
+		gs_wb_write(test, s, i, p);
+	}
+	KUNIT_EXPECT_EQ(test, gs_store_writeback(s, GS_WB_ALL, U64_MAX, &done),
+			-ENOSPC);
+	KUNIT_EXPECT_EQ(test, done, 4ULL);
+	for (i = 4; i < 10; i++) {
+		KUNIT_EXPECT_EQ(test, gs_wb_kind(s, i), GS_KIND_COMPRESSED);
+		KUNIT_EXPECT_FALSE(test, gs_store_entry(s, i) & GS_FLAG_WB);
+	}
+	for (i = 0; i < 10; i++) {
+		gs_kunit_fill_text(p, i);
+		gs_wb_expect(test, s, i, p);
+	}
+	KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.comp_pages), 6);
+	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0L);
+	/* A freed slot makes room for one more. */
+	gs_store_free(s, 0);
+	KUNIT_EXPECT_EQ(test, gs_store_writeback(s, GS_WB_ALL, U64_MAX, &done),
+			-ENOSPC);
+	KUNIT_EXPECT_EQ(test, done, 1ULL);
+}
+
+/* Write errors leave entries in the pool; read errors fail the read only. */
+static void gs_wb_io_errors(struct kunit *test)
+{
+	struct gs_kbk *k;
+	struct gs_store *s = gs_kunit_wb_store(test, "lz4", 1024, 64, &k);
+	void *p = gs_kunit_page(test), *got = gs_kunit_page(test);
+	u64 done;
+	int i;
+
+	for (i = 0; i < 10; i++) {
+		gs_kunit_fill_text(p, i);
+		gs_wb_write(test, s, i, p);
+	}
+	atomic_set(&k->fail_writes, 1);
+	KUNIT_EXPECT_EQ(test, gs_store_writeback(s, GS_WB_ALL, U64_MAX, &done),
+			-EIO);
+	KUNIT_EXPECT_EQ(test, done, 0ULL);
+	KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.bd_write_errors), 10);
+	KUNIT_EXPECT_EQ(test, gs_backing_used(s->bk), 0ULL);
+	for (i = 0; i < 10; i++) {
+		KUNIT_EXPECT_EQ(test, gs_store_entry(s, i) &
+				(GS_KIND_MASK | GS_FLAG_WB),
+				(unsigned long)GS_KIND_COMPRESSED);
+		gs_kunit_fill_text(p, i);
+		gs_wb_expect(test, s, i, p);
+	}
+	KUNIT_EXPECT_EQ(test, gs_store_writeback(s, GS_WB_ALL, U64_MAX, &done),
+			0);
+	KUNIT_EXPECT_EQ(test, done, 10ULL);
+
+	atomic_set(&k->fail_reads, 1);
+	KUNIT_EXPECT_EQ(test, gs_store_read(s, 3, got), -EIO);
+	KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.failed_reads), 1);
+	KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.bd_read_errors), 1);
+	/* Not pinned any more, and still there. */
+	KUNIT_EXPECT_FALSE(test, gs_store_entry(s, 3) & GS_FLAG_READING);
+	gs_kunit_fill_text(p, 3);
+	gs_wb_expect(test, s, 3, p);
+	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0L);
+}
+
+/* ------------------------------------------------- races, made to happen */
+
+struct gs_wb_race {
+	struct kunit *test;
+	struct gs_store *s;
+	void *newp;
+	void *buf;
+	void *want;
+	int read_ret;
+};
+
+/* Mid-writeback: overwrite slot 3, free slot 2, read slot 1. */
+static void gs_wb_hook_writeback(struct gs_kbk *k, bool write, u64 b)
+{
+	struct gs_wb_race *r = k->arg;
+
+	KUNIT_EXPECT_TRUE(r->test, write);
+	KUNIT_EXPECT_TRUE(r->test, gs_store_entry(r->s, 3) & GS_FLAG_WB);
+	KUNIT_EXPECT_EQ(r->test, gs_store_write(r->s, 3, r->newp, GFP_KERNEL),
+			0);
+	gs_store_free(r->s, 2);
+	r->read_ret = gs_store_read(r->s, 1, r->buf);
+}
+
+static void gs_wb_race_writeback(struct kunit *test)
+{
+	struct gs_kbk *k;
+	struct gs_store *s = gs_kunit_wb_store(test, "lz4", 1024, 64, &k);
+	struct gs_wb_race r = { .test = test, .s = s };
+	void *p = gs_kunit_page(test);
+	u64 done;
+	int i;
+
+	for (i = 0; i < 6; i++) {
+		gs_kunit_fill_text(p, i);
+		gs_wb_write(test, s, i, p);
+	}
+	r.newp = gs_wb_text(test, 100);
+	r.buf = gs_kunit_page(test);
+	k->hook = gs_wb_hook_writeback;
+	k->arg = &r;
+	k->hook_runs = 1;
+	KUNIT_EXPECT_EQ(test, gs_store_writeback(s, GS_WB_ALL, U64_MAX, &done),
+			0);
+	KUNIT_EXPECT_EQ(test, done, 4ULL);
+	/* The read during writeback saw the page. */
+	KUNIT_EXPECT_EQ(test, r.read_ret, 0);
+	gs_kunit_fill_text(p, 1);
+	KUNIT_EXPECT_MEMEQ(test, r.buf, p, PAGE_SIZE);
+	/* Overwritten: the new data, in the pool; freed: empty. */
+	KUNIT_EXPECT_EQ(test, gs_wb_kind(s, 3), GS_KIND_COMPRESSED);
+	KUNIT_EXPECT_FALSE(test, gs_store_entry(s, 3) & GS_FLAG_WB);
+	gs_wb_expect(test, s, 3, r.newp);
+	KUNIT_EXPECT_EQ(test, gs_wb_kind(s, 2), GS_KIND_EMPTY);
+	KUNIT_EXPECT_EQ(test, gs_backing_used(s->bk), 4ULL);
+	KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.wb_pages), 4);
+	KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.comp_pages), 1);
+	KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.slots_used), 5);
+	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0L);
+	for (i = 0; i < 6; i++) {
+		if (i == 2 || i == 3)
+			continue;
+		gs_kunit_fill_text(p, i);
+		gs_wb_expect(test, s, i, p);
+	}
+}
+
+/* Mid-read of a written-back slot: it is freed. */
+static void gs_wb_hook_read_free(struct gs_kbk *k, bool write, u64 b)
+{
+	struct gs_wb_race *r = k->arg;
+
+	KUNIT_EXPECT_FALSE(r->test, write);
+	KUNIT_EXPECT_TRUE(r->test, gs_store_entry(r->s, 7) & GS_FLAG_READING);
+	gs_store_free(r->s, 7);
+	/* The reader still holds the backing slot: not reusable yet. */
+	KUNIT_EXPECT_EQ(r->test, gs_backing_owner(r->s->bk, b), 7ULL);
+}
+
+/* Mid-read: overwritten, and the new data is written back too. */
+static void gs_wb_hook_read_overwrite(struct gs_kbk *k, bool write, u64 b)
+{
+	struct gs_wb_race *r = k->arg;
+	unsigned long e;
+	u64 done;
+
+	KUNIT_EXPECT_EQ(r->test, gs_store_write(r->s, 7, r->newp, GFP_KERNEL),
+			0);
+	KUNIT_EXPECT_EQ(r->test, gs_store_writeback(r->s, GS_WB_ALL, U64_MAX,
+						    &done), 0);
+	KUNIT_EXPECT_EQ(r->test, done, 1ULL);
+	e = gs_store_entry(r->s, 7);
+	KUNIT_EXPECT_EQ(r->test, gs_entry_kind(e), GS_KIND_WRITTEN_BACK);
+	/* Not on the slot still being read. */
+	KUNIT_EXPECT_NE(r->test, gs_entry_payload(e), b);
+}
+
+static void gs_wb_race_read(struct kunit *test)
+{
+	struct gs_kbk *k;
+	struct gs_store *s = gs_kunit_wb_store(test, "lz4", 1024, 64, &k);
+	struct gs_wb_race r = { .test = test, .s = s };
+	void *p = gs_wb_text(test, 7), *got = gs_kunit_page(test);
+	u64 done;
+
+	gs_wb_write(test, s, 7, p);
+	KUNIT_ASSERT_EQ(test, gs_store_writeback(s, GS_WB_ALL, U64_MAX, &done),
+			0);
+	k->hook = gs_wb_hook_read_free;
+	k->arg = &r;
+	k->hook_runs = 1;
+	/* The read returns what was there when it began. */
+	KUNIT_EXPECT_EQ(test, gs_store_read(s, 7, got), 0);
+	KUNIT_EXPECT_MEMEQ(test, got, p, PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, gs_wb_kind(s, 7), GS_KIND_EMPTY);
+	KUNIT_EXPECT_EQ(test, gs_backing_used(s->bk), 0ULL);
+	KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.wb_pages), 0);
+	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0L);
+
+	gs_wb_write(test, s, 7, p);
+	KUNIT_ASSERT_EQ(test, gs_store_writeback(s, GS_WB_ALL, U64_MAX, &done),
+			0);
+	r.newp = gs_wb_text(test, 8);
+	k->hook = gs_wb_hook_read_overwrite;
+	k->hook_runs = 1;
+	KUNIT_EXPECT_EQ(test, gs_store_read(s, 7, got), 0);
+	KUNIT_EXPECT_MEMEQ(test, got, p, PAGE_SIZE);
+	/* The old backing slot went with the read; the new one stays. */
+	KUNIT_EXPECT_EQ(test, gs_backing_used(s->bk), 1ULL);
+	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0L);
+	gs_wb_expect(test, s, 7, r.newp);
+}
+
+/* Reads that need backing I/O are refused by the _nowait variants. */
+static void gs_wb_nowait(struct kunit *test)
+{
+	struct gs_kbk *k;
+	struct gs_store *s = gs_kunit_wb_store(test, "lz4", 1024, 64, &k);
+	void *p = gs_wb_text(test, 1), *got = gs_kunit_page(test);
+	void *rnd = gs_kunit_random(test);
+	u64 done;
+
+	gs_wb_write(test, s, 1, p);
+	KUNIT_ASSERT_EQ(test, gs_store_writeback(s, GS_WB_ALL, U64_MAX, &done),
+			0);
+	memset(got, 0xaa, PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, gs_store_read_nowait(s, 1, got), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, *(u8 *)got, 0xaa);
+	KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.bd_reads), 0);
+	/* Direct policy: an incompressible page cannot be stored now. */
+	WRITE_ONCE(s->direct, GS_DIRECT_INCOMP);
+	KUNIT_EXPECT_EQ(test, gs_store_write_nowait(s, 2, rnd, GFP_KERNEL),
+			-EAGAIN);
+	KUNIT_EXPECT_EQ(test, gs_wb_kind(s, 2), GS_KIND_EMPTY);
+	/* But text and same-filled pages can. */
+	KUNIT_EXPECT_EQ(test, gs_store_write_nowait(s, 3, p, GFP_KERNEL), 0);
+	KUNIT_EXPECT_EQ(test, gs_wb_kind(s, 3), GS_KIND_COMPRESSED);
+}
+
+/* The direct policy sends pages past the pool, straight to the device. */
+static void gs_wb_direct(struct kunit *test)
+{
+	struct gs_kbk *k;
+	struct gs_store *s = gs_kunit_wb_store(test, "lz4", 1024, 64, &k);
+	void *rnd = gs_kunit_random(test), *semi = gs_wb_semi(test);
+	void *text = gs_wb_text(test, 1);
+	unsigned int len;
+
+	WRITE_ONCE(s->direct, GS_DIRECT_INCOMP);
+	gs_wb_write(test, s, 0, rnd);
+	gs_wb_write(test, s, 1, semi);
+	gs_wb_write(test, s, 2, text);
+	KUNIT_EXPECT_EQ(test, gs_store_kind(s, 0, &len), GS_KIND_WRITTEN_BACK);
+	KUNIT_EXPECT_EQ(test, len, PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, gs_wb_kind(s, 1), GS_KIND_RAW);
+	KUNIT_EXPECT_EQ(test, gs_wb_kind(s, 2), GS_KIND_COMPRESSED);
+	KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.huge_pages), 1);
+	KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.bd_writes), 1);
+
+	WRITE_ONCE(s->direct, GS_DIRECT_HUGE);
+	gs_wb_write(test, s, 3, semi);
+	KUNIT_EXPECT_EQ(test, gs_wb_kind(s, 3), GS_KIND_WRITTEN_BACK);
+	/* Overwriting a direct slot frees its backing slot. */
+	gs_wb_write(test, s, 0, text);
+	KUNIT_EXPECT_EQ(test, gs_wb_kind(s, 0), GS_KIND_COMPRESSED);
+	KUNIT_EXPECT_EQ(test, gs_backing_used(s->bk), 1ULL);
+	gs_wb_expect(test, s, 0, text);
+	gs_wb_expect(test, s, 1, semi);
+	gs_wb_expect(test, s, 3, semi);
+	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0L);
+}
+
+/* A pool limit with a backing store: writes never fail, the pool obeys. */
+static void gs_wb_pool_limit(struct kunit *test)
+{
+	const int n = 600;
+	struct gs_kbk *k;
+	struct gs_store *s = gs_kunit_wb_store(test, "lz4", 4096, 1024, &k);
+	void *p = gs_kunit_page(test);
+	int i;
+
+	WRITE_ONCE(s->limit_pages, 16);
+	for (i = 0; i < n; i++) {
+		gs_kunit_fill_text(p, i);
+		gs_wb_write(test, s, i, p);
+		KUNIT_ASSERT_LE(test, gs_store_pool_pages(s), 16UL);
+	}
+	flush_work(&s->wb_work);
+	kunit_info(test, "%d pages: %ld in the pool (%lu pool pages), %ld written back\n",
+		   n, gs_stat(&s->stats.comp_pages), gs_store_pool_pages(s),
+		   gs_stat(&s->stats.wb_pages));
+	KUNIT_EXPECT_GT(test, gs_stat(&s->stats.wb_pages), (long)n / 2);
+	KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.wb_pages) +
+			gs_stat(&s->stats.comp_pages), (long)n);
+	KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.failed_writes), 0);
+	for (i = 0; i < n; i++) {
+		gs_kunit_fill_text(p, i);
+		gs_wb_expect(test, s, i, p);
+	}
+	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0L);
+}
+
+/* The shrinker writes back cold pages, never from a no-I/O context. */
+static void gs_wb_shrinker(struct kunit *test)
+{
+	struct gs_kbk *k;
+	struct gs_store *s = gs_kunit_wb_store(test, "lz4", 1024, 64, &k);
+	struct shrink_control sc = { .gfp_mask = GFP_KERNEL, .nr_to_scan = 8 };
+	struct shrinker *sh = s->shrinker;
+	void *p = gs_kunit_page(test);
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, sh);
+	for (i = 0; i < 20; i++) {
+		gs_kunit_fill_text(p, i);
+		gs_wb_write(test, s, i, p);
+	}
+	/* Switched off: nothing to count, nothing done. */
+	KUNIT_EXPECT_EQ(test, sh->count_objects(sh, &sc), 0UL);
+	KUNIT_EXPECT_EQ(test, sh->scan_objects(sh, &sc), SHRINK_STOP);
+	WRITE_ONCE(s->wb_shrinker, true);
+	KUNIT_EXPECT_EQ(test, sh->count_objects(sh, &sc), 20UL);
+	sc.gfp_mask = GFP_NOIO;
+	KUNIT_EXPECT_EQ(test, sh->scan_objects(sh, &sc), SHRINK_STOP);
+	KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.wb_pages), 0);
+	sc.gfp_mask = GFP_KERNEL;
+	KUNIT_EXPECT_EQ(test, sh->scan_objects(sh, &sc), 8UL);
+	KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.wb_pages), 8);
+	KUNIT_EXPECT_EQ(test, sh->count_objects(sh, &sc), 12UL);
+	/* Busy with another writeback: it does not wait. */
+	mutex_lock(&s->wb_lock);
+	KUNIT_EXPECT_EQ(test, sh->scan_objects(sh, &sc), SHRINK_STOP);
+	mutex_unlock(&s->wb_lock);
+	for (i = 0; i < 20; i++) {
+		gs_kunit_fill_text(p, i);
+		gs_wb_expect(test, s, i, p);
+	}
+	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0L);
+}
+
+/* Idle by age: clusters stored to long enough ago. */
+static void gs_wb_idle_age(struct kunit *test)
+{
+	struct gs_kbk *k;
+	struct gs_store *s = gs_kunit_wb_store(test, "lz4", 4096, 64, &k);
+	void *p = gs_wb_text(test, 1);
+
+	gs_wb_write(test, s, 0, p);
+	msleep(2100);
+	gs_wb_write(test, s, GS_CLUSTER_SLOTS, p);
+	gs_store_mark_idle(s, 2);
+	KUNIT_EXPECT_TRUE(test, gs_store_entry(s, 0) & GS_FLAG_IDLE);
+	KUNIT_EXPECT_FALSE(test, gs_store_entry(s, GS_CLUSTER_SLOTS) &
+			   GS_FLAG_IDLE);
+	gs_store_mark_idle(s, 0);
+	KUNIT_EXPECT_TRUE(test, gs_store_entry(s, GS_CLUSTER_SLOTS) &
+			  GS_FLAG_IDLE);
+}
+
+/* The block device backing: a brd ramdisk, real bios. */
+static void gs_wb_bdev(struct kunit *test)
+{
+	struct gs_store *s = gs_kunit_store(test, "lz4", 4096);
+	void *p = gs_kunit_page(test), *rnd = gs_kunit_random(test);
+	struct gs_backing *bk;
+	struct file *file;
+	u64 done;
+	int i;
+
+	file = bdev_file_open_by_dev(MKDEV(RAMDISK_MAJOR, 0),
+				     BLK_OPEN_READ | BLK_OPEN_WRITE |
+				     BLK_OPEN_EXCL, test, NULL);
+	if (IS_ERR(file))
+		kunit_skip(test, "no ramdisk: %ld", PTR_ERR(file));
+	bk = gs_backing_from_file(file);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(bk));
+	kunit_info(test, "ramdisk: %llu pages\n", bk->nr_slots);
+	KUNIT_ASSERT_EQ(test, gs_store_set_backing(s, bk), 0);
+	for (i = 0; i < 100; i++) {
+		gs_kunit_fill_text(p, i);
+		gs_wb_write(test, s, i * 7, p);
+	}
+	gs_wb_write(test, s, 3000, rnd);
+	KUNIT_EXPECT_EQ(test, gs_store_writeback(s, GS_WB_ALL, U64_MAX, &done),
+			0);
+	KUNIT_EXPECT_EQ(test, done, 101ULL);
+	for (i = 0; i < 100; i++) {
+		gs_kunit_fill_text(p, i);
+		gs_wb_expect(test, s, i * 7, p);
+	}
+	gs_wb_expect(test, s, 3000, rnd);
+	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0L);
+}
+
+/* ------------------------------------------------- races, at random */
+
+#define GS_WB_THREADS	3
+#define GS_WB_OPS	2000
+#define GS_WB_SLOTS	96
+
+struct gs_wb_stress {
+	struct gs_store *s;
+	atomic_t bad;		/* reads that returned something else */
+	atomic_t errors;	/* failed stores or reads */
+	atomic_t running;
+	bool stop;
+	struct completion done;
+};
+
+/* Page contents name their slot and version: "page N ..." */
+static bool gs_wb_valid(u64 slot, const void *buf, void *tmp)
+{
+	unsigned int n;
+
+	if (!memchr_inv(buf, 0, PAGE_SIZE))
+		return true;
+	if (sscanf(buf, "page %u ", &n) != 1 || n / 1000 != slot)
+		return false;
+	gs_kunit_fill_text(tmp, n);
+	return !memcmp(buf, tmp, PAGE_SIZE);
+}
+
+static int gs_wb_stress_io(void *arg)
+{
+	struct gs_wb_stress *r = arg;
+	void *buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
+	void *tmp = kmalloc(PAGE_SIZE, GFP_KERNEL);
+	u64 slot;
+	int i;
+
+	for (i = 0; buf && tmp && i < GS_WB_OPS; i++) {
+		slot = get_random_u32_below(GS_WB_SLOTS);
+		switch (get_random_u32_below(5)) {
+		case 0:
+		case 1:
+			gs_kunit_fill_text(buf, slot * 1000 + i % 1000);
+			if (gs_store_write(r->s, slot, buf, GFP_KERNEL))
+				atomic_inc(&r->errors);
+			break;
+		case 2:
+		case 3:
+			if (gs_store_read(r->s, slot, buf))
+				atomic_inc(&r->errors);
+			else if (!gs_wb_valid(slot, buf, tmp))
+				atomic_inc(&r->bad);
+			break;
+		default:
+			gs_store_free(r->s, slot);
+			break;
+		}
+		cond_resched();
+	}
+	if (!buf || !tmp)
+		atomic_inc(&r->errors);
+	kfree(buf);
+	kfree(tmp);
+	if (atomic_dec_and_test(&r->running))
+		complete(&r->done);
+	return 0;
+}
+
+static int gs_wb_stress_wb(void *arg)
+{
+	struct gs_wb_stress *r = arg;
+	u64 done, moved;
+	int ret, i = 0;
+
+	while (!READ_ONCE(r->stop)) {
+		switch (i++ % 4) {
+		case 0:
+			ret = gs_store_writeback(r->s, GS_WB_ALL, 16, &done);
+			break;
+		case 1:
+			gs_store_mark_idle(r->s, 0);
+			ret = gs_store_writeback(r->s, GS_WB_COLD, 8, &done);
+			break;
+		case 2:
+			ret = gs_store_backing_compact(r->s, &moved);
+			break;
+		default:
+			ret = gs_store_writeback(r->s, GS_WB_IDLE, 32, &done);
+			break;
+		}
+		/* A small backing store fills up: that is expected. */
+		if (ret && ret != -ENOSPC)
+			atomic_inc(&r->errors);
+		cond_resched();
+	}
+	if (atomic_dec_and_test(&r->running))
+		complete(&r->done);
+	return 0;
+}
+
+static void gs_wb_stress(struct kunit *test)
+{
+	struct gs_kbk *k;
+	struct gs_store *s = gs_kunit_wb_store(test, "lz4", 1024, 64, &k);
+	struct gs_wb_stress *r;
+	struct task_struct *t;
+	int i;
+
+	r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	r->s = s;
+	init_completion(&r->done);
+	atomic_set(&r->running, GS_WB_THREADS);
+	for (i = 0; i < GS_WB_THREADS; i++) {
+		t = kthread_run(gs_wb_stress_io, r, "gs_wb_io/%d", i);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	}
+	t = kthread_run(gs_wb_stress_wb, r, "gs_wb_wb");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	wait_for_completion(&r->done);
+	/* The I/O threads are done: stop the writeback thread. */
+	reinit_completion(&r->done);
+	atomic_set(&r->running, 1);
+	WRITE_ONCE(r->stop, true);
+	wait_for_completion(&r->done);
+
+	kunit_info(test, "%d ops; %ld written back, %ld reads and %ld writes on the backing store, %ld relocated\n",
+		   GS_WB_THREADS * GS_WB_OPS, gs_stat(&s->stats.wb_pages),
+		   gs_stat(&s->stats.bd_reads), gs_stat(&s->stats.bd_writes),
+		   gs_stat(&s->stats.bd_relocated));
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->errors), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->bad), 0);
+	KUNIT_EXPECT_GT(test, gs_stat(&s->stats.bd_reads), 0);
+	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0L);
+	KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.slots_used),
+			gs_stat(&s->stats.same_pages) +
+			gs_stat(&s->stats.comp_pages) +
+			gs_stat(&s->stats.huge_pages) +
+			gs_stat(&s->stats.wb_pages));
+	gs_store_free_range(s, 0, 1024);
+	KUNIT_EXPECT_EQ(test, gs_backing_used(s->bk), 0ULL);
+	KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.slots_used), 0);
+	KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.wb_pages), 0);
+	KUNIT_EXPECT_EQ(test, gs_store_pool_pages(s), 0UL);
+}
+
+static int gs_wb_suite_init(struct kunit_suite *suite)
+{
+	return gs_core_init();
+}
+
+static void gs_wb_suite_exit(struct kunit_suite *suite)
+{
+	gs_core_exit();
+}
+
+static struct kunit_case gs_wb_cases[] = {
+	KUNIT_CASE(gs_wb_round_trip),
+	KUNIT_CASE(gs_wb_modes),
+	KUNIT_CASE(gs_wb_cold),
+	KUNIT_CASE(gs_wb_budget),
+	KUNIT_CASE(gs_wb_backing_full),
+	KUNIT_CASE(gs_wb_io_errors),
+	KUNIT_CASE(gs_wb_race_writeback),
+	KUNIT_CASE(gs_wb_race_read),
+	KUNIT_CASE(gs_wb_nowait),
+	KUNIT_CASE(gs_wb_direct),
+	KUNIT_CASE(gs_wb_pool_limit),
+	KUNIT_CASE(gs_wb_shrinker),
+	KUNIT_CASE_SLOW(gs_wb_idle_age),
+	KUNIT_CASE(gs_wb_bdev),
+	KUNIT_CASE_SLOW(gs_wb_stress),
+	{}
+};
+
+static struct kunit_suite gs_wb_suite = {
+	.name = "ghostswap_writeback",
+	.suite_init = gs_wb_suite_init,
+	.suite_exit = gs_wb_suite_exit,
+	.test_cases = gs_wb_cases,
+};
+
+kunit_test_suite(gs_wb_suite);
