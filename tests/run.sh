@@ -34,7 +34,8 @@ stage build "$GS_TOP/tests/build.sh"
 gs_log "stage: guest"
 mkdir -p "$res/guest"
 t0=$(date +%s)
-"$GS_TOP/tests/guest.sh" "$res/guest" \
+# Backing devices for the writeback tier: a large one and a small one.
+GS_DISKS="gsback:1G gssmall:8M" "$GS_TOP/tests/guest.sh" "$res/guest" \
 	"bash /opt/gs-src/tests/guest/suite.sh $*" || true
 gs_log "guest boot + suite: $(($(date +%s) - t0)) s"
 {
@@ -45,6 +46,7 @@ gs_log "guest boot + suite: $(($(date +%s) - t0)) s"
 			head -n 20 | sed 's/^/# /'
 	fi
 } >"$res/guest.tap"
+rm -f "$res"/guest/disk-*.img
 echo "# guest" && cat "$res/guest.tap"
 
 passed=$(cat "$res"/*.tap | grep -c '^ok ')
