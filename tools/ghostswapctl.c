@@ -1472,6 +1472,15 @@ static int write_idle_attr(const char *attr, const char *val)
 
 /* ---------------------------------------------------------------- setup */
 
+/* Whether the device has no backing device (or cannot have one). */
+static bool no_backing(void)
+{
+	char cur[PATH_MAX];
+
+	return read_attr("backing_dev", cur, sizeof(cur)) || !cur[0] ||
+	       !strcmp(cur, "none");
+}
+
 /*
  * Whether the device already has @want as its backing device (the same
  * path, or one resolving to the same file): then setup leaves it alone,
@@ -1586,6 +1595,12 @@ static int cmd_setup(int argc, char **argv)
 		zswap_warning();
 	}
 	if (s.has_backing && !same_backing(s.backing)) {
+		/* The module takes a new backing device only after "none". */
+		if (strcmp(s.backing, "none") && !no_backing()) {
+			rc = write_idle_attr("backing_dev", "none");
+			if (rc)
+				return rc;
+		}
 		rc = write_idle_attr("backing_dev", s.backing);
 		if (rc)
 			return rc;
@@ -1657,6 +1672,7 @@ static int cmd_setup(int argc, char **argv)
 	}
 	if (ret)
 		return fail(RC_FAIL, "swapon %s failed (exit %d)", DEV_PATH, ret);
+	swap_on(&prio);		/* the kernel's choice for -1 */
 	printf("%s: %s, swap on, priority %ld\n", DEV_PATH, sz, prio);
 	return RC_OK;
 }

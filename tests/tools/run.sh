@@ -381,6 +381,13 @@ run mkswap /dev/ghostswap
 run swapon -p 100 /dev/ghostswap"
 
 mkfake "$F"
+echo /dev/vdc >"$S/backing_dev"
+ctl setup --backing-dev /dev/vdb --no-swapon
+same "setup: another backing device: detached first" "$(grep write <<<"$tr")" \
+"write block/ghostswap/backing_dev none
+write block/ghostswap/backing_dev /dev/vdb"
+
+mkfake "$F"
 ctl setup
 same "setup without settings: default priority 100, nothing written" "$tr" \
 "run udevadm settle
