@@ -1,0 +1,261 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# ghostswapctl against the real module, in the guest. Sourced by the guest
+# suite, which provides fail (ends a test), sysw FILE VALUE EXPECT, $SYS and
+# $DEV; each t_ctl_* function is one test. ghostswapctl is expected at
+# /usr/local/sbin/ghostswapctl (GS_CTL overrides), the sources at
+# /opt/gs-src. Every test leaves the module loaded, swap off, the device
+# reset.
+
+CTL=${GS_CTL:-/usr/local/sbin/ghostswapctl}
+CTL_PAGES="python3 /opt/gs-src/tests/guest/pages.py"
+
+# ctl ARGS...: runs the tool; $out, $err and $rc get its results.
+ctl() {
+	out=$("$CTL" "$@" 2>/tmp/ctl.err)
+	rc=$?
+	err=$(cat /tmp/ctl.err)
+	printf '$ ghostswapctl %s  [exit %s]\n' "$*" "$rc"
+	[ -z "$out" ] || printf '%s\n' "$out"
+	[ -z "$err" ] || printf '%s\n' "$err"
+}
+
+# ctl_expect RC TEXT: the last ctl exited RC, with TEXT in its one-line
+# error message.
+ctl_expect() {
+	[ "$rc" = "$1" ] || fail "exit $rc, want $1"
+	case $err in
+	*"$2"*) ;;
+	*) fail "message '$err' lacks '$2'" ;;
+	esac
+	[ "$(printf '%s\n' "$err" | grep -vc '^ghostswapctl: warning')" = 1 ] ||
+		fail "want a one-line message: $err"
+}
+
+# The device loaded, swap off, reset.
+ctl_fresh() {
+	[ -x "$CTL" ] || fail "no $CTL"
+	if [ ! -d "$SYS" ]; then
+		modprobe ghostswap || fail modprobe
+		udevadm settle 2>/dev/null
+	fi
+	grep -q "^$DEV " /proc/swaps && { swapoff "$DEV" || fail swapoff; }
+	sysw "$SYS/reset" 1 ok
+}
+
+# Column N of a stat file.
+ctl_col() { awk -v c="$2" '{ print $c }' "$SYS/$1"; }
+
+# status parsed back against sysfs, --json validated, human sizes.
+t_ctl_status() {
+	local name alg size data compr total ratio written clusters mnt want
+	ctl_fresh
+	$CTL_PAGES write "$DEV" 0 z:100,t:400,r:50 >/dev/null || fail "write pages"
+	ctl
+	[ $rc = 0 ] || fail "status: exit $rc"
+	[ "$(printf '%s\n' "$out" | head -n 1 | tr -s ' ')" = \
+		"NAME ALGORITHM DISKSIZE DATA COMPR TOTAL RATIO WRITTEN CLUSTERS MOUNTPOINT" ] ||
+		fail "header"
+	[ "$(printf '%s\n' "$out" | wc -l)" = 2 ] || fail "want one device line"
+	ctl --raw --noheadings --bytes
+	read -r name alg size data compr total ratio written clusters mnt <<<"$out"
+	cat "$SYS/mm_stat" "$SYS/cluster_stat"
+	[ "$name" = "$DEV" ] || fail "NAME $name"
+	[ "$alg" = "$(sed 's/.*\[\(.*\)\].*/\1/' "$SYS/comp_algorithm")" ] || fail "ALGORITHM $alg"
+	[ "$size" = "$(cat "$SYS/disksize")" ] || fail "DISKSIZE $size"
+	[ "$data" = "$(ctl_col mm_stat 1)" ] && [ "$data" = $((550 * 4096)) ] ||
+		fail "DATA $data"
+	[ "$compr" = "$(ctl_col mm_stat 2)" ] || fail "COMPR $compr"
+	[ "$total" = $(($(ctl_col mm_stat 3) + $(ctl_col cluster_stat 4))) ] ||
+		fail "TOTAL $total"
+	want=$(awk -v o="$data" -v c="$compr" 'BEGIN { printf "%.2f", o / c }')
+	[ "$ratio" = "$want" ] || fail "RATIO $ratio, want $want"
+	[ "$written" = 0 ] || fail "WRITTEN $written"
+	[ "$clusters" = "$(ctl_col cluster_stat 1)" ] || fail "CLUSTERS $clusters"
+	[ -z "$mnt" ] || fail "MOUNTPOINT '$mnt' with swap off"
+	ctl -n -r -o DISKSIZE,DATA
+	[ "$out" = "64G 2.1M" ] || fail "human sizes: '$out'"
+	ctl --json
+	printf '%s\n' "$out" >/tmp/ctl.json
+	python3 -m json.tool /tmp/ctl.json >/dev/null || fail "invalid JSON"
+	python3 - "$SYS" <<'PY' || fail "JSON against sysfs"
+import json, sys
+d = json.load(open("/tmp/ctl.json"))["devices"][0]
+sysdir = sys.argv[1]
+mm = open(sysdir + "/mm_stat").read().split()
+assert d["disksize"] == int(open(sysdir + "/disksize").read()), d
+assert d["data"] == int(mm[0]) and d["compr"] == int(mm[1]), d
+assert type(d["ratio"]) is float and d["mountpoint"] is None, d
+print("JSON matches sysfs:", d)
+PY
+	ctl --output-all --raw
+	[ "$(printf '%s\n' "$out" | head -n 1 | wc -w)" = \
+		"$(printf '%s\n' "$out" | tail -n 1 | tr ' ' '\n' | wc -l)" ] ||
+		fail "--output-all: as many fields as columns"
+	sysw "$SYS/reset" 1 ok
+}
+
+# setup and reset, with swapon, from options, from a file, and loading the
+# module itself.
+t_ctl_setup_reset() {
+	local conf=/tmp/ctl-gs.conf
+	ctl_fresh
+	ctl setup --size 2G --algorithm zstd --mem-limit 256M --priority 42 --disable-zswap
+	[ $rc = 0 ] || fail "setup: exit $rc"
+	cat /proc/swaps
+	[ "$(awk -v d="$DEV" '$1 == d { print $3, $5 }' /proc/swaps)" = "2097148 42" ] ||
+		fail "not swapped on with 2G and priority 42"
+	[ "$(cat "$SYS/disksize")" = $((2 << 30)) ] || fail disksize
+	grep -q '\[zstd\]' "$SYS/comp_algorithm" || fail comp_algorithm
+	[ "$(cat "$SYS/mem_limit")" = $((256 << 20)) ] || fail mem_limit
+	[ ! -e /sys/module/zswap/parameters/enabled ] ||
+		[ "$(cat /sys/module/zswap/parameters/enabled)" = N ] || fail "zswap on"
+	ctl -n -r -o MOUNTPOINT,PRIORITY,ALGORITHM
+	[ "$out" = "[SWAP] 42 zstd" ] || fail "status while swapped on: $out"
+	ctl setup --size 1G
+	ctl_expect 4 "device is in use"
+	ctl reset
+	[ $rc = 0 ] || fail "reset: exit $rc"
+	grep -q "^$DEV " /proc/swaps && fail "still swapped on"
+	[ "$(cat "$SYS/disksize")" = $((64 << 30)) ] || fail "reset: disksize"
+	grep -q '\[lz4\]' "$SYS/comp_algorithm" || fail "reset: comp_algorithm"
+	[ "$(cat "$SYS/mem_limit")" = 0 ] || fail "reset: mem_limit"
+
+	cat >"$conf" <<-'EOF'
+	# ghostswap.conf for the guest test
+	size = 1T
+	algorithm = lz4hc   # not the default
+	priority = 7
+	EOF
+	ctl setup --config "$conf" --priority 9
+	[ $rc = 0 ] || fail "setup --config: exit $rc"
+	[ "$(awk -v d="$DEV" '$1 == d { print $3, $5 }' /proc/swaps)" = "1073741820 9" ] ||
+		fail "--config: not swapped on with 1T and priority 9"
+	grep -q '\[lz4hc\]' "$SYS/comp_algorithm" || fail "--config: algorithm"
+	ctl reset
+	[ $rc = 0 ] || fail "reset: exit $rc"
+
+	ctl setup --size 4G --no-swapon
+	[ $rc = 0 ] && ! grep -q "^$DEV " /proc/swaps || fail "--no-swapon"
+	swapon "$DEV" || fail "swapon after setup --no-swapon (mkswap done?)"
+	ctl reset
+	[ $rc = 0 ] || fail "reset: exit $rc"
+
+	# Not loaded: setup loads it (and waits for udev).
+	rmmod ghostswap || fail rmmod
+	ctl setup --size 8G --priority -1
+	[ $rc = 0 ] && [ -d "$SYS" ] || fail "setup did not load the module"
+	[ "$(awk -v d="$DEV" '$1 == d { print $3 }' /proc/swaps)" = 8388604 ] ||
+		fail "not swapped on after loading"
+	ctl reset
+	[ $rc = 0 ] || fail "reset: exit $rc"
+}
+
+# The errors, each with its exit code and one-line message.
+t_ctl_errors() {
+	local algs
+	ctl_fresh
+	ctl setup --size 12Q
+	ctl_expect 2 "bad size '12Q' for size"
+	ctl setup --size 16T
+	ctl_expect 2 "bad size '16T'"
+	ctl setup --algorithm nosuch --no-swapon
+	algs=$(tr -d '[]' <"$SYS/comp_algorithm")
+	ctl_expect 1 "no such algorithm 'nosuch' (available: $algs)"
+	# Open: busy.
+	exec 3<"$DEV"
+	ctl setup --size 1G --no-swapon
+	ctl_expect 4 "device is in use: swapoff and reset first"
+	ctl reset
+	ctl_expect 4 "another process holds $DEV open"
+	exec 3<&-
+	# Holding data: the size cannot change.
+	$CTL_PAGES write "$DEV" 0 t:1 >/dev/null || fail "write"
+	ctl setup --size 1G --no-swapon
+	ctl_expect 4 "device is in use"
+	ctl reset
+	[ $rc = 0 ] || fail "reset: exit $rc"
+	# Swapped on.
+	sysw "$SYS/disksize" 1G ok
+	mkswap "$DEV" >/dev/null && swapon "$DEV" || fail swapon
+	ctl setup --size 2G
+	ctl_expect 4 "device is in use"
+	ctl reset
+	[ $rc = 0 ] && ! grep -q "^$DEV " /proc/swaps || fail "reset of a swapped-on device"
+	# Not root.
+	if command -v setpriv >/dev/null; then
+		out=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$CTL" reset 2>&1)
+		rc=$? err=$out
+		ctl_expect 1 "must be run as root"
+		setpriv --reuid=65534 --regid=65534 --clear-groups "$CTL" >/dev/null ||
+			fail "status as nobody"
+	fi
+	# Writeback without a backing device.
+	if [ -e "$SYS/writeback" ]; then
+		ctl writeback huge
+		ctl_expect 1 "no backing device"
+	else
+		ctl writeback huge
+		ctl_expect 3 "has no writeback"
+	fi
+	# Not loaded.
+	rmmod ghostswap || fail rmmod
+	ctl
+	ctl_expect 3 "ghostswap module not loaded"
+	ctl reset
+	ctl_expect 3 "ghostswap module not loaded"
+	modprobe ghostswap || fail modprobe
+	udevadm settle 2>/dev/null
+}
+
+# Writeback through the tool: a loop device as backing device.
+t_ctl_writeback() {
+	local img=/tmp/ctl-backing.img small=/tmp/ctl-small.img loop loop2
+	[ -e "$SYS/bd_stat" ] || { echo "no writeback tier in this module: nothing to test"; return 0; }
+	ctl_fresh
+	modprobe loop 2>/dev/null
+	truncate -s 64M "$img" && truncate -s 1M "$small" || fail truncate
+	loop=$(losetup -f --show "$img") || fail "losetup"
+	ctl setup --backing-dev "$loop" --size 1G --no-swapon
+	[ $rc = 0 ] || { losetup -d "$loop"; fail "setup --backing-dev: exit $rc"; }
+	ctl -n -r -o BACKING
+	[ "$out" = "$loop" ] || fail "BACKING $out"
+	$CTL_PAGES write "$DEV" 0 r:256,t:256 >/dev/null || fail "write pages"
+	ctl writeback huge
+	[ $rc = 0 ] || fail "writeback huge: exit $rc"
+	case $out in
+	*"+256 pages (1M); backing device holds 256 pages"*) ;;
+	*) fail "report: $out" ;;
+	esac
+	ctl -n -r -o WRITTEN
+	[ "$out" = 1M ] || fail "WRITTEN $out"
+	ctl idle all
+	[ $rc = 0 ] || fail "idle all"
+	ctl writeback idle 100
+	[ $rc = 0 ] && [ "$(ctl_col bd_stat 1)" = 356 ] || fail "writeback idle 100"
+	ctl writeback 50
+	[ $rc = 0 ] || fail "writeback 50"
+	$CTL_PAGES verify "$DEV" 0 r:256,t:256 || fail "data after writeback"
+	ctl check
+	[ $rc = 0 ] || fail "check: exit $rc"
+	ctl compact --backing
+	[ $rc = 0 ] || fail "compact --backing"
+	ctl compact
+	[ $rc = 0 ] || fail "compact"
+	ctl --json -o name,written,backing,bd-writes
+	printf '%s\n' "$out" | python3 -m json.tool >/dev/null || fail "JSON"
+	ctl reset
+	[ $rc = 0 ] || fail "reset"
+	losetup -d "$loop"
+	# A backing device too small: ENOSPC.
+	loop2=$(losetup -f --show "$small") || fail "losetup"
+	ctl setup --backing-dev "$loop2" --size 1G --no-swapon
+	$CTL_PAGES write "$DEV" 0 r:512 >/dev/null || fail "write pages"
+	ctl writeback huge
+	[ $rc = 1 ] && case $err in *"backing device full"*) true ;; *) false ;; esac ||
+		fail "want 'backing device full', exit 1"
+	ctl reset
+	losetup -d "$loop2"
+	rm -f "$img" "$small"
+}
