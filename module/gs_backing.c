@@ -62,6 +62,7 @@ void gs_backing_destroy(struct gs_backing *bk)
 	xa_destroy(&bk->clusters);
 	if (bk->ops->release)
 		bk->ops->release(bk);
+	kfree(bk->path);
 	kfree(bk);
 }
 
@@ -315,13 +316,21 @@ out_put:
 
 struct gs_backing *gs_backing_open(const char *path, void *holder)
 {
+	struct gs_backing *bk;
 	struct file *file;
+	char *name;
 
+	name = kstrdup(path, GFP_KERNEL);
+	if (!name)
+		return ERR_PTR(-ENOMEM);
 	file = bdev_file_open_by_path(path, BLK_OPEN_READ | BLK_OPEN_WRITE |
 				      BLK_OPEN_EXCL, holder, NULL);
-	if (IS_ERR(file))
-		return ERR_CAST(file);
-	return gs_backing_from_file(file);
+	bk = IS_ERR(file) ? ERR_CAST(file) : gs_backing_from_file(file);
+	if (IS_ERR(bk))
+		kfree(name);
+	else
+		bk->path = name;
+	return bk;
 }
 
 int gs_backing_init(void)

@@ -58,6 +58,7 @@ struct gs_backing {
 
 	/* Block device backing (gs_backing_open()). */
 	struct file *bdev_file;
+	char *path;			/* as given to gs_backing_open() */
 	struct bio_set bio_set;
 };
 

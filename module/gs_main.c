@@ -687,16 +687,10 @@ static ssize_t backing_dev_show(struct device *dev,
 {
 	struct gs_dev *d = dev_to_gs(dev);
 	struct gs_backing *bk;
-	char *p;
 
 	guard(rwsem_read)(&d->conf_lock);
 	bk = d->store->bk;
-	if (!bk || !bk->bdev_file)
-		return sysfs_emit(buf, "none\n");
-	p = file_path(bk->bdev_file, buf, PAGE_SIZE - 1);
-	if (IS_ERR(p))
-		return PTR_ERR(p);
-	return sysfs_emit(buf, "%s\n", p);
+	return sysfs_emit(buf, "%s\n", bk && bk->path ? bk->path : "none");
 }
 static DEVICE_ATTR_RW(backing_dev);
 
