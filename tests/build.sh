@@ -50,8 +50,11 @@ dkms_install() {
 		gs_chroot modinfo -k "$kver" ghostswap | grep -E '^(filename|vermagic|version)'
 }
 helpers() {
-	cp "$GS_TOP/tests/guest/gsverify.c" "$GS_ROOT/tmp/gsverify.c"
-	gs_chroot gcc -O2 -Wall -Werror -o /usr/local/bin/gsverify /tmp/gsverify.c
+	cp "$GS_TOP/tests/guest/gsverify.c" "$GS_ROOT/tmp/gsverify.c" &&
+	gs_chroot gcc -O2 -Wall -Werror -o /usr/local/bin/gsverify /tmp/gsverify.c &&
+	cp "$GS_TOP/tools/ghostswapctl.c" "$GS_ROOT/tmp/ghostswapctl.c" &&
+	gs_chroot gcc -std=c11 -O2 -Wall -Wextra -Werror -DGS_VERSION="\"$ver\"" \
+		-o /usr/local/sbin/ghostswapctl /tmp/ghostswapctl.c
 }
 
 rc=0
@@ -59,5 +62,5 @@ step "dkms stage sources ghostswap-$ver" dkms-stage stage || rc=1
 step "dkms add" dkms-add dkms_add || rc=1
 step "dkms build for $kver, no warnings" dkms-build dkms_build || rc=1
 step "dkms install" dkms-install dkms_install || rc=1
-step "build guest helpers" helpers helpers || rc=1
+step "build guest helpers (gsverify, ghostswapctl)" helpers helpers || rc=1
 exit $rc

@@ -28,7 +28,10 @@ stage() {
 }
 
 stage static "$GS_TOP/tests/static-checks.sh"
-[ "${GHOSTSWAP_SKIP_KUNIT:-0}" = 1 ] || stage kunit "$GS_TOP/kunit/run.sh"
+stage tools "$GS_TOP/tests/tools/run.sh"
+# One KUnit run, with KASAN, lockdep, DEBUG_ATOMIC_SLEEP and DEBUG_VM: the
+# suites must pass and the kernel log must stay free of reports.
+[ "${GHOSTSWAP_SKIP_KUNIT:-0}" = 1 ] || stage kunit "$GS_TOP/kunit/run.sh" --sanitize
 stage build "$GS_TOP/tests/build.sh"
 
 gs_log "stage: guest"

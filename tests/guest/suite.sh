@@ -68,6 +68,8 @@ mstat() {
 iostat() { awk -v c="$1" '{ print $c }' "$SYS/io_stat"; }
 
 PAGES="python3 /opt/gs-src/tests/guest/pages.py"
+# ghostswapctl's tests (t_ctl_*).
+. /opt/gs-src/tests/guest/tools.sh
 
 meminfo() { awk -v k="$1:" '$1 == k { print $2 * 1024 }' /proc/meminfo; }
 
@@ -265,7 +267,7 @@ swap_workload() {
 	rm -f /tmp/mm.best
 	sample_mm "$sys" /tmp/mm.best &
 	sampler=$!
-	run_cg gs-work 128 gsverify 384 2 7 zstr
+	run_cg gs-work 64 gsverify 192 2 7 zstr
 	rc=$?
 	kill $sampler
 	wait $sampler 2>/dev/null
@@ -308,7 +310,7 @@ t_workload_mthp() {
 	[ -d $f ] || { echo "no 64K mTHP in this kernel"; return 1; }
 	echo always >$f/enabled
 	s0=$(cat $f/stats/swpout)
-	run_cg gs-mthp 96 gsverify 256 2 11 zstr
+	run_cg gs-mthp 64 gsverify 192 2 11 zstr
 	rc=$?
 	s1=$(cat $f/stats/swpout)
 	echo never >$f/enabled
@@ -880,7 +882,7 @@ t_wb_full() {
 t_wb_workload() {
 	local cg=/sys/fs/cgroup/gs-wb rc sampler
 	attach_backing "$(vdisk gsback)"
-	sysw $SYS/mem_limit 24M ok
+	sysw $SYS/mem_limit 12M ok
 	sysw $SYS/disksize 1T ok
 	mkswap $DEV >/dev/null && swapon $DEV || fail swapon
 	rm -f /tmp/wb.best
@@ -895,7 +897,7 @@ t_wb_workload() {
 	done) &
 	sampler=$!
 	# Text and random pages only: same-filled ones are never written back.
-	run_cg gs-wb 128 gsverify 384 2 17 tr
+	run_cg gs-wb 64 gsverify 192 2 17 tr
 	rc=$?
 	kill $sampler; wait $sampler 2>/dev/null
 	cat $SYS/mm_stat $SYS/bd_stat $SYS/io_stat
@@ -976,7 +978,7 @@ ALL="load unload_reload bad_sysfs swapon_1t busy workload workload_mthp
 swapoff_frees fio split_bvec cluster_race accounting reset_frees mm_stat
 mem_limit compact algorithms cpu_hotplug workload_zstd wb_setup wb_bad_input
 wb_on_demand wb_compact wb_direct wb_full wb_workload wb_race wb_rate
-unload_final"
+ctl_status ctl_setup_reset ctl_errors ctl_writeback unload_final"
 # Not in the default run (a measurement, not a test of ghostswap): the same
 # workload on zram for the ratio comparison. Run it after the workloads:
 #   tests/run.sh load swapon_1t workload workload_zstd zram_compare
