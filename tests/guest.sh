@@ -23,7 +23,8 @@ for d in ${GS_DISKS:-}; do
 	img=$out/disk-${d%%:*}.img
 	rm -f "$img"
 	truncate -s "${d#*:}" "$img"
-	disks+=(--qemu-opts "-drive file=$img,if=virtio,format=raw,cache=unsafe,serial=${d%%:*}")
+	disks+=("--qemu-opts=-drive file=$img,if=none,id=${d%%:*},format=raw,cache=unsafe"
+		"--qemu-opts=-device virtio-blk-pci,drive=${d%%:*},serial=${d%%:*}")
 done
 # The boot itself sometimes dies under software emulation before userspace
 # starts (seen: an int3 Oops while the kernel patches its own text on the
