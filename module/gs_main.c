@@ -580,9 +580,11 @@ static ssize_t mm_stat_show(struct device *dev, struct device_attribute *attr,
 
 	guard(rwsem_read)(&d->conf_lock);
 	st = &d->store->stats;
+	/* Written-back pages are stored data too (as in zram). */
 	stored = atomic_long_read(&st->same_pages) +
 		 atomic_long_read(&st->comp_pages) +
-		 atomic_long_read(&st->huge_pages);
+		 atomic_long_read(&st->huge_pages) +
+		 atomic_long_read(&st->wb_pages);
 	return sysfs_emit(buf, "%8llu %8ld %8llu %8llu %8llu %8ld %8lu %8ld %8ld\n",
 			  stored << PAGE_SHIFT,
 			  atomic_long_read(&st->compr_bytes),
