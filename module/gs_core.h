@@ -28,8 +28,12 @@ struct gs_cluster {
 	u16 used;		/* non-EMPTY slots */
 	bool dead;		/* erased from the XArray, freed after RCU */
 	atomic_long_t *table;	/* GS_CLUSTER_SLOTS words, one page */
-	struct rcu_head rcu;
-	u8 aux[GS_AUX_BYTES];	/* 12 bits per slot, see gs_aux_get() */
+	union {
+		/* 12 bits per slot, see gs_aux_get() */
+		u8 aux[GS_AUX_BYTES];
+		/* Once dead: nobody reads aux any more. */
+		struct rcu_head rcu;
+	};
 };
 
 struct gs_stats {

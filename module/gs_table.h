@@ -55,7 +55,8 @@
  * address layout fails writes cleanly rather than losing data.
  *
  * Cost per slot: 8 bytes of word + 1.5 bytes of aux; with the cluster
- * header that is (4096 + 768 + 32) / 512 = 9.56 bytes in a full cluster.
+ * header (lock, store time, counters, table pointer: 24 bytes on top of
+ * aux) that is (4096 + 768 + 24) / 512 = 9.55 bytes in a full cluster.
  */
 #ifndef _GS_TABLE_H
 #define _GS_TABLE_H
