@@ -889,12 +889,13 @@ t_wb_workload() {
 	sysw $SYS/disksize 1T ok
 	mkswap $DEV >/dev/null && swapon $DEV || fail swapon
 	rm -f /tmp/wb.best
+	# The share written back when the most data is stored.
 	(best=0; while :; do
 		read -r c _ w _ <$SYS/bd_stat
 		read -r o _ u _ <$SYS/mm_stat
-		if [ "$o" -gt 0 ] && [ $((c * 4096 * 100 / o)) -ge "$best" ]; then
-			best=$((c * 4096 * 100 / o))
-			echo "$best $c $o $u $w" >/tmp/wb.best
+		if [ "$o" -gt "$best" ]; then
+			best=$o
+			echo "$((c * 4096 * 100 / o)) $c $o $u $w" >/tmp/wb.best
 		fi
 		sleep 0.3
 	done) &
@@ -973,6 +974,8 @@ t_wb_rate() {
 }
 
 t_unload_final() {
+	# udev may still be probing the device after the last reset.
+	udevadm settle 2>/dev/null
 	rmmod ghostswap || fail rmmod
 	grep -q '^gs_cluster ' /proc/slabinfo && fail "slab cache left behind"
 	dmesg | grep -E 'BUG|WARNING|Oops|ghostswap' | tail -n 20
