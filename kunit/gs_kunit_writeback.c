@@ -335,6 +335,45 @@ static void gs_wb_io_errors(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0L);
 }
 
+/*
+ * Allocation failures (injected): a store that cannot allocate fails and
+ * leaves the slot as it was; with a backing store, the page goes there.
+ */
+static void gs_wb_alloc_failure(struct kunit *test)
+{
+	struct gs_store *s = gs_kunit_store(test, "lz4", 4096);
+	void *a = gs_wb_text(test, 1), *b = gs_wb_text(test, 2);
+	void *same = gs_kunit_same(test, 0x1111111111111111UL);
+	struct gs_kbk *k;
+	struct gs_store *w;
+
+	gs_wb_write(test, s, 0, a);
+	atomic_set(&s->fail_alloc, 1);
+	KUNIT_EXPECT_EQ(test, gs_store_write(s, 0, b, GFP_KERNEL), -ENOMEM);
+	gs_wb_expect(test, s, 0, a);
+	/* A same-filled page needs no pool object, but a new cluster. */
+	atomic_set(&s->fail_alloc, 1);
+	KUNIT_EXPECT_EQ(test, gs_store_write(s, GS_CLUSTER_SLOTS, same,
+					     GFP_KERNEL), -ENOMEM);
+	KUNIT_EXPECT_EQ(test, gs_wb_kind(s, GS_CLUSTER_SLOTS), GS_KIND_EMPTY);
+	KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.clusters), 1);
+	KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.injected), 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&s->fail_alloc), 0);
+	gs_wb_write(test, s, GS_CLUSTER_SLOTS, same);
+
+	w = gs_kunit_wb_store(test, "lz4", 4096, 64, &k);
+	gs_wb_write(test, w, 0, a);
+	atomic_set(&w->fail_alloc, 1);
+	KUNIT_EXPECT_EQ(test, gs_store_write_nowait(w, 0, b, GFP_KERNEL),
+			-EAGAIN);
+	gs_wb_expect(test, w, 0, a);
+	atomic_set(&w->fail_alloc, 1);
+	gs_wb_write(test, w, 0, b);
+	KUNIT_EXPECT_EQ(test, gs_wb_kind(w, 0), GS_KIND_WRITTEN_BACK);
+	gs_wb_expect(test, w, 0, b);
+	KUNIT_EXPECT_EQ(test, gs_store_check(w, NULL), 0L);
+}
+
 /* ------------------------------------------------- races, made to happen */
 
 struct gs_wb_race {
@@ -811,6 +850,7 @@ static struct kunit_case gs_wb_cases[] = {
 	KUNIT_CASE(gs_wb_budget),
 	KUNIT_CASE(gs_wb_backing_full),
 	KUNIT_CASE(gs_wb_io_errors),
+	KUNIT_CASE(gs_wb_alloc_failure),
 	KUNIT_CASE(gs_wb_race_writeback),
 	KUNIT_CASE(gs_wb_race_read),
 	KUNIT_CASE(gs_wb_nowait),

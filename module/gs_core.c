@@ -88,6 +88,16 @@ static void gs_cluster_free_rcu(struct rcu_head *head)
 	gs_cluster_release(container_of(head, struct gs_cluster, rcu));
 }
 
+/* Fault injection: should this allocation fail? */
+static bool gs_fail_alloc(struct gs_store *s)
+{
+	if (likely(!atomic_read(&s->fail_alloc)) ||
+	    !atomic_add_unless(&s->fail_alloc, -1, 0))
+		return false;
+	atomic_long_inc(&s->stats.injected);
+	return true;
+}
+
 /* Publish a cluster that was allocated and inserted: update the counters. */
 static void gs_cluster_account(struct gs_store *s)
 {
@@ -123,7 +133,7 @@ struct gs_cluster *gs_cluster_get(struct gs_store *s, unsigned long ci,
 		if (!gfp)
 			return NULL;
 		if (!new) {
-			new = gs_cluster_alloc(gfp);
+			new = gs_fail_alloc(s) ? NULL : gs_cluster_alloc(gfp);
 			if (!new)
 				return ERR_PTR(-ENOMEM);
 		}
@@ -280,7 +290,8 @@ static int gs_store_pack(struct gs_store *s, const void *src, gfp_t gfp,
 		gs_stream_put(st);
 		return -EAGAIN;
 	}
-	handle = zs_malloc(s->pool, len, gfp | __GFP_NOWARN | __GFP_HIGHMEM |
+	handle = gs_fail_alloc(s) ? (unsigned long)ERR_PTR(-ENOMEM) :
+		 zs_malloc(s->pool, len, gfp | __GFP_NOWARN | __GFP_HIGHMEM |
 			   __GFP_MOVABLE, NUMA_NO_NODE);
 	if (IS_ERR_VALUE(handle)) {
 		gs_stream_put(st);

@@ -59,6 +59,7 @@ struct gs_stats {
 	atomic_long_t bd_read_errors;	/* pages whose read failed */
 	atomic_long_t bd_relocated;	/* pages moved by backing compaction */
 	atomic_long_t wb_buffer_bytes;	/* writeback batch buffers */
+	atomic_long_t injected;		/* allocation failures injected */
 };
 
 /* Which entries a writeback takes (COMPRESSED and RAW ones only). */
@@ -90,6 +91,8 @@ struct gs_store {
 	size_t huge_size;		/* objects this big are stored RAW */
 	unsigned long limit_pages;	/* pool limit, 0: none */
 	struct gs_stats stats;
+	/* Fault injection (debugfs): fail this many allocations. */
+	atomic_t fail_alloc;
 
 	/* Writeback tier; all NULL/0 without a backing device. */
 	struct gs_backing *bk;

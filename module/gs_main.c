@@ -1024,11 +1024,59 @@ static const struct file_operations gs_table_fops = {
 	.release = single_release,
 };
 
+/*
+ * Fault injection: write N to make the next N allocations of the store
+ * (pool objects, clusters) fail; read: how many are left to fail, and how
+ * many were made to fail since the last reset.
+ */
+static int gs_fail_alloc_show(struct seq_file *m, void *v)
+{
+	struct gs_dev *d = m->private;
+
+	guard(rwsem_read)(&d->conf_lock);
+	seq_printf(m, "%d %ld\n", atomic_read(&d->store->fail_alloc),
+		   atomic_long_read(&d->store->stats.injected));
+	return 0;
+}
+
+static ssize_t gs_fail_alloc_write(struct file *file, const char __user *ubuf,
+				   size_t len, loff_t *ppos)
+{
+	struct gs_dev *d = file_inode(file)->i_private;
+	unsigned int n;
+	int ret;
+
+	ret = kstrtouint_from_user(ubuf, len, 10, &n);
+	if (ret)
+		return ret;
+	if (n > INT_MAX)
+		return -EINVAL;
+	guard(rwsem_read)(&d->conf_lock);
+	atomic_set(&d->store->fail_alloc, n);
+	return len;
+}
+
+static int gs_fail_alloc_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, gs_fail_alloc_show, inode->i_private);
+}
+
+static const struct file_operations gs_fail_alloc_fops = {
+	.owner = THIS_MODULE,
+	.open = gs_fail_alloc_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.write = gs_fail_alloc_write,
+	.release = single_release,
+};
+
 static void gs_debugfs_create(struct gs_dev *d)
 {
 	d->debugfs = debugfs_create_dir(GS_NAME, NULL);
 	debugfs_create_file("check", 0400, d->debugfs, d, &gs_check_fops);
 	debugfs_create_file("table", 0600, d->debugfs, d, &gs_table_fops);
+	debugfs_create_file("fail_alloc", 0600, d->debugfs, d,
+			    &gs_fail_alloc_fops);
 }
 
 /* ------------------------------------------------------------- module */
