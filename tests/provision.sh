@@ -29,8 +29,11 @@ if [ -n "$missing" ]; then
 		--no-install-recommends $missing >/dev/null
 fi
 
+# dmsetup (dm-flakey/dm-error fault injection) and e2fsprogs (a mounted
+# filesystem) serve the reliability tests.
 guest_pkgs="initramfs-tools linux-image-amd64 linux-headers-amd64 dkms build-essential kmod
-fio stress-ng util-linux udev procps iproute2 python3 busybox cpio sparse"
+fio stress-ng util-linux udev procps iproute2 python3 busybox cpio sparse dmsetup
+e2fsprogs"
 guest_pkgs=$(echo $guest_pkgs)
 
 if [ ! -f "$GS_ROOT/.gs-provisioned" ]; then
@@ -63,6 +66,19 @@ EOF
 	touch "$tmp/.gs-provisioned"
 	gs_rm_root "$GS_ROOT"
 	mv "$tmp" "$GS_ROOT"
+fi
+
+# A root provisioned before the package list grew: add what is missing.
+# shellcheck disable=SC2016
+missing=$(gs_chroot sh -c 'for p in "$@"; do
+	dpkg-query -W -f="\${Status}" "$p" 2>/dev/null | grep -q "ok installed" ||
+		printf "%s " "$p"; done' sh $guest_pkgs)
+if [ -n "$missing" ]; then
+	gs_log "adding guest packages: $missing"
+	gs_chroot sh -c "apt-get update -qq && apt-get install -y -qq \
+		--no-install-recommends -o Dpkg::Options::=--force-confold \
+		-t $GS_KSUITE $missing && apt-get clean" >>"$GS_CACHE/guest-apt.log" 2>&1 ||
+		gs_die "guest package install failed, see $GS_CACHE/guest-apt.log"
 fi
 
 kver=$(gs_kver)

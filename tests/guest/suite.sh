@@ -68,8 +68,9 @@ mstat() {
 iostat() { awk -v c="$1" '{ print $c }' "$SYS/io_stat"; }
 
 PAGES="python3 /opt/gs-src/tests/guest/pages.py"
-# ghostswapctl's tests (t_ctl_*).
+# ghostswapctl's tests (t_ctl_*), the reliability tests.
 . /opt/gs-src/tests/guest/tools.sh
+. /opt/gs-src/tests/guest/reliability.sh
 
 meminfo() { awk -v k="$1:" '$1 == k { print $2 * 1024 }' /proc/meminfo; }
 
@@ -717,6 +718,11 @@ t_wb_setup() {
 	mkswap "$small" >/dev/null && swapon "$small" || fail "swapon $small"
 	sysw $SYS/backing_dev "$small" "Device or resource busy"
 	swapoff "$small"
+	# So is a mounted one.
+	mkfs.ext4 -q -F "$small" && mkdir -p /mnt/gs && mount "$small" /mnt/gs ||
+		fail "mount $small"
+	sysw $SYS/backing_dev "$small" "Device or resource busy"
+	umount /mnt/gs
 	# Holding data, or open: no change.
 	$PAGES write $DEV 0 t:1 >/dev/null || fail write
 	sysw $SYS/backing_dev "$big" "Device or resource busy"
@@ -986,6 +992,7 @@ ALL="load unload_reload bad_sysfs swapon_1t busy workload workload_mthp
 swapoff_frees fio split_bvec cluster_race accounting reset_frees mm_stat
 mem_limit compact algorithms cpu_hotplug workload_zstd wb_setup wb_bad_input
 wb_on_demand wb_compact wb_direct wb_full wb_workload wb_race wb_rate
+fault_alloc fault_backing hostile leaks stress
 ctl_status ctl_setup_reset ctl_errors ctl_writeback unload_final"
 # Not in the default run (a measurement, not a test of ghostswap): the same
 # workload on zram for the ratio comparison. Run it after the workloads:

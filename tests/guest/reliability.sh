@@ -1,0 +1,282 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# ghostswap reliability tests, sourced by suite.sh: injected allocation
+# failures, a backing device that fails (dm-error) or flickers
+# (dm-flakey), hostile input racing with swapon and reset, leaks after
+# rmmod, and a verified stress (GS_STRESS_SECONDS, default 60).
+# Uses suite.sh's helpers (fail, sysw, mstat, cstat, bdstat, vdisk,
+# attach_backing, gs_check, run_cg, $PAGES, $SYS, $DEV).
+
+FAIL_ALLOC=/sys/kernel/debug/ghostswap/fail_alloc
+
+# Pages of kind KIND from seed SEED at FIRST..FIRST+N-1, one write each;
+# prints how many writes failed (I/O error), never stops early.
+write_each() {
+	python3 - "$@" <<'PY'
+import mmap, os, sys
+sys.path.insert(0, "/opt/gs-src/tests/guest")
+import pages
+kind, seed, first, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+fd = os.open("/dev/ghostswap", os.O_WRONLY | os.O_DIRECT)
+buf = mmap.mmap(-1, 4096)
+failed = 0
+for p in range(first, first + n):
+    buf[:] = pages.page(kind, seed, p)
+    try:
+        os.pwrite(fd, buf, p * 4096)
+    except OSError:
+        failed += 1
+print(failed)
+PY
+}
+
+# Allocation failures: the writes that hit them fail, the slot keeps its
+# old data, the rest goes on; swap survives them with every byte intact.
+t_fault_alloc() {
+	local failed pid rc
+	sysw $SYS/reset 1 ok
+	$PAGES write $DEV 0 t:100 >/dev/null || fail write
+	echo 5 >$FAIL_ALLOC || fail "fail_alloc"
+	failed=$(write_each t 7 0 20)
+	echo "20 overwrites with 5 allocation failures injected: $failed failed"
+	[ "$failed" = 5 ] || fail "want 5 failed writes"
+	[ "$(cat $FAIL_ALLOC)" = "0 5" ] || fail "fail_alloc: $(cat $FAIL_ALLOC)"
+	[ "$(iostat 2)" = 5 ] || fail "failed_writes $(iostat 2)"
+	# The first five kept their old contents, the others took the new.
+	$PAGES verify $DEV 0 t:5 >/dev/null || fail "old data lost"
+	$PAGES verify $DEV 5 t:15 7 >/dev/null || fail "new data"
+	$PAGES verify $DEV 20 t:80 >/dev/null || fail "untouched data"
+	# A swap workload while allocations keep failing now and then.
+	swap_on lz4 1G || return 1
+	run_cg gs-fault 48 gsverify 128 2 23 zstr &
+	pid=$!
+	while kill -0 $pid 2>/dev/null; do
+		echo 20 >$FAIL_ALLOC
+		sleep 0.5
+	done
+	wait $pid
+	rc=$?
+	echo 0 >$FAIL_ALLOC
+	echo "injected during the workload: $(cat $FAIL_ALLOC); io_stat $(cat $SYS/io_stat)"
+	[ $rc = 0 ] || fail "gsverify under allocation failures"
+	# (swap_on reset the counters)
+	[ "$(iostat 2)" -gt 0 ] || fail "no swap write failed"
+	swapoff $DEV || fail swapoff
+	sysw $SYS/reset 1 ok
+}
+
+# dm table helpers for the flaky backing device.
+dm_table() {
+	dmsetup suspend gsbk && dmsetup load gsbk --table "$1" &&
+		dmsetup resume gsbk
+}
+
+# A backing device that fails: reads of what is on it fail with EIO
+# (counted), writeback fails and keeps the pages in the pool; when it
+# comes back, everything is there. Flickering: reads fail or return the
+# right data, never other data.
+t_fault_backing() {
+	local big sz out
+	big=$(vdisk gsback) || fail "no disk"
+	command -v dmsetup >/dev/null || fail "no dmsetup"
+	sz=$(blockdev --getsz "$big")
+	dmsetup remove gsbk 2>/dev/null
+	dmsetup create gsbk --table "0 $sz linear $big 0" || fail "dmsetup create"
+	attach_backing /dev/mapper/gsbk
+	$PAGES write $DEV 0 t:500,r:100 >/dev/null || fail write
+	sysw $SYS/writeback all ok
+	[ "$(bdstat count)" = 600 ] || fail "writeback: $(bdstat count)"
+	echo "the backing device fails every I/O"
+	dm_table "0 $sz error" || fail "dm error table"
+	out=$($PAGES verify $DEV 0 t:1 2>&1) && fail "a read from a failed device succeeded"
+	case $out in *"Input/output error"*) echo "read: Input/output error (as expected)" ;;
+	*) fail "read: $out" ;; esac
+	[ "$(bdstat rerr)" -ge 1 ] && [ "$(iostat 1)" -ge 1 ] ||
+		fail "read errors not counted: $(cat $SYS/bd_stat $SYS/io_stat)"
+	$PAGES write $DEV 1000 t:50 >/dev/null || fail "pool writes"
+	sysw $SYS/writeback all "Input/output error"
+	[ "$(bdstat werr)" -ge 50 ] || fail "write errors: $(bdstat werr)"
+	[ "$(mstat huge)" = 0 ] && [ "$(bdstat count)" = 600 ] ||
+		fail "after failed writeback: $(cat $SYS/mm_stat $SYS/bd_stat)"
+	$PAGES verify $DEV 1000 t:50 || fail "pages whose writeback failed"
+	sysw $SYS/writeback_direct incompressible ok
+	[ "$(write_each r 9 2000 10)" = 10 ] || fail "direct writes to a failed device"
+	$PAGES verify $DEV 2000 z:10 >/dev/null || fail "failed direct writes left data"
+	sysw $SYS/writeback_direct none ok
+	gs_check
+	echo "the backing device is back"
+	dm_table "0 $sz linear $big 0" || fail "dm linear table"
+	$PAGES verify $DEV 0 t:500,r:100 || fail "data after the device came back"
+	echo "the backing device flickers (dm-flakey: 1 s up, 1 s down)"
+	dm_table "0 $sz flakey $big 0 1 1" || fail "dm flakey table"
+	python3 - <<'PY' || fail "flaky reads"
+import mmap, os, sys, time
+sys.path.insert(0, "/opt/gs-src/tests/guest")
+import pages
+fd = os.open("/dev/ghostswap", os.O_RDONLY | os.O_DIRECT)
+buf = mmap.mmap(-1, 4096)
+ok = err = n = 0
+end = time.time() + 5
+while time.time() < end:
+    p = n % 500
+    n += 1
+    try:
+        os.preadv(fd, [buf], p * 4096)
+    except OSError:
+        err += 1
+        continue
+    assert buf[:] == pages.page("t", 1, p), "page %d: wrong data" % p
+    ok += 1
+print("flaky device: %d reads right, %d failed, none wrong" % (ok, err))
+assert ok and err, "want both outcomes"
+PY
+	dm_table "0 $sz linear $big 0" || fail "dm linear table"
+	$PAGES verify $DEV 0 t:500,r:100 || fail "data after flickering"
+	gs_check
+	sysw $SYS/reset 1 ok
+	dmsetup remove gsbk || fail "dmsetup remove"
+}
+
+# Module parameters and sysfs attributes fed garbage while other shells
+# swap on and off, reset and read stats: clean errnos, no crash, and the
+# device works afterwards.
+t_hostile() {
+	local v out pids i attrs vals
+	rmmod ghostswap 2>/dev/null
+	for v in "disksize=-1" "disksize=abc" "disksize=" "disksize=99999P" \
+		"disksize=18446744073709551616" \
+		"comp_algorithm=$(head -c 200 /dev/zero | tr '\0' x)"; do
+		out=$(modprobe ghostswap "$v" 2>&1) && { rmmod ghostswap; fail "modprobe $v"; }
+		echo "modprobe ghostswap $v: ${out##*: }"
+	done
+	modprobe ghostswap || fail modprobe
+	udevadm settle 2>/dev/null
+	attrs="disksize comp_algorithm mem_limit mem_used_max compact reset
+		backing_dev writeback idle writeback_limit writeback_limit_enable
+		writeback_shrinker writeback_direct backing_compact"
+	vals=("" 0 1 -1 abc 1T 64M 99999999999999999999 all huge idle none
+		/dev/ghostswap /dev/null lz4 zstd "idle 5" "$(head -c 3000 /dev/urandom | base64 -w0)"
+		"$(printf 'a\0b')" $'\n\n' "1 2 3")
+	(end=$((SECONDS + 15)); while [ $SECONDS -lt $end ]; do
+		for a in $attrs; do
+			printf '%s' "${vals[RANDOM % ${#vals[@]}]}" >$SYS/$a 2>/dev/null
+		done
+	done) &
+	pids=$!
+	(end=$((SECONDS + 15)); while [ $SECONDS -lt $end ]; do
+		cat $SYS/* >/dev/null 2>&1
+		cat /sys/kernel/debug/ghostswap/check /sys/kernel/debug/ghostswap/table >/dev/null 2>&1
+	done) &
+	pids="$pids $!"
+	(end=$((SECONDS + 15)); i=0; while [ $SECONDS -lt $end ]; do
+		i=$((i + 1))
+		swapoff $DEV 2>/dev/null
+		echo 1 >$SYS/reset 2>/dev/null
+		echo 1G >$SYS/disksize 2>/dev/null
+		mkswap $DEV >/dev/null 2>&1 && swapon $DEV 2>/dev/null
+	done; echo "$i swap cycles") &
+	pids="$pids $!"
+	wait $pids
+	swapoff $DEV 2>/dev/null
+	udevadm settle 2>/dev/null
+	sysw $SYS/reset 1 ok
+	[ "$(cat $SYS/backing_dev)" = none ] || fail "reset left a backing device"
+	$PAGES write $DEV 0 t:200,r:50 >/dev/null && $PAGES verify $DEV 0 t:200,r:50 ||
+		fail "the device does not work after the storm"
+	sysw $SYS/reset 1 ok
+	! dmesg | grep -qE 'BUG:|WARNING:|Oops|general protection' || fail "kernel reports"
+}
+
+# Memory comes back: after reset and rmmod, the caches are gone and free
+# memory is where it was before the module was loaded.
+t_leaks() {
+	local free0 free1 big
+	big=$(vdisk gsback) || fail "no disk"
+	swapoff $DEV 2>/dev/null
+	udevadm settle 2>/dev/null
+	rmmod ghostswap || fail rmmod
+	echo 3 >/proc/sys/vm/drop_caches
+	free0=$(free_bytes)
+	modprobe ghostswap && udevadm settle || fail modprobe
+	attach_backing "$big"
+	sysw $SYS/mem_limit 4M ok
+	$PAGES write $DEV 0 t:4000,r:1000,s:500 >/dev/null || fail write
+	sysw $SYS/writeback all ok
+	$PAGES verify $DEV 0 t:100 >/dev/null || fail verify
+	echo "loaded and used: $(cat $SYS/mm_stat) | $(cat $SYS/bd_stat)"
+	sysw $SYS/reset 1 ok
+	udevadm settle 2>/dev/null
+	rmmod ghostswap || fail rmmod
+	! grep -qE '^(gs_cluster|gs_bk_cluster) ' /proc/slabinfo || fail "slab caches left"
+	! ls /sys/kernel/debug/zsmalloc 2>/dev/null | grep -q ghostswap || fail "zsmalloc pool left"
+	echo 3 >/proc/sys/vm/drop_caches
+	free1=$(free_bytes)
+	echo "free memory before load $((free0 >> 10)) KiB, after rmmod $((free1 >> 10)) KiB"
+	[ $((free0 - free1)) -lt $((8 << 20)) ] || fail "$(((free0 - free1) >> 10)) KiB not given back"
+	modprobe ghostswap && udevadm settle || fail modprobe
+}
+
+# Verified stress for GS_STRESS_SECONDS: rounds of two verified swap
+# workloads (one with 64 KiB mTHP), stress-ng's verifying vm stressor and a
+# writeback tier under a pool limit, each round with another algorithm on
+# a freshly reset device; then verified raw I/O with trims while
+# writeback loops. Reports the bytes verified.
+t_stress() {
+	local secs=${GS_STRESS_SECONDS:-60} end round=0 total=0 alg v f p1 p2 p3 rc
+	local thp=/sys/kernel/mm/transparent_hugepage/hugepages-64kB/enabled
+	local algs=(lz4 zstd lzo-rle) big
+	big=$(vdisk gsback) || fail "no disk"
+	end=$((SECONDS + secs))
+	[ -w $thp ] && echo always >$thp
+	while [ $SECONDS -lt $end ] || [ $round = 0 ]; do
+		alg=${algs[round % 3]}
+		round=$((round + 1))
+		swapoff $DEV 2>/dev/null
+		attach_backing "$big"
+		sysw $SYS/comp_algorithm "$alg" ok
+		sysw $SYS/mem_limit 16M ok
+		sysw $SYS/disksize 1T ok
+		mkswap $DEV >/dev/null && swapon $DEV || fail "swapon (round $round)"
+		run_cg gs-s1 40 gsverify 96 2 $((round * 3)) zstr >/tmp/s1 2>&1 &
+		p1=$!
+		run_cg gs-s2 40 gsverify 96 2 $((round * 3 + 1)) tr >/tmp/s2 2>&1 &
+		p2=$!
+		run_cg gs-s3 40 stress-ng --vm 1 --vm-bytes 80M --vm-method all \
+			--verify --timeout 20s --metrics-brief >/tmp/s3 2>&1 &
+		p3=$!
+		rc=0
+		wait $p1 || rc=1
+		wait $p2 || rc=1
+		wait $p3 || rc=1
+		for f in /tmp/s1 /tmp/s2; do
+			v=$(sed -n 's/^verified \([0-9]*\).*/\1/p' $f)
+			total=$((total + ${v:-0}))
+		done
+		[ $rc = 0 ] || { tail -n 5 /tmp/s1 /tmp/s2 /tmp/s3; fail "round $round ($alg)"; }
+		echo "round $round ($alg): $(cat $SYS/bd_stat | awk '{ print $1 " on backing, " $3 " written back" }')"
+		swapoff $DEV || fail swapoff
+		gs_check >/dev/null
+	done
+	[ -w $thp ] && echo never >$thp
+	# Raw device: verified I/O with trims while writeback loops.
+	attach_backing "$big"
+	(while :; do
+		echo all >$SYS/idle; echo idle >$SYS/writeback 2>/dev/null
+		echo 1 >$SYS/backing_compact 2>/dev/null; sleep 0.2
+	done) &
+	v=$!
+	DEV=$DEV fio /opt/gs-src/tests/guest/verify.fio --runtime=$((secs / 2 + 10)) \
+		>"$GS_OUT/stress-fio.log" 2>&1
+	rc=$?
+	kill $v; wait $v 2>/dev/null
+	[ $rc = 0 ] || { tail -n 20 "$GS_OUT/stress-fio.log"; fail "fio verify"; }
+	# Bytes fio read back (and checked against their crc32c).
+	v=$(grep -E '^ *READ:' "$GS_OUT/stress-fio.log" | sed -n 's/.*io=\([0-9.]*\)\([KMG]\)i\{0,1\}B.*/\1 \2/p' |
+		awk '$2 == "K" { s += $1 * 1024 } $2 == "M" { s += $1 * 1048576 } $2 == "G" { s += $1 * 1073741824 } END { printf "%d", s }')
+	gs_check
+	sysw $SYS/reset 1 ok
+	total=$((total + ${v:-0}))
+	echo "stress: $round rounds in ${secs}s budget, $((total >> 20)) MiB verified (swap workloads + fio)"
+	echo "stress: $((total >> 20)) MiB verified in $round rounds" >>"$GS_OUT/ratios.txt"
+}
