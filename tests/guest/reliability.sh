@@ -242,7 +242,7 @@ t_stress() {
 		p1=$!
 		run_cg gs-s2 40 gsverify 96 2 $((round * 3 + 1)) tr >/tmp/s2 2>&1 &
 		p2=$!
-		run_cg gs-s3 40 stress-ng --vm 1 --vm-bytes 80M --vm-method all \
+		run_cg gs-s3 40 stress-ng --temp-path /tmp --vm 1 --vm-bytes 80M --vm-method all \
 			--verify --timeout 20s --metrics-brief >/tmp/s3 2>&1 &
 		p3=$!
 		rc=0

@@ -719,10 +719,10 @@ t_wb_setup() {
 	sysw $SYS/backing_dev "$small" "Device or resource busy"
 	swapoff "$small"
 	# So is a mounted one.
-	mkfs.ext4 -q -F "$small" && mkdir -p /mnt/gs && mount "$small" /mnt/gs ||
+	mkfs.ext4 -q -F "$small" && mkdir -p /tmp/gs-mnt && mount "$small" /tmp/gs-mnt ||
 		fail "mount $small"
 	sysw $SYS/backing_dev "$small" "Device or resource busy"
-	umount /mnt/gs
+	umount /tmp/gs-mnt
 	# Holding data, or open: no change.
 	$PAGES write $DEV 0 t:1 >/dev/null || fail write
 	sysw $SYS/backing_dev "$big" "Device or resource busy"
@@ -907,7 +907,7 @@ t_wb_workload() {
 	done) &
 	sampler=$!
 	# Text and random pages only: same-filled ones are never written back.
-	run_cg gs-wb 64 gsverify 192 2 17 tr
+	run_cg gs-wb 40 gsverify 120 2 17 tr
 	rc=$?
 	kill $sampler; wait $sampler 2>/dev/null
 	cat $SYS/mm_stat $SYS/bd_stat $SYS/io_stat
@@ -980,7 +980,9 @@ t_wb_rate() {
 }
 
 t_unload_final() {
-	# udev may still be probing the device after the last reset.
+	# A failed test may have left swap on; udev may still be probing
+	# the device after the last reset.
+	swapoff $DEV 2>/dev/null
 	udevadm settle 2>/dev/null
 	rmmod ghostswap || fail rmmod
 	grep -q '^gs_cluster ' /proc/slabinfo && fail "slab cache left behind"
