@@ -7,6 +7,7 @@
 #                 that is DKMS's job)
 # make check      checkpatch --strict, sparse and W=1 on module/
 # make test       the whole test suite (see README.md)
+# make stress     the guest's verified stress for STRESS_SECONDS (1800)
 # make demo       boot the guest and swapon /dev/ghostswap
 # make clean
 
@@ -76,10 +77,16 @@ clean:
 test:
 	./tests/run.sh
 
+STRESS_SECONDS ?= 1800
+stress:
+	GS_STRESS_SECONDS=$(STRESS_SECONDS) GHOSTSWAP_SKIP_KUNIT=1 \
+		GS_GUEST_TIMEOUT=$$(($(STRESS_SECONDS) + 1800)) \
+		./tests/run.sh load stress fault_alloc fault_backing leaks unload_final
+
 demo:
 	./tests/demo.sh
 
 check:
 	./tests/static-checks.sh
 
-.PHONY: all modules modules_install tools install clean test demo check
+.PHONY: all modules modules_install tools install clean test stress demo check

@@ -39,7 +39,7 @@ mkdir -p "$res/guest"
 t0=$(date +%s)
 # Backing devices for the writeback tier: a large one and a small one.
 GS_DISKS="gsback:1G gssmall:8M" "$GS_TOP/tests/guest.sh" "$res/guest" \
-	"bash /opt/gs-src/tests/guest/suite.sh $*" || true
+	"GS_STRESS_SECONDS=${GS_STRESS_SECONDS:-60} bash /opt/gs-src/tests/guest/suite.sh $*" || true
 gs_log "guest boot + suite: $(($(date +%s) - t0)) s"
 {
 	cat "$res/guest/results.tap" 2>/dev/null
