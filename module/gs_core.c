@@ -158,6 +158,30 @@ struct gs_cluster *gs_cluster_get(struct gs_store *s, unsigned long ci,
 }
 
 /*
+ * The first live cluster at index *@ci..@last, locked, with *@ci set to
+ * its index; NULL if there is none. Holes cost nothing: the XArray skips
+ * them.
+ */
+struct gs_cluster *gs_cluster_next(struct gs_store *s, unsigned long *ci,
+				   unsigned long last)
+{
+	struct gs_cluster *cl;
+
+	for (;;) {
+		rcu_read_lock();
+		cl = xa_find(&s->clusters, ci, last, XA_PRESENT);
+		rcu_read_unlock();
+		if (!cl)
+			return NULL;
+		cl = gs_cluster_get(s, *ci, 0);
+		/* It died in between: on to the next one. */
+		if (cl || *ci == last)
+			return cl;
+		(*ci)++;
+	}
+}
+
+/*
  * Called with the cluster locked; unlocks it. Kills it if it went empty.
  */
 void gs_cluster_put(struct gs_store *s, unsigned long ci,
@@ -608,25 +632,14 @@ u64 gs_store_free_range(struct gs_store *s, u64 first, u64 nr)
 	if (first >= end)
 		return 0;
 	last = (end - 1) >> GS_CLUSTER_SHIFT;
-	for (;;) {
-		/* Skip the holes: only existing clusters are visited. */
-		rcu_read_lock();
-		cl = xa_find(&s->clusters, &ci, last, XA_PRESENT);
-		rcu_read_unlock();
-		if (!cl)
+	while ((cl = gs_cluster_next(s, &ci, last))) {
+		lo = max_t(u64, first, (u64)ci << GS_CLUSTER_SHIFT);
+		hi = min_t(u64, end, ((u64)ci + 1) << GS_CLUSTER_SHIFT);
+		for (i = lo; i < hi; i++)
+			freed += gs_slot_clear(s, cl, i & (GS_CLUSTER_SLOTS - 1));
+		gs_cluster_put(s, ci, cl);
+		if (ci++ == last)
 			break;
-		cl = gs_cluster_get(s, ci, 0);
-		if (cl) {
-			lo = max_t(u64, first, (u64)ci << GS_CLUSTER_SHIFT);
-			hi = min_t(u64, end, ((u64)ci + 1) << GS_CLUSTER_SHIFT);
-			for (i = lo; i < hi; i++)
-				freed += gs_slot_clear(s, cl,
-						       i & (GS_CLUSTER_SLOTS - 1));
-			gs_cluster_put(s, ci, cl);
-		}
-		if (ci == last)
-			break;
-		ci++;
 		cond_resched();
 	}
 	return freed;

@@ -195,6 +195,8 @@ void gs_store_dump_cluster(struct gs_store *s, unsigned long ci,
 
 struct gs_cluster *gs_cluster_get(struct gs_store *s, unsigned long ci,
 				  gfp_t gfp);
+struct gs_cluster *gs_cluster_next(struct gs_store *s, unsigned long *ci,
+				   unsigned long last);
 void gs_cluster_put(struct gs_store *s, unsigned long ci,
 		    struct gs_cluster *cl);
 void gs_obj_copy(struct gs_store *s, unsigned long e, void *dst,

@@ -141,9 +141,7 @@ static unsigned int gs_wb_collect(struct gs_store *s, enum gs_wb_mode mode,
 
 	while (n < max && *pos < s->nr_slots) {
 		ci = *pos >> GS_CLUSTER_SHIFT;
-		rcu_read_lock();
-		cl = xa_find(&s->clusters, &ci, ULONG_MAX, XA_PRESENT);
-		rcu_read_unlock();
+		cl = gs_cluster_next(s, &ci, ULONG_MAX);
 		if (!cl) {
 			*pos = s->nr_slots;
 			break;
@@ -151,11 +149,6 @@ static unsigned int gs_wb_collect(struct gs_store *s, enum gs_wb_mode mode,
 		base = (u64)ci << GS_CLUSTER_SHIFT;
 		if (base > *pos)
 			*pos = base;
-		cl = gs_cluster_get(s, ci, 0);
-		if (!cl) {
-			*pos = base + GS_CLUSTER_SLOTS;
-			continue;
-		}
 		for (i = *pos - base; i < GS_CLUSTER_SLOTS && n < max; i++) {
 			struct gs_wb_cand *c = &wb->cand[n];
 
@@ -464,28 +457,15 @@ void gs_store_mark_idle(struct gs_store *s, u64 age)
 	enum gs_kind kind;
 	unsigned int i;
 
-	for (;;) {
-		rcu_read_lock();
-		cl = xa_find(&s->clusters, &ci, ULONG_MAX, XA_PRESENT);
-		rcu_read_unlock();
-		if (!cl)
-			break;
-		cl = gs_cluster_get(s, ci, 0);
-		if (cl && (!age || (u32)(now - cl->stamp) >= age)) {
-			for (i = 0; i < GS_CLUSTER_SLOTS; i++) {
-				e = atomic_long_read(&cl->table[i]);
-				kind = gs_entry_kind(e);
-				if (kind == GS_KIND_COMPRESSED ||
-				    kind == GS_KIND_RAW)
-					atomic_long_set(&cl->table[i],
-							e | GS_FLAG_IDLE);
-			}
+	for (; (cl = gs_cluster_next(s, &ci, ULONG_MAX)); ci++) {
+		for (i = 0; (!age || (u32)(now - cl->stamp) >= age) &&
+		     i < GS_CLUSTER_SLOTS; i++) {
+			e = atomic_long_read(&cl->table[i]);
+			kind = gs_entry_kind(e);
+			if (kind == GS_KIND_COMPRESSED || kind == GS_KIND_RAW)
+				atomic_long_set(&cl->table[i], e | GS_FLAG_IDLE);
 		}
-		if (cl)
-			spin_unlock(&cl->lock);
-		if (ci == ULONG_MAX)
-			break;
-		ci++;
+		spin_unlock(&cl->lock);
 		cond_resched();
 	}
 }
@@ -611,14 +591,8 @@ long gs_store_check(struct gs_store *s, struct seq_file *m)
 	mutex_lock(&s->wb_lock);
 
 	/* Forward: every WRITTEN_BACK entry is its backing slot's owner. */
-	for (;;) {
-		rcu_read_lock();
-		cl = xa_find(&s->clusters, &ci, ULONG_MAX, XA_PRESENT);
-		rcu_read_unlock();
-		if (!cl)
-			break;
-		cl = gs_cluster_get(s, ci, 0);
-		for (i = 0; cl && i < GS_CLUSTER_SLOTS; i++) {
+	for (; (cl = gs_cluster_next(s, &ci, ULONG_MAX)); ci++) {
+		for (i = 0; i < GS_CLUSTER_SLOTS; i++) {
 			e = atomic_long_read(&cl->table[i]);
 			if (gs_entry_kind(e) != GS_KIND_WRITTEN_BACK)
 				continue;
@@ -632,11 +606,7 @@ long gs_store_check(struct gs_store *s, struct seq_file *m)
 				gs_check_report(m, &bad, "reverse map differs",
 						slot, b, gs_backing_owner(bk, b));
 		}
-		if (cl)
-			spin_unlock(&cl->lock);
-		if (ci == ULONG_MAX)
-			break;
-		ci++;
+		spin_unlock(&cl->lock);
 		cond_resched();
 	}
 
