@@ -23,7 +23,7 @@ static inline struct gs_store *gs_kunit_store(struct kunit *test,
 	struct gs_store *s = gs_store_create(alg, nr_slots);
 	int ret;
 
-	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(s), "gs_store_create(%s): %ld",
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(s), "gs_store_create(%s): %d",
 			       alg, PTR_ERR_OR_ZERO(s));
 	ret = kunit_add_action_or_reset(test, gs_kunit_store_destroy, s);
 	KUNIT_ASSERT_EQ(test, ret, 0);
@@ -194,6 +194,38 @@ static inline void gs_kunit_fill_text(void *p, u32 n)
 		memcpy(c + off, words[(x >> 16) & 7], len);
 		off += len;
 	}
+}
+
+/* Text page i at slots base + i * step, i < n (gs_kunit_fill_text(p, i)). */
+static inline void gs_kunit_fill_slots(struct kunit *test, struct gs_store *s,
+				       u64 base, u64 step, int n)
+{
+	void *p = gs_kunit_page(test);
+	int i;
+
+	for (i = 0; i < n; i++) {
+		gs_kunit_fill_text(p, i);
+		KUNIT_ASSERT_EQ(test, gs_store_write(s, base + i * step, p,
+						     GFP_KERNEL), 0);
+	}
+	kunit_kfree(test, p);
+}
+
+/* What gs_kunit_fill_slots() stored reads back. */
+static inline void gs_kunit_verify_slots(struct kunit *test,
+					 struct gs_store *s, u64 base, u64 step,
+					 int n)
+{
+	void *want = gs_kunit_page(test), *got = gs_kunit_page(test);
+	int i;
+
+	for (i = 0; i < n; i++) {
+		gs_kunit_fill_text(want, i);
+		KUNIT_ASSERT_EQ(test, gs_store_read(s, base + i * step, got), 0);
+		KUNIT_EXPECT_MEMEQ(test, got, want, PAGE_SIZE);
+	}
+	kunit_kfree(test, want);
+	kunit_kfree(test, got);
 }
 
 #endif /* _GS_KUNIT_H */

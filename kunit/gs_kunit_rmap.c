@@ -160,33 +160,6 @@ static void gs_rmap_full_reuse(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, xa_empty(&bk->clusters));
 }
 
-/* Write back n pages of text at ghost slots base, base + step, ... */
-static void gs_rmap_fill(struct kunit *test, struct gs_store *s, u64 base,
-			 u64 step, int n)
-{
-	void *p = gs_kunit_page(test);
-	int i;
-
-	for (i = 0; i < n; i++) {
-		gs_kunit_fill_text(p, i);
-		KUNIT_ASSERT_EQ(test, gs_store_write(s, base + i * step, p,
-						     GFP_KERNEL), 0);
-	}
-}
-
-static void gs_rmap_verify(struct kunit *test, struct gs_store *s, u64 base,
-			   u64 step, int n)
-{
-	void *want = gs_kunit_page(test), *got = gs_kunit_page(test);
-	int i;
-
-	for (i = 0; i < n; i++) {
-		gs_kunit_fill_text(want, i);
-		KUNIT_ASSERT_EQ(test, gs_store_read(s, base + i * step, got), 0);
-		KUNIT_EXPECT_MEMEQ(test, got, want, PAGE_SIZE);
-	}
-}
-
 /* Each WRITTEN_BACK entry names its backing slot; that slot names it. */
 static void gs_rmap_expect_pairs(struct kunit *test, struct gs_store *s,
 				 u64 base, u64 step, int n)
@@ -215,7 +188,7 @@ static void gs_rmap_store_agrees(struct kunit *test)
 	void *p = gs_kunit_page(test);
 	u64 done;
 
-	gs_rmap_fill(test, s, base, step, 100);
+	gs_kunit_fill_slots(test, s, base, step, 100);
 	KUNIT_EXPECT_EQ(test, gs_store_writeback(s, GS_WB_ALL, U64_MAX, &done),
 			0);
 	KUNIT_EXPECT_EQ(test, done, 100ULL);
@@ -254,7 +227,7 @@ static void gs_rmap_relocation(struct kunit *test)
 	u64 done, moved;
 	int i;
 
-	gs_rmap_fill(test, s, 0, 1, 600);
+	gs_kunit_fill_slots(test, s, 0, 1, 600);
 	KUNIT_ASSERT_EQ(test, gs_store_writeback(s, GS_WB_ALL, U64_MAX, &done),
 			0);
 	KUNIT_EXPECT_EQ(test, done, 600ULL);
@@ -280,11 +253,11 @@ static void gs_rmap_relocation(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, gs_store_backing_compact(s, &moved), 0);
 	KUNIT_EXPECT_EQ(test, moved, 0ULL);
 	/* New writeback fills from the start again, after the packed part. */
-	gs_rmap_fill(test, s, 2000, 1, 10);
+	gs_kunit_fill_slots(test, s, 2000, 1, 10);
 	KUNIT_ASSERT_EQ(test, gs_store_writeback(s, GS_WB_ALL, U64_MAX, &done),
 			0);
 	KUNIT_EXPECT_EQ(test, gs_backing_last_used(s->bk), 309ULL);
-	gs_rmap_verify(test, s, 2000, 1, 10);
+	gs_kunit_verify_slots(test, s, 2000, 1, 10);
 	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0L);
 }
 
@@ -295,7 +268,7 @@ static void gs_rmap_check_detects(struct kunit *test)
 	struct gs_store *s = gs_kunit_wb_store(test, "lz4", 4096, 64, &k);
 	u64 done, owner = 3000, b;
 
-	gs_rmap_fill(test, s, 0, 1, 4);
+	gs_kunit_fill_slots(test, s, 0, 1, 4);
 	KUNIT_ASSERT_EQ(test, gs_store_writeback(s, GS_WB_ALL, U64_MAX, &done),
 			0);
 	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0L);

@@ -201,10 +201,7 @@ static void gs_wb_cold(struct kunit *test)
 	u64 done;
 	int i;
 
-	for (i = 0; i < 8; i++) {
-		gs_kunit_fill_text(p, i);
-		gs_wb_write(test, s, i, p);
-	}
+	gs_kunit_fill_slots(test, s, 0, 1, 8);
 	/* First lap marks everything, the second takes the first four. */
 	KUNIT_EXPECT_EQ(test, gs_store_writeback(s, GS_WB_COLD, 4, &done), 0);
 	KUNIT_EXPECT_EQ(test, done, 4ULL);
@@ -231,14 +228,9 @@ static void gs_wb_budget(struct kunit *test)
 {
 	struct gs_kbk *k;
 	struct gs_store *s = gs_kunit_wb_store(test, "lz4", 1024, 64, &k);
-	void *p = gs_kunit_page(test);
 	u64 done;
-	int i;
 
-	for (i = 0; i < 10; i++) {
-		gs_kunit_fill_text(p, i);
-		gs_wb_write(test, s, i, p);
-	}
+	gs_kunit_fill_slots(test, s, 0, 1, 10);
 	gs_store_set_wb_limit(s, true, 3);
 	KUNIT_EXPECT_EQ(test, gs_store_writeback(s, GS_WB_ALL, U64_MAX, &done),
 			-EIO);
@@ -255,10 +247,7 @@ static void gs_wb_budget(struct kunit *test)
 			0);
 	KUNIT_EXPECT_EQ(test, done, 7ULL);
 	KUNIT_EXPECT_EQ(test, gs_stat(&s->wb_budget), 93);
-	for (i = 0; i < 10; i++) {
-		gs_kunit_fill_text(p, i);
-		gs_wb_expect(test, s, i, p);
-	}
+	gs_kunit_verify_slots(test, s, 0, 1, 10);
 }
 
 /* A full backing store: what fits goes, the rest stays, all intact. */
@@ -266,14 +255,10 @@ static void gs_wb_backing_full(struct kunit *test)
 {
 	struct gs_kbk *k;
 	struct gs_store *s = gs_kunit_wb_store(test, "lz4", 1024, 4, &k);
-	void *p = gs_kunit_page(test);
 	u64 done;
 	int i;
 
-	for (i = 0; i < 10; i++) {
-		gs_kunit_fill_text(p, i);
-		gs_wb_write(test, s, i, p);
-	}
+	gs_kunit_fill_slots(test, s, 0, 1, 10);
 	KUNIT_EXPECT_EQ(test, gs_store_writeback(s, GS_WB_ALL, U64_MAX, &done),
 			-ENOSPC);
 	KUNIT_EXPECT_EQ(test, done, 4ULL);
@@ -281,10 +266,7 @@ static void gs_wb_backing_full(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, gs_wb_kind(s, i), GS_KIND_COMPRESSED);
 		KUNIT_EXPECT_FALSE(test, gs_store_entry(s, i) & GS_FLAG_WB);
 	}
-	for (i = 0; i < 10; i++) {
-		gs_kunit_fill_text(p, i);
-		gs_wb_expect(test, s, i, p);
-	}
+	gs_kunit_verify_slots(test, s, 0, 1, 10);
 	KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.comp_pages), 6);
 	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0L);
 	/* A freed slot makes room for one more. */
@@ -303,10 +285,7 @@ static void gs_wb_io_errors(struct kunit *test)
 	u64 done;
 	int i;
 
-	for (i = 0; i < 10; i++) {
-		gs_kunit_fill_text(p, i);
-		gs_wb_write(test, s, i, p);
-	}
+	gs_kunit_fill_slots(test, s, 0, 1, 10);
 	atomic_set(&k->fail_writes, 1);
 	KUNIT_EXPECT_EQ(test, gs_store_writeback(s, GS_WB_ALL, U64_MAX, &done),
 			-EIO);
@@ -407,10 +386,7 @@ static void gs_wb_race_writeback(struct kunit *test)
 	u64 done;
 	int i;
 
-	for (i = 0; i < 6; i++) {
-		gs_kunit_fill_text(p, i);
-		gs_wb_write(test, s, i, p);
-	}
+	gs_kunit_fill_slots(test, s, 0, 1, 6);
 	r.newp = gs_wb_text(test, 100);
 	r.buf = gs_kunit_page(test);
 	k->hook = gs_wb_hook_writeback;
@@ -589,10 +565,7 @@ static void gs_wb_pool_limit(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.wb_pages) +
 			gs_stat(&s->stats.comp_pages), (long)n);
 	KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.failed_writes), 0);
-	for (i = 0; i < n; i++) {
-		gs_kunit_fill_text(p, i);
-		gs_wb_expect(test, s, i, p);
-	}
+	gs_kunit_verify_slots(test, s, 0, 1, n);
 	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0L);
 }
 
@@ -603,14 +576,9 @@ static void gs_wb_shrinker(struct kunit *test)
 	struct gs_store *s = gs_kunit_wb_store(test, "lz4", 1024, 64, &k);
 	struct shrink_control sc = { .gfp_mask = GFP_KERNEL, .nr_to_scan = 8 };
 	struct shrinker *sh = s->shrinker;
-	void *p = gs_kunit_page(test);
-	int i;
 
 	KUNIT_ASSERT_NOT_NULL(test, sh);
-	for (i = 0; i < 20; i++) {
-		gs_kunit_fill_text(p, i);
-		gs_wb_write(test, s, i, p);
-	}
+	gs_kunit_fill_slots(test, s, 0, 1, 20);
 	/* Switched off: nothing to count, nothing done. */
 	KUNIT_EXPECT_EQ(test, sh->count_objects(sh, &sc), 0UL);
 	KUNIT_EXPECT_EQ(test, sh->scan_objects(sh, &sc), SHRINK_STOP);
@@ -627,10 +595,7 @@ static void gs_wb_shrinker(struct kunit *test)
 	mutex_lock(&s->wb_lock);
 	KUNIT_EXPECT_EQ(test, sh->scan_objects(sh, &sc), SHRINK_STOP);
 	mutex_unlock(&s->wb_lock);
-	for (i = 0; i < 20; i++) {
-		gs_kunit_fill_text(p, i);
-		gs_wb_expect(test, s, i, p);
-	}
+	gs_kunit_verify_slots(test, s, 0, 1, 20);
 	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0L);
 }
 

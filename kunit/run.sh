@@ -229,6 +229,15 @@ else
 	tap=1
 fi
 
+# What the compiler said about our files (rebuilt whenever they change).
+if grep -q 'drivers/block/ghostswap/.*warning:' "$log"; then
+	echo "not ok - $name: our sources build without warnings"
+	grep 'drivers/block/ghostswap/.*warning:' "$log" | head -n 20 | sed 's/^/# /'
+	tap=1
+else
+	echo "ok - $name: our sources build without warnings"
+fi
+
 # The kernel log of the run must be free of sanitizer and kernel reports.
 pat='BUG:|WARNING:|KASAN|possible circular locking|sleeping function called from invalid context|UBSAN:|Kernel panic|Oops'
 if [ -f "$build/test.log" ]; then
