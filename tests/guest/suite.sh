@@ -97,6 +97,15 @@ sysw() {
 	local out rc
 	out=$( (echo "$2" >"$1") 2>&1)
 	rc=$?
+	# udev probes the device (blkid opens it) after every close of a
+	# writer, swapoff included: an open device refuses reconfiguration.
+	# As ghostswapctl does: let udev settle, then try once more.
+	if [ "$3" = ok ] && [ $rc != 0 ] && [[ $out == *"resource busy"* ]]; then
+		udevadm settle 2>/dev/null
+		echo "write '$2' to ${1##*/}: busy, retried after udevadm settle"
+		out=$( (echo "$2" >"$1") 2>&1)
+		rc=$?
+	fi
 	if [ "$3" = ok ]; then
 		[ $rc = 0 ] || fail "write '$2' to $1: $out"
 	else
@@ -118,6 +127,7 @@ setup_guest() {
 	echo +memory >/sys/fs/cgroup/cgroup.subtree_control
 	uname -r
 	grep -E 'MemTotal|MemAvailable' /proc/meminfo
+	echo "kfence sample interval: $(cat /sys/module/kfence/parameters/sample_interval 2>/dev/null || echo none) ms"
 }
 
 # ------------------------------------------------------------------ tests
