@@ -4,6 +4,8 @@
 GS_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 GS_CACHE=${GHOSTSWAP_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ghostswap}
 GS_ROOT=$GS_CACHE/root-trixie		# guest root filesystem (a Debian chroot)
+# tests/guest.sh can boot another root (an overlay of GS_ROOT, tests/boot.sh).
+GS_BOOT_ROOT=${GS_BOOT_ROOT:-$GS_ROOT}
 GS_VENV=$GS_CACHE/venv			# virtme-ng
 GS_MIRROR=${GHOSTSWAP_MIRROR:-http://deb.debian.org/debian}
 GS_SUITE=trixie
