@@ -823,8 +823,9 @@ grep -qx 'Type=oneshot' "$unit" && grep -qx 'RemainAfterExit=yes' "$unit" &&
 	ok "ghostswap.service: oneshot, RemainAfterExit, setup/reset" ||
 	notok "ghostswap.service: oneshot, RemainAfterExit, setup/reset"
 rules=$(grep -v '^#' "$top/udev/60-ghostswap.rules" | grep .)
-same "udev rule: tags the device for systemd and wants ghostswap.service" "$rules" \
-	'KERNEL=="ghostswap", SUBSYSTEM=="block", TAG+="systemd", ENV{SYSTEMD_WANTS}+="ghostswap.service"'
+same "udev rule: tags the device for systemd, wants ghostswap.service on add only" "$rules" \
+	'KERNEL=="ghostswap", SUBSYSTEM=="block", TAG+="systemd"
+KERNEL=="ghostswap", SUBSYSTEM=="block", ACTION=="add", ENV{SYSTEMD_WANTS}+="ghostswap.service"'
 
 # ---------------------------------------------------------------- man pages
 
