@@ -1,0 +1,108 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The packaging end to end: a guest root as an admin's machine has it after
+# "dkms install" (tests/build.sh did that in the guest root) and "make
+# install" of the tools, with /etc/ghostswap.conf written and
+# ghostswap.service enabled, boots with systemd as init and must come up
+# with swap on /dev/ghostswap set up per the configuration file.
+# tests/guest/boot.sh checks that inside the guest (and the udev path: the
+# device appearing starts the service), writing TAP.
+#
+# The guest root is not changed: the boot runs on an overlay of it whose
+# upper layer is thrown away afterwards.
+#
+# usage: tests/boot.sh OUTDIR   (prints TAP on stdout)
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+out=$(mkdir -p "$1" && cd "$1" && pwd)
+ov=$GS_CACHE/boot-overlay
+merged=$ov/root
+n=0
+rc=0
+step() {
+	local desc=$1 log=$out/$2.log
+	shift 2
+	n=$((n + 1))
+	if "$@" >"$log" 2>&1; then
+		echo "ok $n - $desc"
+	else
+		echo "not ok $n - $desc"
+		tail -n 30 "$log" | sed 's/^/# /'
+		rc=1
+		return 1
+	fi
+}
+
+cleanup() {
+	gs_umount_root "$merged"
+	mountpoint -q "$merged" && umount "$merged"
+	rm -rf --one-file-system "$ov"
+}
+trap cleanup EXIT
+
+overlay() {
+	cleanup
+	mkdir -p "$ov/upper" "$ov/work" "$merged"
+	mount -t overlay overlay \
+		-o "lowerdir=$GS_ROOT,upperdir=$ov/upper,workdir=$ov/work" "$merged"
+}
+
+# What an admin does after the DKMS install: make install, the config,
+# systemctl enable.
+install() {
+	local src=$merged/tmp/gs-install
+	rm -rf "$src"
+	mkdir -p "$src"
+	(cd "$GS_TOP" && cp -r Makefile dkms.conf tools man systemd udev etc "$src/")
+	GS_ROOT=$merged gs_chroot sh -c 'set -e
+		make -C /tmp/gs-install tools install PREFIX=/usr
+		rm -rf /tmp/gs-install
+		systemctl enable ghostswap.service
+		ls -l /etc/systemd/system/swap.target.wants/
+		modinfo -n ghostswap'
+	# Values unlike the defaults, so that the guest can tell they came
+	# from here.
+	cat >"$merged/etc/ghostswap.conf" <<-EOF
+	# written by tests/boot.sh
+	size = 3G
+	algorithm = zstd
+	mem_limit = 200M
+	priority = 77
+	disable_zswap = yes
+	EOF
+}
+
+step "overlay of the guest root" overlay overlay || exit 1
+step "make install, /etc/ghostswap.conf, systemctl enable ghostswap.service" \
+	install install || exit 1
+mkdir -p "$out/guest"
+# zswap on at boot (Debian's default is off): the service must turn it off.
+GS_BOOT_ROOT=$merged GS_SYSTEMD=1 GS_APPEND="zswap.enabled=1" \
+	GS_GUEST_TIMEOUT=${GS_BOOT_TIMEOUT:-1200} \
+	"$GS_TOP/tests/guest.sh" "$out/guest" \
+	"bash /opt/gs-src/tests/guest/boot.sh" >"$out/boot.log" 2>&1
+if [ -f "$out/guest/boot.tap" ]; then
+	# Renumber the guest's TAP after ours.
+	while read -r line; do
+		case $line in
+		"ok "*|"not ok "*)
+			n=$((n + 1))
+			[[ $line == not* ]] && rc=1
+			echo "$line" | sed -E "s/^(ok|not ok) [0-9]+/\\1 $n/" ;;
+		1..*) ;;
+		*) echo "$line" ;;
+		esac
+	done <"$out/guest/boot.tap"
+fi
+if [ ! -f "$out/guest/boot.done" ]; then
+	n=$((n + 1))
+	echo "not ok $n - the systemd boot did not complete (see $out/guest/console.log)"
+	grep -E 'BUG|Oops|panic|Failed|ghostswap' "$out/guest/console.log" 2>/dev/null |
+		head -n 20 | sed 's/^/# /'
+	rc=1
+fi
+rm -f "$out"/guest/disk-*.img
+echo "1..$n"
+exit $rc
