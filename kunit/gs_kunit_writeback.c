@@ -417,6 +417,62 @@ static void gs_wb_race_writeback(struct kunit *test)
 	}
 }
 
+/*
+ * A round of two batches (slots 0..31, then 32..63): while the first
+ * one's write is out, slot 3 of it is overwritten and slot 2 freed, and
+ * slot 40, which the second batch has not taken yet, is overwritten.
+ */
+static void gs_wb_hook_round(struct gs_kbk *k, bool write, u64 b)
+{
+	struct gs_wb_race *r = k->arg;
+
+	KUNIT_EXPECT_TRUE(r->test, write);
+	KUNIT_EXPECT_TRUE(r->test, gs_store_entry(r->s, 3) & GS_FLAG_WB);
+	KUNIT_EXPECT_FALSE(r->test, gs_store_entry(r->s, 40) & GS_FLAG_WB);
+	KUNIT_EXPECT_EQ(r->test, gs_store_write(r->s, 3, r->newp, GFP_KERNEL),
+			0);
+	gs_store_free(r->s, 2);
+	KUNIT_EXPECT_EQ(r->test, gs_store_write(r->s, 40, r->want, GFP_KERNEL),
+			0);
+}
+
+static void gs_wb_race_round(struct kunit *test)
+{
+	struct gs_kbk *k;
+	struct gs_store *s = gs_kunit_wb_store(test, "lz4", 1024, 256, &k);
+	struct gs_wb_race r = { .test = test, .s = s };
+	void *p = gs_kunit_page(test);
+	u64 done;
+	int i;
+
+	gs_kunit_fill_slots(test, s, 0, 1, 100);
+	r.newp = gs_wb_text(test, 1003);
+	r.want = gs_wb_text(test, 1040);
+	k->hook = gs_wb_hook_round;
+	k->arg = &r;
+	k->hook_runs = 1;
+	KUNIT_EXPECT_EQ(test, gs_store_writeback(s, GS_WB_ALL, U64_MAX, &done),
+			0);
+	/* 30 of the first batch, the rest whole; slot 40 with its new data. */
+	KUNIT_EXPECT_EQ(test, done, 98ULL);
+	KUNIT_EXPECT_EQ(test, gs_wb_kind(s, 3), GS_KIND_COMPRESSED);
+	KUNIT_EXPECT_FALSE(test, gs_store_entry(s, 3) & GS_FLAG_WB);
+	KUNIT_EXPECT_EQ(test, gs_wb_kind(s, 2), GS_KIND_EMPTY);
+	KUNIT_EXPECT_EQ(test, gs_wb_kind(s, 40), GS_KIND_WRITTEN_BACK);
+	gs_wb_expect(test, s, 3, r.newp);
+	gs_wb_expect(test, s, 40, r.want);
+	KUNIT_EXPECT_EQ(test, gs_backing_used(s->bk), 98ULL);
+	KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.wb_pages), 98);
+	KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.bd_writes), 100);
+	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0L);
+	for (i = 0; i < 100; i++) {
+		if (i == 2 || i == 3 || i == 40)
+			continue;
+		gs_kunit_fill_text(p, i);
+		gs_wb_expect(test, s, i, p);
+	}
+}
+
 /* Mid-read of a written-back slot: it is freed. */
 static void gs_wb_hook_read_free(struct gs_kbk *k, bool write, u64 b)
 {
@@ -817,6 +873,7 @@ static struct kunit_case gs_wb_cases[] = {
 	KUNIT_CASE(gs_wb_io_errors),
 	KUNIT_CASE(gs_wb_alloc_failure),
 	KUNIT_CASE(gs_wb_race_writeback),
+	KUNIT_CASE(gs_wb_race_round),
 	KUNIT_CASE(gs_wb_race_read),
 	KUNIT_CASE(gs_wb_nowait),
 	KUNIT_CASE(gs_wb_direct),

@@ -203,6 +203,26 @@ bool gs_backing_cluster_owners(struct gs_backing *bk, unsigned long ci,
 	return bc;
 }
 
+void gs_backing_write_start(struct gs_backing *bk, u64 slot,
+			    void *const *bufs, unsigned int nr,
+			    struct gs_bk_io *io)
+{
+	init_completion(&io->done);
+	io->err = 0;
+	if (bk->ops->write_start) {
+		bk->ops->write_start(bk, slot, bufs, nr, io);
+		return;
+	}
+	io->err = bk->ops->write(bk, slot, bufs, nr);
+	complete(&io->done);
+}
+
+int gs_backing_write_wait(struct gs_bk_io *io)
+{
+	wait_for_completion_io(&io->done);
+	return io->err;
+}
+
 u64 gs_backing_last_used(struct gs_backing *bk)
 {
 	struct gs_bk_cluster *bc;
@@ -239,15 +259,15 @@ u64 gs_backing_used(struct gs_backing *bk)
 
 /* ------------------------------------------------- block device backing */
 
-static int gs_bdev_rw(struct gs_backing *bk, blk_opf_t opf, u64 slot,
-		      void *const *bufs, unsigned int nr)
+/* A bio for @nr pages at @slot, from the store's own reserve. */
+static struct bio *gs_bdev_bio(struct gs_backing *bk, blk_opf_t opf, u64 slot,
+			       void *const *bufs, unsigned int nr)
 {
 	struct bio *bio;
 	unsigned int i;
-	int ret;
 
 	if (WARN_ON_ONCE(!nr || nr > BIO_MAX_VECS))
-		return -EINVAL;
+		return NULL;
 	bio = bio_alloc_bioset(file_bdev(bk->bdev_file), nr, opf, GFP_NOIO,
 			       &bk->bio_set);
 	bio->bi_iter.bi_sector = slot << (PAGE_SHIFT - SECTOR_SHIFT);
@@ -255,6 +275,17 @@ static int gs_bdev_rw(struct gs_backing *bk, blk_opf_t opf, u64 slot,
 		WARN_ON_ONCE(offset_in_page(bufs[i]));
 		__bio_add_page(bio, virt_to_page(bufs[i]), PAGE_SIZE, 0);
 	}
+	return bio;
+}
+
+static int gs_bdev_rw(struct gs_backing *bk, blk_opf_t opf, u64 slot,
+		      void *const *bufs, unsigned int nr)
+{
+	struct bio *bio = gs_bdev_bio(bk, opf, slot, bufs, nr);
+	int ret;
+
+	if (!bio)
+		return -EINVAL;
 	ret = submit_bio_wait(bio);
 	bio_put(bio);
 	return ret;
@@ -264,6 +295,31 @@ static int gs_bdev_write(struct gs_backing *bk, u64 slot, void *const *bufs,
 			 unsigned int nr)
 {
 	return gs_bdev_rw(bk, REQ_OP_WRITE, slot, bufs, nr);
+}
+
+static void gs_bdev_end_io(struct bio *bio)
+{
+	struct gs_bk_io *io = bio->bi_private;
+
+	io->err = blk_status_to_errno(bio->bi_status);
+	bio_put(bio);
+	complete(&io->done);
+}
+
+static void gs_bdev_write_start(struct gs_backing *bk, u64 slot,
+				void *const *bufs, unsigned int nr,
+				struct gs_bk_io *io)
+{
+	struct bio *bio = gs_bdev_bio(bk, REQ_OP_WRITE, slot, bufs, nr);
+
+	if (!bio) {
+		io->err = -EINVAL;
+		complete(&io->done);
+		return;
+	}
+	bio->bi_private = io;
+	bio->bi_end_io = gs_bdev_end_io;
+	submit_bio(bio);
 }
 
 static int gs_bdev_read(struct gs_backing *bk, u64 slot, void *buf)
@@ -279,6 +335,7 @@ static void gs_bdev_release(struct gs_backing *bk)
 
 static const struct gs_backing_ops gs_bdev_ops = {
 	.write = gs_bdev_write,
+	.write_start = gs_bdev_write_start,
 	.read = gs_bdev_read,
 	.release = gs_bdev_release,
 };

@@ -10,6 +10,7 @@
 #include <linux/atomic.h>
 #include <linux/bio.h>
 #include <linux/bits.h>
+#include <linux/completion.h>
 #include <linux/mutex.h>
 #include <linux/types.h>
 #include <linux/xarray.h>
@@ -22,14 +23,25 @@
 
 struct gs_backing;
 
+/* A write in flight: gs_backing_write_start(), gs_backing_write_wait(). */
+struct gs_bk_io {
+	struct completion done;
+	int err;
+};
+
 /*
  * How a backing store moves pages. Buffers are page aligned, PAGE_SIZE
  * each, in the kernel's direct map. May sleep; return 0 or a negative
- * errno for the whole request.
+ * errno for the whole request. write_start is optional: it starts what
+ * write does and returns at once, completing @io (err set) when done, in
+ * any context; without it, writes are synchronous.
  */
 struct gs_backing_ops {
 	int (*write)(struct gs_backing *bk, u64 slot, void *const *bufs,
 		     unsigned int nr);
+	void (*write_start)(struct gs_backing *bk, u64 slot,
+			    void *const *bufs, unsigned int nr,
+			    struct gs_bk_io *io);
 	int (*read)(struct gs_backing *bk, u64 slot, void *buf);
 	void (*release)(struct gs_backing *bk);
 };
@@ -101,6 +113,15 @@ u64 gs_backing_owner(struct gs_backing *bk, u64 slot);
  */
 bool gs_backing_cluster_owners(struct gs_backing *bk, unsigned long ci,
 			       u32 *owners);
+/*
+ * Start writing @nr pages from @bufs to slots @slot.. (asynchronously if
+ * the store can); the buffers must stay until gs_backing_write_wait(@io)
+ * returned, which gives the result. May sleep.
+ */
+void gs_backing_write_start(struct gs_backing *bk, u64 slot,
+			    void *const *bufs, unsigned int nr,
+			    struct gs_bk_io *io);
+int gs_backing_write_wait(struct gs_bk_io *io);
 /* Highest slot in use, or U64_MAX if none. */
 u64 gs_backing_last_used(struct gs_backing *bk);
 u64 gs_backing_used(struct gs_backing *bk);

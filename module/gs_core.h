@@ -79,7 +79,8 @@ enum gs_direct {
 	GS_DIRECT_INCOMP,	/* what did not compress at all */
 };
 
-#define GS_WB_BATCH		32	/* pages per writeback bio */
+#define GS_WB_BATCH		32	/* pages per writeback batch */
+#define GS_WB_DEPTH		2	/* batches in flight at once */
 
 struct gs_wb_batch;
 
@@ -97,7 +98,7 @@ struct gs_store {
 	/* Writeback tier; all NULL/0 without a backing device. */
 	struct gs_backing *bk;
 	struct mutex wb_lock;		/* one writeback at a time */
-	struct gs_wb_batch *wb;		/* its buffers, under wb_lock */
+	struct gs_wb_batch *wb;		/* GS_WB_DEPTH batches, wb_lock */
 	u64 wb_hand;			/* clock hand of GS_WB_COLD */
 	atomic_long_t wb_budget;	/* pages left, if wb_limit_enable */
 	bool wb_limit_enable;

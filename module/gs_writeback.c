@@ -9,20 +9,27 @@
  * (gs_backing.c) holds the ghost slot. Same-filled pages are never written
  * back: they cost nothing.
  *
- * A writeback batch, one at a time under wb_lock:
+ * A writeback round, one at a time under wb_lock, of up to GS_WB_DEPTH
+ * batches of up to GS_WB_BATCH pages:
  *  1. collect: under each cluster's lock, copy the chosen objects into the
  *     batch's pages and set GS_FLAG_WB on their entries;
- *  2. allocate contiguous backing slots and write each run with one bio;
- *  3. finish: under the cluster lock again, an entry that is still the
- *     one that was copied (GS_FLAG_WB set, same object) becomes
- *     WRITTEN_BACK and its pool object is freed. An entry that was freed
- *     or overwritten meanwhile lost the flag: its backing slot is freed
- *     again. A failed write clears the flag and leaves the entry where
- *     it was. Nothing is ever dropped before its copy is on the device.
+ *  2. allocate contiguous backing slots and start writing each run with
+ *     one bio; then collect the next batch while those writes are in
+ *     flight;
+ *  3. finish, once its writes completed: under the cluster lock again, an
+ *     entry that is still the one that was copied (GS_FLAG_WB set, same
+ *     object) becomes WRITTEN_BACK and its pool object is freed. An entry
+ *     that was freed or overwritten meanwhile lost the flag: its backing
+ *     slot is freed again. A failed write clears the flag and leaves the
+ *     entry where it was. Nothing is ever dropped before its copy is on
+ *     the device.
  *
- * Only a batch sets GS_FLAG_WB and batches are serialised, so an entry
- * that carries the flag belongs to the running batch: a slot freed and
- * stored again meanwhile cannot be mistaken for the one that was copied.
+ * Only a round sets GS_FLAG_WB, rounds are serialised and the batches of
+ * a round take disjoint slots (the position only moves forward within a
+ * round: a round ends where the cold sweep wraps around). So an entry
+ * that carries the flag belongs to exactly one batch in flight: a slot
+ * freed and stored again meanwhile (perhaps with a zsmalloc handle of the
+ * same value) cannot be mistaken for the one that was copied.
  *
  * Which pages: on demand by kind (idle, huge, incompressible, all), or the
  * cold ones: a clock hand sweeps the table; an entry not read since the
@@ -52,14 +59,25 @@ struct gs_wb_cand {
 	u64 slot;
 	unsigned long e;	/* the entry as marked, GS_FLAG_WB set */
 	unsigned int aux;	/* compressed length, 0: the page as is */
+	unsigned int run;	/* its write, in runs[] */
 	u64 b;			/* backing slot, U64_MAX: none yet */
 	int err;
 };
 
+/* One bio's worth: contiguous backing slots. */
+struct gs_wb_run {
+	struct gs_bk_io io;
+	u64 first;
+	unsigned int nr;
+};
+
 struct gs_wb_batch {
+	unsigned int n;		/* candidates */
+	unsigned int nr_runs;	/* writes started */
 	void *bufs[GS_WB_BATCH];
 	u64 owners[GS_WB_BATCH];
 	struct gs_wb_cand cand[GS_WB_BATCH];
+	struct gs_wb_run runs[GS_WB_BATCH];
 };
 
 #define GS_NO_SLOT	U64_MAX
@@ -126,13 +144,13 @@ static bool gs_wb_wanted(unsigned long e, enum gs_wb_mode mode, bool *mark)
 }
 
 /*
- * Collect up to @max candidates at slots from *@pos up to the end of the
- * address space, advancing *@pos past what was looked at.
+ * Collect up to @max candidates into @wb at slots from *@pos up to the
+ * end of the address space, advancing *@pos past what was looked at.
  */
-static unsigned int gs_wb_collect(struct gs_store *s, enum gs_wb_mode mode,
-				  u64 *pos, unsigned int max)
+static unsigned int gs_wb_collect(struct gs_store *s, struct gs_wb_batch *wb,
+				  enum gs_wb_mode mode, u64 *pos,
+				  unsigned int max)
 {
-	struct gs_wb_batch *wb = s->wb;
 	struct gs_cluster *cl;
 	unsigned int n = 0, i, len;
 	unsigned long ci, e;
@@ -181,38 +199,66 @@ static unsigned int gs_wb_collect(struct gs_store *s, enum gs_wb_mode mode,
 
 /* ------------------------------------------------------- write, finish */
 
-/* Give the candidates backing slots and write them. */
-static int gs_wb_submit(struct gs_store *s, unsigned int n)
+/*
+ * Give the candidates backing slots and start writing them, a bio per
+ * run of contiguous slots. Returns 0, or -ENOSPC / -ENOMEM if some got no
+ * slot (they stay where they are).
+ */
+static int gs_wb_start(struct gs_store *s, struct gs_wb_batch *wb)
 {
-	struct gs_wb_batch *wb = s->wb;
 	struct gs_backing *bk = s->bk;
 	unsigned int j = 0, k;
-	int got, err, ret = 0;
+	struct gs_wb_run *r;
+	int got, ret = 0;
 	u64 b;
 
-	for (k = 0; k < n; k++)
+	wb->nr_runs = 0;
+	for (k = 0; k < wb->n; k++)
 		wb->owners[k] = wb->cand[k].slot;
-	while (j < n) {
-		got = gs_backing_alloc(bk, wb->owners + j, n - j, &b, U64_MAX,
+	while (j < wb->n) {
+		got = gs_backing_alloc(bk, wb->owners + j, wb->n - j, &b, U64_MAX,
 				       false);
 		if (got <= 0) {
 			ret = got ?: -ENOSPC;
 			break;
 		}
-		err = bk->ops->write(bk, b, wb->bufs + j, got);
 		for (k = 0; k < got; k++) {
 			wb->cand[j + k].b = b + k;
-			wb->cand[j + k].err = err;
+			wb->cand[j + k].run = wb->nr_runs;
 		}
+		r = &wb->runs[wb->nr_runs++];
+		r->first = b;
+		r->nr = got;
+		gs_backing_write_start(bk, b, wb->bufs + j, got, &r->io);
+		j += got;
+	}
+	return ret;
+}
+
+/* Wait for a batch's writes; returns -EIO if one failed. */
+static int gs_wb_wait(struct gs_store *s, struct gs_wb_batch *wb)
+{
+	unsigned int k;
+	int ret = 0;
+
+	for (k = 0; k < wb->nr_runs; k++) {
+		struct gs_wb_run *r = &wb->runs[k];
+		int err = gs_backing_write_wait(&r->io);
+
 		if (err) {
-			atomic_long_add(got, &s->stats.bd_write_errors);
-			pr_err_ratelimited("cannot write %d pages at backing slot %llu: %d\n",
-					   got, b, err);
+			atomic_long_add(r->nr, &s->stats.bd_write_errors);
+			pr_err_ratelimited("cannot write %u pages at backing slot %llu: %d\n",
+					   r->nr, r->first, err);
 			ret = -EIO;
 		} else {
-			atomic_long_add(got, &s->stats.bd_writes);
+			atomic_long_add(r->nr, &s->stats.bd_writes);
 		}
-		j += got;
+	}
+	for (k = 0; k < wb->n; k++) {
+		struct gs_wb_cand *c = &wb->cand[k];
+
+		if (c->b != GS_NO_SLOT)
+			c->err = wb->runs[c->run].io.err;
 	}
 	return ret;
 }
@@ -261,59 +307,88 @@ static bool gs_wb_finish(struct gs_store *s, struct gs_wb_cand *c)
 /* Take wb_lock; with GS_WB_TRY, only if it is free. */
 #define GS_WB_TRY	1
 
+/* Wait for a batch, settle its candidates; returns the pages moved. */
+static u64 gs_wb_settle(struct gs_store *s, struct gs_wb_batch *wb, int *err)
+{
+	unsigned int k;
+	u64 moved = 0;
+
+	if (gs_wb_wait(s, wb))
+		*err = -EIO;
+	for (k = 0; k < wb->n; k++) {
+		struct gs_wb_cand *c = &wb->cand[k];
+
+		if (gs_wb_finish(s, c))
+			moved++;
+		/* Only pages that reached the device use budget. */
+		else if (c->b == GS_NO_SLOT || c->err)
+			gs_budget_give(s, 1);
+	}
+	return moved;
+}
+
 /*
- * The writeback loop. wb_lock is taken per batch, so that stores waiting
- * for room and other writebacks get their turn between batches; the
- * GS_FLAG_WB of a batch's entries never outlives its hold of the lock.
+ * The writeback loop, a round at a time. wb_lock is taken per round, so
+ * that stores waiting for room and other writebacks get their turn
+ * between rounds; the GS_FLAG_WB of a round's entries never outlives its
+ * hold of the lock.
  */
 static int __gs_store_writeback(struct gs_store *s, enum gs_wb_mode mode,
 				u64 max, unsigned int flags, u64 *done)
 {
 	unsigned int noio = memalloc_noio_save();
-	unsigned int n, k, want, laps = 0;
-	bool cold = mode == GS_WB_COLD;
+	bool cold = mode == GS_WB_COLD, stop = false, wrapped;
+	unsigned int nb, k, want, laps = 0;
 	int err, ret = 0;
-	u64 pos = 0;
+	u64 pos = 0, queued;
 
 	*done = 0;
-	while (*done < max && !fatal_signal_pending(current)) {
+	while (!stop && *done < max && !fatal_signal_pending(current)) {
 		if (!(flags & GS_WB_TRY))
 			mutex_lock(&s->wb_lock);
 		else if (!mutex_trylock(&s->wb_lock))
 			break;
 		if (cold)
 			pos = s->wb_hand;
-		want = gs_budget_take(s, min_t(u64, max - *done, GS_WB_BATCH));
-		n = want ? gs_wb_collect(s, mode, &pos, want) : 0;
-		gs_budget_give(s, want - n);
-		err = n ? gs_wb_submit(s, n) : 0;
-		for (k = 0; k < n; k++) {
-			struct gs_wb_cand *c = &s->wb->cand[k];
+		/*
+		 * Fill the round's batches: each one is collected while the
+		 * writes of the one before are in flight.
+		 */
+		queued = 0;
+		for (nb = 0; nb < GS_WB_DEPTH;) {
+			struct gs_wb_batch *wb = &s->wb[nb++];
 
-			if (gs_wb_finish(s, c))
-				(*done)++;
-			/* Only pages that reached the device use budget. */
-			else if (c->b == GS_NO_SLOT || c->err)
-				gs_budget_give(s, 1);
+			want = gs_budget_take(s, min_t(u64, max - *done - queued,
+						       GS_WB_BATCH));
+			wb->n = want ? gs_wb_collect(s, wb, mode, &pos, want) : 0;
+			wb->nr_runs = 0;
+			gs_budget_give(s, want - wb->n);
+			err = wb->n ? gs_wb_start(s, wb) : 0;
+			queued += wb->n;
+			if (err)
+				ret = err;
+			/* The cold sweep goes round at most twice: mark, take. */
+			wrapped = cold && pos >= s->nr_slots;
+			if (wrapped) {
+				pos = 0;
+				laps++;
+			}
+			if (!want) {
+				ret = -EIO;	/* the budget ran out (zram's) */
+				stop = true;
+			}
+			if (err == -ENOSPC || err == -ENOMEM || laps > 2 ||
+			    (!wb->n && !cold))
+				stop = true;
+			/* A wrapped sweep may meet this round's slots again. */
+			if (stop || wrapped || *done + queued >= max)
+				break;
 		}
-		/* The cold sweep goes round at most twice: mark, then take. */
-		if (cold && pos >= s->nr_slots) {
-			pos = 0;
-			laps++;
-		}
+		for (k = 0; k < nb; k++)
+			*done += gs_wb_settle(s, &s->wb[k], &ret);
 		if (cold)
 			s->wb_hand = pos;
 		mutex_unlock(&s->wb_lock);
-
-		if (err)
-			ret = err;
-		if (!want) {
-			ret = -EIO;	/* the budget ran out (zram's answer) */
-			break;
-		}
-		if (err == -ENOSPC || err == -ENOMEM || laps > 2 ||
-		    (!n && !cold))
-			break;
 		cond_resched();
 	}
 	memalloc_noio_restore(noio);
@@ -339,7 +414,8 @@ void gs_store_reclaim(struct gs_store *s, unsigned long target)
 	int i;
 
 	for (i = 0; i < 64 && zs_get_total_pages(s->pool) > target; i++) {
-		__gs_store_writeback(s, GS_WB_COLD, GS_WB_BATCH, 0, &done);
+		__gs_store_writeback(s, GS_WB_COLD, GS_WB_BATCH * GS_WB_DEPTH,
+				     0, &done);
 		if (!done) {
 			/* Freed objects may sit in sparse zspages. */
 			if (compacted)
@@ -679,12 +755,13 @@ void gs_store_dump_cluster(struct gs_store *s, unsigned long ci,
 
 static void gs_wb_batch_free(struct gs_store *s)
 {
-	unsigned int i;
+	unsigned int i, k;
 
 	if (!s->wb)
 		return;
-	for (i = 0; i < GS_WB_BATCH; i++)
-		free_page((unsigned long)s->wb->bufs[i]);
+	for (k = 0; k < GS_WB_DEPTH; k++)
+		for (i = 0; i < GS_WB_BATCH; i++)
+			free_page((unsigned long)s->wb[k].bufs[i]);
 	kfree(s->wb);
 	s->wb = NULL;
 	atomic_long_set(&s->stats.wb_buffer_bytes, 0);
@@ -692,18 +769,20 @@ static void gs_wb_batch_free(struct gs_store *s)
 
 static int gs_wb_batch_alloc(struct gs_store *s)
 {
-	unsigned int i;
+	unsigned int i, k;
 
-	s->wb = kzalloc_obj(*s->wb);
+	s->wb = kcalloc(GS_WB_DEPTH, sizeof(*s->wb), GFP_KERNEL);
 	if (!s->wb)
 		return -ENOMEM;
 	atomic_long_set(&s->stats.wb_buffer_bytes,
-			ksize(s->wb) + GS_WB_BATCH * PAGE_SIZE);
-	for (i = 0; i < GS_WB_BATCH; i++) {
-		s->wb->bufs[i] = (void *)__get_free_page(GFP_KERNEL);
-		if (!s->wb->bufs[i]) {
-			gs_wb_batch_free(s);
-			return -ENOMEM;
+			ksize(s->wb) + GS_WB_DEPTH * GS_WB_BATCH * PAGE_SIZE);
+	for (k = 0; k < GS_WB_DEPTH; k++) {
+		for (i = 0; i < GS_WB_BATCH; i++) {
+			s->wb[k].bufs[i] = (void *)__get_free_page(GFP_KERNEL);
+			if (!s->wb[k].bufs[i]) {
+				gs_wb_batch_free(s);
+				return -ENOMEM;
+			}
 		}
 	}
 	return 0;
