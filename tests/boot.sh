@@ -19,21 +19,7 @@ set -uo pipefail
 out=$(mkdir -p "$1" && cd "$1" && pwd)
 ov=$GS_CACHE/boot-overlay
 merged=$ov/root
-n=0
-rc=0
-step() {
-	local desc=$1 log=$out/$2.log
-	shift 2
-	n=$((n + 1))
-	if "$@" >"$log" 2>&1; then
-		echo "ok $n - $desc"
-	else
-		echo "not ok $n - $desc"
-		tail -n 30 "$log" | sed 's/^/# /'
-		rc=1
-		return 1
-	fi
-}
+GS_STEP_LOGS=$out
 
 cleanup() {
 	gs_umount_root "$merged"
@@ -74,8 +60,8 @@ install() {
 	EOF
 }
 
-step "overlay of the guest root" overlay overlay || exit 1
-step "make install, /etc/ghostswap.conf, systemctl enable ghostswap.service" \
+gs_step "overlay of the guest root" overlay overlay || exit 1
+gs_step "make install, /etc/ghostswap.conf, systemctl enable ghostswap.service" \
 	install install || exit 1
 mkdir -p "$out/guest"
 # zswap on at boot (Debian's default is off): the service must turn it off.
@@ -83,26 +69,14 @@ GS_BOOT_ROOT=$merged GS_SYSTEMD=1 GS_APPEND="zswap.enabled=1" \
 	GS_GUEST_TIMEOUT=${GS_BOOT_TIMEOUT:-1200} \
 	"$GS_TOP/tests/guest.sh" "$out/guest" \
 	"bash /opt/gs-src/tests/guest/boot.sh" >"$out/boot.log" 2>&1
-if [ -f "$out/guest/boot.tap" ]; then
-	# Renumber the guest's TAP after ours.
-	while read -r line; do
-		case $line in
-		"ok "*|"not ok "*)
-			n=$((n + 1))
-			[[ $line == not* ]] && rc=1
-			echo "$line" | sed -E "s/^(ok|not ok) [0-9]+/\\1 $n/" ;;
-		1..*) ;;
-		*) echo "$line" ;;
-		esac
-	done <"$out/guest/boot.tap"
-fi
+[ ! -f "$out/guest/boot.tap" ] || gs_tap_append "$out/guest/boot.tap"
 if [ ! -f "$out/guest/boot.done" ]; then
-	n=$((n + 1))
-	echo "not ok $n - the systemd boot did not complete (see $out/guest/console.log)"
+	gs_n=$((gs_n + 1))
+	echo "not ok $gs_n - the systemd boot did not complete (see $out/guest/console.log)"
 	grep -E 'BUG|Oops|panic|Failed|ghostswap' "$out/guest/console.log" 2>/dev/null |
 		head -n 20 | sed 's/^/# /'
-	rc=1
+	gs_rc=1
 fi
 rm -f "$out"/guest/disk-*.img
-echo "1..$n"
-exit $rc
+echo "1..$gs_n"
+exit $gs_rc

@@ -10,21 +10,8 @@ set -uo pipefail
 kver=$(gs_kver)
 ver=$(gs_version)
 [ -n "$ver" ] || gs_die "no PACKAGE_VERSION in dkms.conf"
-logdir=${GS_LOGDIR:-$GS_CACHE/logs}
-mkdir -p "$logdir"
-n=0
-step() {
-	local desc=$1 log=$logdir/$2.log
-	shift 2
-	n=$((n + 1))
-	if "$@" >"$log" 2>&1; then
-		echo "ok $n - $desc"
-	else
-		echo "not ok $n - $desc"
-		tail -n 30 "$log" | sed 's/^/# /'
-		return 1
-	fi
-}
+GS_STEP_LOGS=${GS_LOGDIR:-$GS_CACHE/logs}
+mkdir -p "$GS_STEP_LOGS"
 
 # Stage a clean copy of the sources as DKMS expects: /usr/src/NAME-VERSION.
 stage() {
@@ -50,17 +37,17 @@ dkms_install() {
 		gs_chroot modinfo -k "$kver" ghostswap | grep -E '^(filename|vermagic|version)'
 }
 helpers() {
-	cp "$GS_TOP/tests/guest/gsverify.c" "$GS_ROOT/tmp/gsverify.c" &&
+	cp "$GS_TOP/tests/guest/gsverify.c" "$GS_TOP/tests/guest/pagegen.h" \
+		"$GS_ROOT/tmp/" &&
 	gs_chroot gcc -O2 -Wall -Werror -o /usr/local/bin/gsverify /tmp/gsverify.c &&
 	cp "$GS_TOP/tools/ghostswapctl.c" "$GS_ROOT/tmp/ghostswapctl.c" &&
 	gs_chroot gcc -std=c11 -O2 -Wall -Wextra -Werror -DGS_VERSION="\"$ver\"" \
 		-o /usr/local/sbin/ghostswapctl /tmp/ghostswapctl.c
 }
 
-rc=0
-step "dkms stage sources ghostswap-$ver" dkms-stage stage || rc=1
-step "dkms add" dkms-add dkms_add || rc=1
-step "dkms build for $kver, no warnings" dkms-build dkms_build || rc=1
-step "dkms install" dkms-install dkms_install || rc=1
-step "build guest helpers (gsverify, ghostswapctl)" helpers helpers || rc=1
-exit $rc
+gs_step "dkms stage sources ghostswap-$ver" dkms-stage stage
+gs_step "dkms add" dkms-add dkms_add
+gs_step "dkms build for $kver, no warnings" dkms-build dkms_build
+gs_step "dkms install" dkms-install dkms_install
+gs_step "build guest helpers (gsverify, ghostswapctl)" helpers helpers
+exit $gs_rc
