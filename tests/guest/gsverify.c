@@ -21,60 +21,8 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include "pagegen.h"
 
-#define PAGE 4096UL
-
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ULL;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebULL;
-	x ^= x >> 31;
-	return x;
-}
-
-static const char *const words[] = {
-	"swap ", "page ", "cluster ", "slot ", "memory ", "the ", "of ",
-	"kernel ", "ghost ", "table ", "compressed ", "and ", "a ", "zram ",
-	"writeback ", "entry\n",
-};
-
-static void fill(unsigned char *p, const char *mix, uint64_t seed,
-		 uint64_t pg, uint64_t gen)
-{
-	uint64_t h = mix64(seed ^ mix64(pg * 0x9e3779b97f4a7c15ULL + gen));
-	char kind = mix[h % strlen(mix)];
-	uint64_t *w = (uint64_t *)p, x = h | 1;
-	size_t i, n, len;
-
-	switch (kind) {
-	case 'z':
-		memset(p, 0, PAGE);
-		break;
-	case 's':
-		for (i = 0; i < PAGE / 8; i++)
-			w[i] = h >> 3;
-		break;
-	case 't':
-		for (n = 0; n < PAGE; n += len) {
-			x = mix64(x);
-			len = strlen(words[x % 16]);
-			if (len > PAGE - n)
-				len = PAGE - n;
-			memcpy(p + n, words[x % 16], len);
-		}
-		break;
-	default:
-		for (i = 0; i < PAGE / 8; i++) {
-			x ^= x << 13;
-			x ^= x >> 7;
-			x ^= x << 17;
-			w[i] = x;
-		}
-		break;
-	}
-}
 
 int main(int argc, char **argv)
 {
