@@ -9,6 +9,8 @@
 # make test       the whole test suite (see README.md)
 # make stress     the guest's verified stress for STRESS_SECONDS (1800)
 # make demo       boot the guest and swapon /dev/ghostswap
+# make bench      ghostswap against zram and zswap in one guest boot: a
+#                 report with tables and plots in results/bench/
 # make clean
 
 KVER ?= $(shell uname -r)
@@ -86,7 +88,11 @@ stress:
 demo:
 	./tests/demo.sh
 
+bench:
+	./bench/run.sh
+
 check:
 	./tests/static-checks.sh
 
-.PHONY: all modules modules_install tools install clean test stress demo check
+.PHONY: all modules modules_install tools install clean test stress demo bench \
+	check

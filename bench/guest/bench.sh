@@ -1,0 +1,545 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# ghostswap benchmarks, run as root inside one guest boot: ghostswap, zram
+# and zswap (in front of a swap file) on the same kernel, same algorithm.
+# Every measurement is one JSON object per line in $BENCH_OUT/bench.jsonl;
+# raw fio output goes to $BENCH_OUT/fio/. bench/report.py turns them into
+# the report. A section that fails records {"section": ..., "error": ...}
+# and the run goes on.
+#
+# usage: bench.sh [SECTION ...]   (default: all, in order)
+#   sections: static meta ratio workload fio writeback profile
+# Environment: BENCH_QUICK=1 shrinks every workload (a smoke run).
+set -u
+OUT=${BENCH_OUT:-/opt/gs-out}
+J=$OUT/bench.jsonl
+SYS=/sys/block/ghostswap
+DEV=/dev/ghostswap
+Z=/sys/block/zram0
+ZSW=/sys/module/zswap/parameters
+ZDBG=/sys/kernel/debug/zswap
+QUICK=${BENCH_QUICK:-0}
+# Runs of each comparison, drivers in rotating order; the report takes
+# the median. Software emulation is noisy: one run proves little.
+REPS=${BENCH_REPS:-3}
+[ "$QUICK" = 1 ] && REPS=${BENCH_REPS:-1}
+mkdir -p "$OUT/fio"
+: >"$J"
+
+log() {
+	echo "[bench] $*" >>"$OUT/bench.log"
+	echo "[bench] $*" >/dev/kmsg 2>/dev/null
+}
+
+# jl key=value ...: one JSON object on a line of bench.jsonl. Values that
+# look like numbers stay numbers; true/false/null stay literals.
+jl() {
+	local kv k v out= sep=
+	for kv in "$@"; do
+		k=${kv%%=*}
+		v=${kv#*=}
+		if [[ $v =~ ^-?[0-9]+(\.[0-9]+)?$ || $v =~ ^(true|false|null)$ ||
+			$v =~ ^[\{\[] ]]; then
+			out+="$sep\"$k\": $v"
+		else
+			v=${v//\\/\\\\}
+			v=${v//\"/\\\"}
+			out+="$sep\"$k\": \"$v\""
+		fi
+		sep=", "
+	done
+	echo "{$out}" >>"$J"
+}
+
+# meminfo FIELD: in bytes.
+meminfo() { awk -v k="$1:" '$1 == k { print $2 * 1024 }' /proc/meminfo; }
+
+# Free memory, exact: per-CPU page lists hold freed pages MemFree misses.
+free_bytes() {
+	local pcp
+	pcp=$(awk '$1 == "count:" { s += $2 } END { print s + 0 }' /proc/zoneinfo)
+	echo $(($(meminfo MemFree) + pcp * 4096))
+}
+
+settle_mem() {
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	echo 1 >/proc/sys/vm/compact_memory 2>/dev/null
+	sleep 1
+}
+
+secs() { date +%s.%N; }
+elapsed() { awk -v a="$1" -v b="$(secs)" 'BEGIN { printf "%.3f", b - a }'; }
+
+gs_fresh() {
+	grep -q "^$DEV " /proc/swaps && swapoff $DEV
+	if [ ! -d $SYS ]; then
+		modprobe ghostswap || return 1
+		udevadm settle
+	fi
+	# udev probes the device after every swapoff: it must be idle.
+	udevadm settle
+	echo 1 >$SYS/reset || return 1
+	[ -z "${1:-}" ] || echo "$1" >$SYS/comp_algorithm
+}
+
+zram_fresh() {
+	grep -q "^/dev/zram0 " /proc/swaps && swapoff /dev/zram0
+	[ -d $Z ] || { modprobe zram num_devices=1 && udevadm settle; } || return 1
+	udevadm settle
+	echo 1 >$Z/reset || return 1
+	[ -z "${1:-}" ] || echo "$1" >$Z/comp_algorithm
+}
+
+# The virtio disk with serial NAME.
+vdisk() {
+	local b
+	udevadm settle
+	for b in /sys/block/vd*; do
+		[ "$(cat "$b/serial" 2>/dev/null)" = "$1" ] && { echo "/dev/${b##*/}"; return 0; }
+	done
+	return 1
+}
+
+# ------------------------------------------------------------ static cost
+
+# Kernel memory a driver allocates: slab, vmalloc and per-CPU, in bytes.
+# Exact where free memory is noisy (per-CPU lists, the rest of the guest).
+kmem_bytes() {
+	awk '$1 == "Slab:" || $1 == "VmallocUsed:" || $1 == "Percpu:" { s += $2 }
+		END { print s * 1024 }' /proc/meminfo
+}
+
+# Memory a device costs at a disksize before anything is stored, and what
+# the swap core adds at swapon. zram allocates its table at disksize time.
+static_one() {
+	local drv=$1 size=$2 f0 f1 f2 k0 k1 k2 err dev sys
+	case $drv in
+	ghostswap) gs_fresh || return 1; dev=$DEV; sys=$SYS ;;
+	zram) zram_fresh || return 1; dev=/dev/zram0; sys=$Z ;;
+	esac
+	settle_mem
+	f0=$(free_bytes) k0=$(kmem_bytes)
+	if ! err=$( (echo "$size" >$sys/disksize) 2>&1); then
+		jl section=static driver=$drv disksize=$size ok=false \
+			fail="${err##*: }"
+		return 0
+	fi
+	settle_mem
+	f1=$(free_bytes) k1=$(kmem_bytes)
+	# ghostswap's own count of what it holds: clusters and pool.
+	local counted=null
+	[ $drv = ghostswap ] &&
+		counted=$(($(awk '{ print $4 }' $SYS/cluster_stat) + $(awk '{ print $3 }' $SYS/mm_stat)))
+	mkswap $dev >/dev/null && swapon $dev || return 1
+	settle_mem
+	f2=$(free_bytes) k2=$(kmem_bytes)
+	jl section=static driver=$drv disksize=$size ok=true \
+		bytes=$(($(cat $sys/disksize))) \
+		device_kmem=$((k1 - k0)) device_free=$((f0 - f1)) counted=$counted \
+		swapon_kmem=$((k2 - k1)) swapon_free=$((f1 - f2))
+	swapoff $dev
+}
+
+b_static() {
+	local size
+	for size in 16G 64G 1T; do
+		static_one ghostswap $size || return 1
+		static_one zram $size || return 1
+	done
+	gs_fresh && zram_fresh
+}
+
+# ------------------------------------------------------- data sets (raw)
+
+# A data set of real files (the guest's libraries and shared data), the
+# kind of mix a desktop's anonymous memory resembles more than any
+# synthetic pattern: ~40 MiB of it cycled, cut to $1 MiB.
+CORPUS=/tmp/corpus
+make_corpus() {
+	[ -s $CORPUS ] && [ "$(stat -c %s $CORPUS)" = $(($1 << 20)) ] && return 0
+	tar cf - /usr/lib/x86_64-linux-gnu /usr/share /usr/bin 2>/dev/null |
+		head -c $(($1 << 20)) >$CORPUS
+	[ "$(stat -c %s $CORPUS)" = $(($1 << 20)) ]
+}
+
+# Stored memory of a device: data, compressed, pool (and our metadata).
+mm_json() {
+	local o c u
+	read -r o c u _ <"$1/mm_stat"
+	echo "orig=$o compr=$c pool=$u"
+}
+
+# ------------------------------------------------- metadata per stored page
+
+b_meta() {
+	local mib=128 f0 f1 s0 s1 slots meta pool objsz objs0 objs1 n
+	[ "$QUICK" = 1 ] && mib=32
+	make_corpus $mib || return 1
+	# ghostswap: its counters against the slab cache and the page allocator.
+	gs_fresh lz4 || return 1
+	echo 64G >$SYS/disksize
+	settle_mem
+	echo 1 >/sys/kernel/slab/gs_cluster/shrink 2>/dev/null
+	objs0=$(awk '$1 == "gs_cluster" { print $2 }' /proc/slabinfo)
+	f0=$(free_bytes)
+	dd if=$CORPUS of=$DEV bs=1M oflag=direct status=none || return 1
+	settle_mem
+	echo 1 >/sys/kernel/slab/gs_cluster/shrink
+	f1=$(free_bytes)
+	objs1=$(awk '$1 == "gs_cluster" { print $2 }' /proc/slabinfo)
+	objsz=$(awk '$1 == "gs_cluster" { print $4 }' /proc/slabinfo)
+	read -r _ _ slots meta _ <$SYS/cluster_stat
+	read -r _ _ pool _ <$SYS/mm_stat
+	jl section=meta driver=ghostswap pages=$slots counted_meta=$meta \
+		slab_meta=$(((objs1 - objs0) * (objsz + 4096))) \
+		measured_meta=$((f0 - f1 - pool)) \
+		disksize=$(cat $SYS/disksize) $(mm_json $SYS)
+	echo 1 >$SYS/reset
+	# zram: its table is allocated for the whole disksize.
+	zram_fresh lz4 || return 1
+	settle_mem
+	f0=$(free_bytes)
+	echo 64G >$Z/disksize
+	dd if=$CORPUS of=/dev/zram0 bs=1M oflag=direct status=none || return 1
+	settle_mem
+	f1=$(free_bytes)
+	read -r _ _ pool _ <$Z/mm_stat
+	n=$((mib * 256))
+	jl section=meta driver=zram pages=$n measured_meta=$((f0 - f1 - pool)) \
+		disksize=$(cat $Z/disksize) $(mm_json $Z)
+	echo 1 >$Z/reset
+}
+
+# ---------------------------------------------- compression ratio per alg
+
+b_ratio() {
+	local mib=192 alg drv sys dev t0 wt rt
+	[ "$QUICK" = 1 ] && mib=32
+	make_corpus $mib || return 1
+	for alg in lz4 lzo-rle zstd; do
+		for drv in ghostswap zram; do
+			if [ $drv = ghostswap ]; then
+				gs_fresh $alg || return 1
+				sys=$SYS dev=$DEV
+				echo 64G >$sys/disksize
+			else
+				# Debian's zram has no lzo backend.
+				zram_fresh || return 1
+				if ! grep -qw -- "$alg" $Z/comp_algorithm; then
+					jl section=ratio driver=zram alg=$alg \
+						fail="not offered by zram: $(cat $Z/comp_algorithm)"
+					continue
+				fi
+				echo $alg >$Z/comp_algorithm || return 1
+				sys=$Z dev=/dev/zram0
+				echo 1G >$sys/disksize
+			fi
+			settle_mem
+			t0=$(secs)
+			dd if=$CORPUS of=$dev bs=1M oflag=direct status=none || return 1
+			wt=$(elapsed "$t0")
+			t0=$(secs)
+			dd if=$dev of=/dev/null bs=1M count=$mib iflag=direct status=none || return 1
+			rt=$(elapsed "$t0")
+			local meta=0
+			[ $drv = ghostswap ] && read -r _ _ _ meta _ <$SYS/cluster_stat
+			# zram's table for this data alone: 16 bytes per page.
+			[ $drv = zram ] && meta=$((mib * 256 * 16))
+			jl section=ratio driver=$drv alg=$alg data=corpus mib=$mib \
+				write_s=$wt read_s=$rt meta=$meta $(mm_json $sys)
+		done
+	done
+	gs_fresh && zram_fresh || return 1
+	# The mixed swap workload (zero, same-filled, text, random pages)
+	# with each algorithm, ghostswap and zram.
+	PASSES=1
+	for alg in lz4 lzo-rle zstd; do
+		for drv in ghostswap zram; do
+			if [ $drv = zram ] && ! grep -qw -- "$alg" $Z/comp_algorithm; then
+				jl section=ratio_swap driver=zram alg=$alg \
+					fail="not offered by zram: $(cat $Z/comp_algorithm)"
+				continue
+			fi
+			log "ratio_swap $drv $alg"
+			workload_one $drv mixed zstr 64 3 $alg ratio_swap
+		done
+	done
+}
+
+# ------------------------------------------------------- swap workloads
+
+SWAPFILE=/tmp/gsbench/swapfile
+swapfile_setup() {
+	local d
+	mountpoint -q /tmp/gsbench && return 0
+	d=$(vdisk gsswap) || { echo "no swap disk"; return 1; }
+	mkfs.ext4 -q -F "$d" && mkdir -p /tmp/gsbench && mount "$d" /tmp/gsbench &&
+		fallocate -l 1536M $SWAPFILE && chmod 600 $SWAPFILE &&
+		mkswap $SWAPFILE >/dev/null
+}
+
+# swap_on DRIVER ALG: exactly one swap device on, zswap on only for zswap.
+swap_on() {
+	swapoff -a 2>/dev/null
+	echo N >$ZSW/enabled
+	case $1 in
+	ghostswap)
+		gs_fresh "$2" && mkswap $DEV >/dev/null && swapon $DEV ;;
+	zram)
+		zram_fresh "$2" && echo 2G >$Z/disksize &&
+			mkswap /dev/zram0 >/dev/null && swapon /dev/zram0 ;;
+	zswap)
+		# The shrinker writes cold entries back to the swap file under
+		# memory pressure; without it (Debian's default) a full cgroup
+		# OOMs, as zswap's pool is charged to it.
+		swapfile_setup && echo "$2" >$ZSW/compressor &&
+			echo Y >$ZSW/shrinker_enabled &&
+			echo Y >$ZSW/enabled && swapon $SWAPFILE ;;
+	esac
+}
+
+# What the driver holds now, in bytes: "data pool metadata". ghostswap:
+# its clusters; zram: its table, 16 bytes per slot of its disksize;
+# zswap (debugfs): its entries, one slab object per stored page.
+driver_mem() {
+	case $1 in
+	ghostswap)
+		echo "$(awk '{ print $1, $3 }' $SYS/mm_stat) $(awk '{ print $4 }' $SYS/cluster_stat)" ;;
+	zram)
+		echo "$(awk '{ print $1, $3 }' $Z/mm_stat) $(($(cat $Z/disksize) / 4096 * 16))" ;;
+	zswap)
+		local n sz
+		n=$(cat $ZDBG/stored_pages)
+		# zswap_entry's slab may be merged with another: sysfs
+		# still knows it by name.
+		sz=$(cat /sys/kernel/slab/zswap_entry/slab_size 2>/dev/null || echo 0)
+		echo "$((n * 4096)) $(cat $ZDBG/pool_total_size) $((n * sz))" ;;
+	esac
+}
+
+# sample_peak DRIVER FILE: keep the sample with the most data in FILE.
+sample_peak() {
+	local best=0 o p m
+	while :; do
+		read -r o p m < <(driver_mem "$1")
+		if [ "${o:-0}" -gt "$best" ]; then
+			best=$o
+			echo "$o $p $m" >"$2"
+		fi
+		sleep 0.5
+	done
+}
+
+# workload_one DRIVER MIX_NAME MIX LIMIT_MIB OVERCOMMIT [ALG [SECTION]]:
+# usemem at OVERCOMMIT times a memory cgroup of LIMIT_MIB, $PASSES sweeps.
+workload_one() {
+	local drv=$1 name=$2 mix=$3 lim=$4 oc=$5 alg=${6:-lz4} sec=${7:-workload}
+	local cg=/sys/fs/cgroup/gsbench sampler res rc o=0 p=0 m=0 wb0=0 wb1=0 sw0 sw1
+	swap_on $drv $alg || {
+		jl section=$sec driver=$drv mix=$name alg=$alg fail="swapon failed"
+		return 1
+	}
+	[ $drv = zswap ] && wb0=$(cat $ZDBG/written_back_pages)
+	sw0=$(awk '$1 == "pswpout" { print $2 }' /proc/vmstat)
+	mkdir -p $cg
+	echo $((lim << 20)) >$cg/memory.max
+	rm -f /tmp/peak
+	sample_peak $drv /tmp/peak &
+	sampler=$!
+	res=$(sh -c "echo \$\$ >$cg/cgroup.procs && exec usemem $((lim * oc)) $PASSES $mix 7")
+	rc=$?
+	kill $sampler
+	wait $sampler 2>/dev/null
+	sw1=$(awk '$1 == "pswpout" { print $2 }' /proc/vmstat)
+	[ $drv = zswap ] && wb1=$(cat $ZDBG/written_back_pages)
+	[ -s /tmp/peak ] && read -r o p m </tmp/peak
+	rmdir $cg
+	[ -n "$res" ] || res=null
+	jl section=$sec driver=$drv mix=$name overcommit=$oc limit_mib=$lim \
+		rep=${REP:-1} alg=$alg rc=$rc peak_orig=$o peak_pool=$p peak_meta=$m \
+		pswpout=$((sw1 - sw0)) zswap_written_back=$((wb1 - wb0)) \
+		result="$res"
+	swapoff -a
+}
+
+# drivers_order REP D1 D2 ...: the drivers, rotated by REP, so that no
+# driver always runs first (or right after the same one).
+drivers_order() {
+	local rep=$1 i n
+	shift
+	n=$#
+	for ((i = 0; i < n; i++)); do
+		echo "${@:$(((rep + i) % n + 1)):1}"
+	done
+}
+
+b_workload() {
+	local lim=64 drv name mix oc rep
+	PASSES=2
+	[ "$QUICK" = 1 ] && lim=32 PASSES=1
+	for oc in 2 4; do
+		for name in zero-heavy:zzzst text:t random:r; do
+			mix=${name#*:} name=${name%%:*}
+			for ((rep = 1; rep <= REPS; rep++)); do
+				for drv in $(drivers_order $rep ghostswap zram zswap); do
+					log "workload $drv $name ${oc}x #$rep"
+					REP=$rep workload_one $drv $name $mix $lim $oc
+				done
+			done
+		done
+	done
+	echo N >$ZSW/enabled
+}
+
+# ------------------------------------------------------ fio on raw devices
+
+b_fio() {
+	local drv dev rw qd nj rep rt=5 size=256M f
+	[ "$QUICK" = 1 ] && rt=2 size=64M
+	gs_fresh lz4 && zram_fresh lz4 && echo 1G >$Z/disksize || return 1
+	# Fill first so that reads find data (compressible, like memory).
+	for dev in $DEV /dev/zram0; do
+		fio --name=fill --filename=$dev --rw=write --bs=1M --size=$size \
+			--direct=1 --buffer_compress_percentage=50 \
+			--buffer_compress_chunk=4k --refill_buffers >/dev/null 2>&1 ||
+			return 1
+	done
+	for rw in randread randwrite randrw; do
+		for qd in 1 32; do
+			for nj in 1 2; do
+				for ((rep = 1; rep <= REPS; rep++)); do
+					for drv in $(drivers_order $rep ghostswap zram); do
+						dev=$DEV
+						[ $drv = zram ] && dev=/dev/zram0
+						f=fio/$drv-$rw-qd$qd-j$nj-$rep.json
+						log "fio $drv $rw qd$qd jobs$nj #$rep"
+						fio --name=$rw --filename=$dev --rw=$rw --bs=4k \
+							--size=$size --direct=1 --ioengine=libaio \
+							--iodepth=$qd --numjobs=$nj --group_reporting \
+							--runtime=$rt --time_based \
+							--buffer_compress_percentage=50 \
+							--buffer_compress_chunk=4k --refill_buffers \
+							--randrepeat=0 --output-format=json \
+							>"$OUT/$f" 2>/dev/null
+						jl section=fio driver=$drv rw=$rw iodepth=$qd \
+							numjobs=$nj rep=$rep rc=$? file=$f
+					done
+				done
+			done
+		done
+	done
+	gs_fresh && zram_fresh
+}
+
+# ------------------------------------------------------------- writeback
+
+# wb_one DRIVER BACKING_DEV MIB REP: fill the device with compressible
+# data, then time writing all of it back (zram: idle after "idle all").
+wb_one() {
+	local drv=$1 bk=$2 mib=$3 t0 t n sys dev
+	if [ $drv = ghostswap ]; then
+		gs_fresh lz4 && echo "$bk" >$SYS/backing_dev || return 1
+		sys=$SYS dev=$DEV
+	else
+		zram_fresh lz4 && echo "$bk" >$Z/backing_dev &&
+			echo 1G >$Z/disksize || return 1
+		sys=$Z dev=/dev/zram0
+	fi
+	fio --name=fill --filename=$dev --rw=write --bs=1M --size=${mib}M \
+		--direct=1 --buffer_compress_percentage=60 --buffer_compress_chunk=4k \
+		--refill_buffers >/dev/null 2>&1 || return 1
+	sync
+	if [ $drv = ghostswap ]; then
+		t0=$(secs)
+		echo all >$SYS/writeback || return 1
+	else
+		echo all >$Z/idle
+		t0=$(secs)
+		echo idle >$Z/writeback || return 1
+	fi
+	t=$(elapsed "$t0")
+	n=$(awk '{ print $1 }' $sys/bd_stat)
+	jl section=writeback driver=$drv rep=$4 pages=$n seconds=$t
+	if [ $drv = ghostswap ]; then gs_fresh; else zram_fresh; fi
+}
+
+b_writeback() {
+	local bk mib=128 rep drv
+	[ "$QUICK" = 1 ] && mib=32
+	bk=$(vdisk gsback) || { echo "no backing disk"; return 1; }
+	# The disk's own sequential write rate: 128 KiB writes, 4 and 1 in
+	# flight (one writeback batch is 32 pages, 128 KiB).
+	fio --name=seq --filename="$bk" --rw=write --bs=128k --size=256M \
+		--direct=1 --ioengine=libaio --iodepth=4 --output-format=json \
+		>"$OUT/fio/backing-seqwrite.json" 2>/dev/null || return 1
+	jl section=writeback driver=disk file=fio/backing-seqwrite.json
+	fio --name=seq1 --filename="$bk" --rw=write --bs=128k --size=256M \
+		--direct=1 --ioengine=libaio --iodepth=1 --output-format=json \
+		>"$OUT/fio/backing-seqwrite-qd1.json" 2>/dev/null || return 1
+	jl section=writeback driver=disk_qd1 file=fio/backing-seqwrite-qd1.json
+	for ((rep = 1; rep <= REPS; rep++)); do
+		for drv in $(drivers_order $rep ghostswap zram); do
+			log "writeback $drv #$rep"
+			wb_one $drv "$bk" $mib $rep || return 1
+		done
+	done
+}
+
+# -------------------------------------------------------------- profile
+
+# Where the time of a 4 KiB read and write goes on each device (perf, if
+# the guest root has it): fio at iodepth 1 on the prefilled raw device,
+# top symbols of the whole system.
+b_profile() {
+	local perf drv dev rw
+	perf=$(command -v perf) || { jl section=profile fail="no perf in the guest"; return 0; }
+	gs_fresh lz4 && zram_fresh lz4 && echo 1G >$Z/disksize || return 1
+	for dev in $DEV /dev/zram0; do
+		fio --name=fill --filename=$dev --rw=write --bs=1M --size=128M \
+			--direct=1 --buffer_compress_percentage=50 \
+			--buffer_compress_chunk=4k --refill_buffers >/dev/null 2>&1 ||
+			return 1
+	done
+	for rw in randread randwrite; do
+		for drv in ghostswap zram; do
+			dev=$DEV
+			[ $drv = zram ] && dev=/dev/zram0
+			$perf record -a -g -o /tmp/perf.data -- fio --name=p \
+				--filename=$dev --rw=$rw --bs=4k --size=128M --direct=1 \
+				--ioengine=libaio --iodepth=1 --runtime=5 --time_based \
+				--buffer_compress_percentage=50 --buffer_compress_chunk=4k \
+				--refill_buffers >/dev/null 2>"$OUT/perf-$drv-$rw.err"
+			$perf report -i /tmp/perf.data --stdio --no-children --sort sym \
+				--percent-limit 0.8 2>/dev/null | grep -E '^ +[0-9.]+%' |
+				grep -v pv_native_safe_halt | head -n 25 >"$OUT/perf-$drv-$rw.txt"
+			jl section=profile driver=$drv rw=$rw file=perf-$drv-$rw.txt
+		done
+	done
+	gs_fresh && zram_fresh
+}
+
+# ----------------------------------------------------------------- main
+
+mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+mountpoint -q /sys/fs/cgroup || mount -t cgroup2 none /sys/fs/cgroup
+echo +memory >/sys/fs/cgroup/cgroup.subtree_control
+swapoff -a 2>/dev/null
+echo N >$ZSW/enabled
+jl section=env kernel="$(uname -r)" cpus=$(nproc) \
+	mem_total=$(meminfo MemTotal) quick=$QUICK \
+	zswap_zpool="$(cat $ZSW/zpool 2>/dev/null || echo zsmalloc)" \
+	zswap_max_pool_percent=$(cat $ZSW/max_pool_percent) \
+	zswap_shrinker_default=$(cat $ZSW/shrinker_enabled 2>/dev/null || echo null) \
+	reps=$REPS
+for s in ${*:-static meta ratio workload fio writeback profile}; do
+	log "section $s"
+	t0=$(secs)
+	if ! "b_$s" >"$OUT/section-$s.log" 2>&1; then
+		jl section=$s error="failed, see section-$s.log"
+		log "section $s failed"
+	fi
+	jl section=time name=$s seconds=$(elapsed "$t0")
+done
+echo BENCH-DONE >"$OUT/done"

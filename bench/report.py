@@ -1,0 +1,682 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Turn the guest's benchmark measurements into a report.
+
+usage: report.py RESULTS_DIR
+
+Reads RESULTS_DIR/guest/bench.jsonl (one JSON object per measurement, see
+bench/guest/bench.sh), the fio outputs under RESULTS_DIR/guest/fio/, the
+perf summaries and RESULTS_DIR/host.json. Writes RESULTS_DIR/results.json
+(everything, shaped per section), RESULTS_DIR/report.md (tables; every
+comparison as a ratio ghostswap / other, same guest boot) and PNG plots.
+Without matplotlib the plots are left out and the report says so.
+"""
+import json
+import os
+import sys
+
+DRIVERS = ("ghostswap", "zram", "zswap")
+COLORS = {"ghostswap": "#2b6cb0", "zram": "#dd6b20", "zswap": "#38a169",
+          "disk": "#718096"}
+
+
+def mib(b):
+    return b / 1048576.0
+
+
+def fmt_bytes(b):
+    if b is None:
+        return "-"
+    for unit, div in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if abs(b) >= div:
+            return "%.1f %s" % (b / div, unit)
+    return "%d B" % b
+
+
+def ratio(a, b):
+    if a is None or b is None or not b:
+        return None
+    return a / b
+
+
+def fmt_ratio(r):
+    return "-" if r is None else "%.2f" % r
+
+
+def load(resdir):
+    rows = []
+    path = os.path.join(resdir, "guest", "bench.jsonl")
+    with open(path) as f:
+        for n, line in enumerate(f, 1):
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                rows.append(json.loads(line))
+            except ValueError as e:
+                raise SystemExit("%s:%d: bad JSON: %s" % (path, n, e))
+    host = {}
+    hp = os.path.join(resdir, "host.json")
+    if os.path.exists(hp):
+        with open(hp) as f:
+            host = json.load(f)
+    return rows, host
+
+
+def fio_summary(resdir, rel):
+    """IOPS (read + write) and the worst p99 completion latency, in us."""
+    try:
+        with open(os.path.join(resdir, "guest", rel)) as f:
+            text = f.read()
+        # fio may print notes before its JSON.
+        data = json.loads(text[text.index("{"):])
+    except (OSError, ValueError):
+        return None
+    job = data["jobs"][0]
+    iops = 0.0
+    p99 = 0.0
+    bw = 0.0
+    for d in ("read", "write"):
+        s = job.get(d, {})
+        if not s.get("total_ios"):
+            continue
+        iops += s.get("iops", 0.0)
+        bw += s.get("bw", 0.0)  # KiB/s
+        pct = s.get("clat_ns", {}).get("percentile", {})
+        p99 = max(p99, pct.get("99.000000", 0) / 1000.0)
+    return {"iops": iops, "p99_us": p99, "bw_kib_s": bw}
+
+
+def median(vals):
+    vals = sorted(v for v in vals if v is not None)
+    if not vals:
+        return None
+    m = len(vals) // 2
+    return vals[m] if len(vals) % 2 else (vals[m - 1] + vals[m]) / 2.0
+
+
+def merge_runs(rows, keys):
+    """Rows of repeated runs (field "rep") merged per @keys: numbers are
+    medians; "runs" counts them; "spread" gives min and max of mib_s or
+    iops; a failed run (rc != 0, bad pages) marks the merged row."""
+    groups = {}
+    for r in rows:
+        groups.setdefault(tuple(r.get(k) for k in keys), []).append(r)
+    out = []
+    for runs in groups.values():
+        m = dict(runs[0])
+        m["runs"] = len(runs)
+        m.pop("rep", None)
+        for k, v in runs[0].items():
+            if isinstance(v, (int, float)) and not isinstance(v, bool) \
+                    and k not in keys and k not in ("rep", "rc"):
+                m[k] = median(r.get(k) for r in runs)
+        m["rc"] = max((r.get("rc") or 0 for r in runs), default=0)
+        results = [r["result"] for r in runs if isinstance(r.get("result"), dict)]
+        if results:
+            res = dict(results[0])
+            for k in ("fill_s", "sweep_s", "mib_s", "swapins", "majflt"):
+                res[k] = median(x.get(k) for x in results)
+            res["lat_us"] = {p: median(x.get("lat_us", {}).get(p)
+                                       for x in results)
+                             for p in ("p50", "p90", "p99", "p999", "max")}
+            res["bad_pages"] = sum(x.get("bad_pages", 0) for x in results)
+            res["verified_pages"] = sum(x.get("verified_pages", 0)
+                                        for x in results)
+            if len(results) < len(runs):
+                m["rc"] = m["rc"] or 1      # a run printed nothing
+            m["result"] = res
+            speeds = [x["mib_s"] for x in results if x.get("mib_s")]
+        else:
+            if any("result" in r for r in runs):
+                m["result"] = None
+            speeds = [r.get("iops") or r.get("kib_s") for r in runs
+                      if r.get("iops") or r.get("kib_s")]
+        if speeds:
+            m["spread"] = [min(speeds), max(speeds)]
+        out.append(m)
+    return out
+
+
+def shape(rows, host, resdir):
+    res = {"host": host, "env": {}, "static": [], "meta": [], "ratio": [],
+           "ratio_swap": [], "workload": [], "fio": [], "writeback": {},
+           "profile": {}, "errors": [], "time": {}}
+    wb_runs = []
+    for r in rows:
+        sec = r.get("section")
+        if "error" in r:
+            res["errors"].append(r)
+            continue
+        if sec == "env":
+            res["env"] = r
+        elif sec == "time":
+            res["time"][r["name"]] = r["seconds"]
+        elif sec in ("static", "meta", "ratio", "workload", "ratio_swap"):
+            res[sec].append(r)
+        elif sec == "fio":
+            s = fio_summary(resdir, r["file"])
+            if s:
+                r.update(s)
+            res["fio"].append(r)
+        elif sec == "writeback":
+            if r["driver"] in ("disk", "disk_qd1"):
+                s = fio_summary(resdir, r["file"]) or {}
+                res["writeback"][r["driver"] + "_kib_s"] = s.get("bw_kib_s")
+            else:
+                r["kib_s"] = r["pages"] * 4 / r["seconds"] \
+                    if r.get("seconds") else None
+                wb_runs.append(r)
+        elif sec == "profile" and "file" in r:
+            try:
+                with open(os.path.join(resdir, "guest", r["file"])) as f:
+                    key = r["driver"] + (" " + r["rw"] if "rw" in r else "")
+                    res["profile"][key] = f.read().splitlines()
+            except OSError:
+                pass
+    res["workload"] = merge_runs(res["workload"],
+                                 ("driver", "mix", "overcommit"))
+    res["ratio_swap"] = merge_runs(res["ratio_swap"], ("driver", "alg"))
+    res["fio"] = merge_runs(res["fio"],
+                            ("driver", "rw", "iodepth", "numjobs"))
+    for m in merge_runs(wb_runs, ("driver",)):
+        res["writeback"][m["driver"]] = m
+    return res
+
+
+def find(rows, **kw):
+    for r in rows:
+        if all(r.get(k) == v for k, v in kw.items()):
+            return r
+    return None
+
+
+# ------------------------------------------------------------- tables
+
+def t_static(res):
+    out = ["| disksize | ghostswap (its counters) | ghostswap | zram "
+           "| ghostswap / zram | swap core at swapon |",
+           "|---|---|---|---|---|---|"]
+    for size in ("16G", "64G", "1T"):
+        g = find(res["static"], driver="ghostswap", disksize=size)
+        z = find(res["static"], driver="zram", disksize=size)
+        if not g and not z:
+            continue
+        gd = g["device_kmem"] if g and g.get("ok") else None
+        zd = z["device_kmem"] if z and z.get("ok") else None
+        zs = fmt_bytes(zd) if zd is not None else \
+            "fails: %s" % (z or {}).get("fail", "?")
+        r = ratio(gd, zd)
+        out.append("| %s | %s | %s | %s | %s | %s |" % (
+            size, fmt_bytes(g.get("counted")) if g and g.get("ok") else "-",
+            fmt_bytes(gd), zs,
+            "%.4f" % r if r is not None else "-",
+            fmt_bytes(g.get("swapon_kmem")) if g and g.get("ok") else "-"))
+    out.append("")
+    out.append("*its counters*: what ghostswap's `cluster_stat` and "
+               "`mm_stat` say it holds. The other columns: kernel memory "
+               "(slab + vmalloc + per-CPU, from /proc/meminfo) "
+               "a device allocates when `disksize` is written, before "
+               "anything is stored; a few KiB either way is the rest of the "
+               "guest. *swap core*: what `swapon` of a device of that size "
+               "then costs the kernel itself (the same for any swap device "
+               "of that size).")
+    return out
+
+
+def t_meta(res):
+    g = find(res["meta"], driver="ghostswap")
+    z = find(res["meta"], driver="zram")
+    out = ["| driver | pages stored | metadata (module's count) | "
+           "metadata (slab cache) | metadata (free memory) | per page |",
+           "|---|---|---|---|---|---|"]
+    if g:
+        out.append("| ghostswap | %d | %s | %s | %s | %.2f B |" % (
+            g["pages"], fmt_bytes(g["counted_meta"]),
+            fmt_bytes(g["slab_meta"]), fmt_bytes(g["measured_meta"]),
+            g["counted_meta"] / g["pages"]))
+    if z:
+        out.append("| zram (disksize %s) | %d | - | - | %s | %.2f B |" % (
+            fmt_bytes(z["disksize"]), z["pages"],
+            fmt_bytes(z["measured_meta"]),
+            z["measured_meta"] / z["pages"]))
+    out.append("")
+    out.append("*free memory*: memory gone after storing the data set, less "
+               "the compressed pool (zsmalloc's count): what the driver "
+               "spends beside the data. zram's is its per-slot table for "
+               "the whole disksize (16 bytes per slot), so it is paid per "
+               "*possible* page, not per stored page.")
+    return out
+
+
+def mem_ratio(r):
+    """Data stored / memory used for it (pool and metadata)."""
+    if not r or "orig" not in r:
+        return None
+    return r["orig"] / (r["pool"] + r["meta"])
+
+
+def t_ratio(res):
+    out = ["| algorithm | ghostswap ratio | zram ratio | ghostswap / zram "
+           "| ghostswap write MiB/s | zram write MiB/s | ghostswap read MiB/s "
+           "| zram read MiB/s |",
+           "|---|---|---|---|---|---|---|---|"]
+    notes = []
+    for alg in ("lz4", "lzo-rle", "zstd"):
+        g = find(res["ratio"], driver="ghostswap", alg=alg)
+        z = find(res["ratio"], driver="zram", alg=alg)
+        if not g or "orig" not in g:
+            continue
+        gr = mem_ratio(g)
+        zr = mem_ratio(z)
+        if z and "fail" in z:
+            notes.append("zram with %s: %s." % (alg, z["fail"]))
+
+        def speed(r, k):
+            return "%.0f" % (r["mib"] / r[k]) if r and k in r else "-"
+        out.append("| %s | %.2f | %s | %s | %s | %s | %s | %s |" % (
+            alg, gr, fmt_ratio(zr),
+            "%.3f" % (gr / zr) if zr else "-",
+            speed(g, "write_s"), speed(z, "write_s"),
+            speed(g, "read_s"), speed(z, "read_s")))
+    out.append("")
+    out.append("Ratio: data stored / memory used for it (zsmalloc pool plus "
+               "metadata; zram's metadata counted only for the pages "
+               "stored, 16 B each, which flatters it). Data set: the "
+               "guest's own libraries, binaries and shared files, written "
+               "to the raw device with 1 MiB direct writes, then read back. "
+               + " ".join(notes))
+    return out
+
+
+def peak_ratio(r, meta=True):
+    """Data / memory at the fullest moment of a swap workload."""
+    if not r or not r.get("peak_orig"):
+        return None
+    mem = r.get("peak_pool", 0) + (r.get("peak_meta", 0) if meta else 0)
+    return r["peak_orig"] / mem if mem else None
+
+
+def t_ratio_swap(res):
+    out = ["| algorithm | ghostswap data/pool | zram data/pool | "
+           "ghostswap data/memory | zram data/memory | ghostswap / zram "
+           "(memory) | verified |",
+           "|---|---|---|---|---|---|---|"]
+    notes = []
+    for alg in ("lz4", "lzo-rle", "zstd"):
+        g = find(res["ratio_swap"], driver="ghostswap", alg=alg)
+        z = find(res["ratio_swap"], driver="zram", alg=alg)
+        if not g or "fail" in g:
+            continue
+        if z and "fail" in z:
+            notes.append("zram with %s: %s." % (alg, z["fail"]))
+            z = None
+        ok = all(r.get("rc") == 0 and wl_get(r, "bad_pages") == 0
+                 for r in (g, z) if r)
+        gm, zm = peak_ratio(g), peak_ratio(z)
+        out.append("| %s | %s | %s | %s | %s | %s | %s |" % (
+            alg, fmt_ratio(peak_ratio(g, False)),
+            fmt_ratio(peak_ratio(z, False)), fmt_ratio(gm), fmt_ratio(zm),
+            "%.3f" % (gm / zm) if gm and zm else "-",
+            "yes" if ok else "**NO**"))
+    out.append("")
+    out.append("The mixed swap workload (usemem, zero, same-filled, text and "
+               "random pages in turn, 3x a 64 MiB cgroup, one sweep), at its "
+               "fullest moment. *data/pool*: compression alone; "
+               "*data/memory*: with each driver's metadata (ghostswap: its "
+               "clusters; zram: its table for its 2 GiB disksize). " +
+               " ".join(notes))
+    return out
+
+
+def wl_get(r, key):
+    res = r.get("result")
+    if not isinstance(res, dict):
+        return None
+    if key.startswith("lat_"):
+        return res.get("lat_us", {}).get(key[4:])
+    return res.get(key)
+
+
+def with_spread(v, r, fmt):
+    """A median, with the range of the runs behind it."""
+    if v is None:
+        return "-"
+    sp = r.get("spread") if r else None
+    if sp and r.get("runs", 1) > 1:
+        return (fmt + " (" + fmt + "-" + fmt + ")") % (v, sp[0], sp[1])
+    return fmt % v
+
+
+def t_workload(res):
+    out = ["| mix | overcommit | driver | MiB/s | vs ghostswap | swap-ins "
+           "| p50 us | p99 us | p99.9 us | peak data | data/memory "
+           "| verified |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for oc in (2, 4):
+        for mix in ("zero-heavy", "text", "random"):
+            g = find(res["workload"], driver="ghostswap", mix=mix,
+                     overcommit=oc)
+            for drv in DRIVERS:
+                r = find(res["workload"], driver=drv, mix=mix, overcommit=oc)
+                if not r:
+                    continue
+                thr = wl_get(r, "mib_s")
+                gthr = wl_get(g, "mib_s") if g else None
+                ok = r.get("rc") == 0 and wl_get(r, "bad_pages") == 0
+                if r.get("rc") == 137 and not wl_get(r, "bad_pages"):
+                    verdict = "OOM-killed"
+                else:
+                    verdict = "yes" if ok else "**NO (rc %s)**" % r.get("rc")
+                out.append(
+                    "| %s | %dx | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                        mix, oc, drv, with_spread(thr, r, "%.1f"),
+                        fmt_ratio(ratio(gthr, thr)) if drv != "ghostswap" else "",
+                        wl_get(r, "swapins"), wl_get(r, "lat_p50"),
+                        wl_get(r, "lat_p99"), wl_get(r, "lat_p999"),
+                        fmt_bytes(r.get("peak_orig")),
+                        fmt_ratio(peak_ratio(r)), verdict))
+    out.append("")
+    runs = max((r.get("runs", 1) for r in res["workload"]), default=1)
+    out.append("usemem (bench/guest/usemem.c) in a memory cgroup of %s MiB, "
+               "%s sweeps over 2x and 4x that, every page verified; "
+               "medians of %d runs per driver, drivers in rotating order "
+               "(the range in brackets). "
+               "*MiB/s*: swept per second (generation and verification "
+               "included, the same work for every driver); *vs ghostswap*: "
+               "ghostswap's throughput / this driver's (> 1: ghostswap is "
+               "faster). *swap-ins*: pages not in memory when touched "
+               "(mincore); latency of their first access. *data/memory*: "
+               "data held / (pool + metadata) at the fullest moment. "
+               "zswap runs in "
+               "front of a swap file on ext4 on a virtio disk; its "
+               "compressed pool is charged to the cgroup, zram's and "
+               "ghostswap's are not, and its shrinker is on (it writes cold "
+               "entries back to the swap file): where it was still "
+               "OOM-killed, its pool (incompressible pages are kept as "
+               "they are) filled the cgroup." % (
+                   (res["workload"][0]["limit_mib"] if res["workload"] else "?"),
+                   (wl_get(res["workload"][0], "passes")
+                    if res["workload"] else "?"), runs))
+    return out
+
+
+def t_fio(res):
+    out = ["| rw | iodepth | jobs | ghostswap IOPS | zram IOPS | "
+           "ghostswap / zram | ghostswap p99 us | zram p99 us |",
+           "|---|---|---|---|---|---|---|---|"]
+    for rw in ("randread", "randwrite", "randrw"):
+        for qd in (1, 32):
+            for nj in (1, 2):
+                g = find(res["fio"], driver="ghostswap", rw=rw, iodepth=qd,
+                         numjobs=nj)
+                z = find(res["fio"], driver="zram", rw=rw, iodepth=qd,
+                         numjobs=nj)
+                if not g or not z or "iops" not in g or "iops" not in z:
+                    continue
+                out.append("| %s | %d | %d | %s | %s | %.2f | %.0f | %.0f |" % (
+                    rw, qd, nj, with_spread(g["iops"], g, "%.0f"),
+                    with_spread(z["iops"], z, "%.0f"),
+                    g["iops"] / z["iops"], g["p99_us"], z["p99_us"]))
+    runs = max((r.get("runs", 1) for r in res["fio"]), default=1)
+    out.append("")
+    out.append("fio, 4 KiB, direct, libaio, on the raw devices (lz4), over "
+               "a 256 MiB region filled first with 50%%-compressible data; "
+               "medians of %d runs, the two drivers alternating (the range "
+               "in brackets)." % runs)
+    return out
+
+
+def t_writeback(res):
+    wb = res["writeback"]
+    disk = wb.get("disk_kib_s")
+    out = ["| what | pages | MiB/s | / disk's own sequential write |",
+           "|---|---|---|---|"]
+    if disk:
+        out.append("| backing disk, fio sequential write 128k, iodepth 4 "
+                   "| - | %.1f | 1.00 |" % (disk / 1024))
+    if wb.get("disk_qd1_kib_s"):
+        out.append("| backing disk, fio sequential write 128k, iodepth 1 "
+                   "| - | %.1f | %s |" % (wb["disk_qd1_kib_s"] / 1024,
+                                         fmt_ratio(ratio(wb["disk_qd1_kib_s"],
+                                                         disk))))
+    for drv in ("ghostswap", "zram"):
+        r = wb.get(drv)
+        if not r or not r.get("kib_s"):
+            continue
+        sp = r.get("spread")
+        out.append("| %s writeback (%s) | %d | %s | %s |" % (
+            drv, "all" if drv == "ghostswap" else "idle after idle all",
+            r["pages"], with_spread(r["kib_s"] / 1024,
+                                    dict(r, spread=[x / 1024 for x in sp])
+                                    if sp else r, "%.1f"),
+            fmt_ratio(ratio(r["kib_s"], disk))))
+    out.append("")
+    out.append("The same 50%-compressible data in both; the backing device "
+               "is a virtio disk backed by a sparse file on the host.")
+    return out
+
+
+# -------------------------------------------------------------- plots
+
+def plots(res, resdir):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return []
+    made = []
+
+    def save(fig, name):
+        fig.tight_layout()
+        fig.savefig(os.path.join(resdir, name), dpi=110)
+        plt.close(fig)
+        made.append(name)
+
+    # Static cost.
+    sizes = [s for s in ("16G", "64G", "1T")
+             if find(res["static"], disksize=s)]
+    if sizes:
+        fig, ax = plt.subplots(figsize=(6, 3.6))
+        w = 0.38
+        for i, drv in enumerate(("ghostswap", "zram")):
+            for j, s in enumerate(sizes):
+                r = find(res["static"], driver=drv, disksize=s)
+                x = j + (i - 0.5) * w
+                if r and r.get("ok"):
+                    v = max(mib(r["device_kmem"]), 0)
+                    ax.bar(x, v, w, color=COLORS[drv],
+                           label=drv if j == 0 else None)
+                    ax.text(x, v, "%.1f" % v, ha="center", va="bottom",
+                            fontsize=8)
+                elif r:
+                    ax.text(x, 0, "fails", ha="center", va="bottom",
+                            color=COLORS[drv], fontsize=9, rotation=90)
+        ax.set_xticks(range(len(sizes)))
+        ax.set_xticklabels(["disksize " + s for s in sizes])
+        ax.set_ylabel("MiB before any data")
+        ax.set_title("Static memory cost of the device")
+        ax.legend()
+        save(fig, "static.png")
+
+    # Workload throughput and latency.
+    keys = [(mix, oc) for oc in (2, 4)
+            for mix in ("zero-heavy", "text", "random")
+            if find(res["workload"], mix=mix, overcommit=oc)]
+    if keys:
+        for metric, title, fname, ylabel in (
+                ("mib_s", "Swap workload throughput (higher is better)",
+                 "workload_throughput.png", "MiB/s"),
+                ("lat_p99", "Swap-in latency p99 (lower is better)",
+                 "workload_p99.png", "microseconds"),
+                ("lat_p50", "Swap-in latency p50 (lower is better)",
+                 "workload_p50.png", "microseconds")):
+            fig, ax = plt.subplots(figsize=(8, 3.8))
+            w = 0.27
+            for i, drv in enumerate(DRIVERS):
+                xs, ys = [], []
+                for j, (mix, oc) in enumerate(keys):
+                    r = find(res["workload"], driver=drv, mix=mix,
+                             overcommit=oc)
+                    v = wl_get(r, metric) if r else None
+                    if v is not None:
+                        xs.append(j + (i - 1) * w)
+                        ys.append(v)
+                ax.bar(xs, ys, w, color=COLORS[drv], label=drv)
+            ax.set_xticks(range(len(keys)))
+            ax.set_xticklabels(["%s\n%dx" % k for k in keys])
+            ax.set_ylabel(ylabel)
+            ax.set_title(title)
+            ax.legend()
+            save(fig, fname)
+
+    # fio IOPS.
+    cfgs = [(rw, qd, nj) for rw in ("randread", "randwrite", "randrw")
+            for qd in (1, 32) for nj in (1, 2)
+            if find(res["fio"], rw=rw, iodepth=qd, numjobs=nj)]
+    if cfgs:
+        fig, ax = plt.subplots(figsize=(9, 3.8))
+        w = 0.4
+        for i, drv in enumerate(("ghostswap", "zram")):
+            xs, ys = [], []
+            for j, (rw, qd, nj) in enumerate(cfgs):
+                r = find(res["fio"], driver=drv, rw=rw, iodepth=qd,
+                         numjobs=nj)
+                if r and "iops" in r:
+                    xs.append(j + (i - 0.5) * w)
+                    ys.append(r["iops"])
+            ax.bar(xs, ys, w, color=COLORS[drv], label=drv)
+        ax.set_xticks(range(len(cfgs)))
+        ax.set_xticklabels(["%s\nqd%d j%d" % c for c in cfgs], fontsize=7)
+        ax.set_ylabel("IOPS (4 KiB)")
+        ax.set_title("fio on the raw devices")
+        ax.legend()
+        save(fig, "fio_iops.png")
+
+    # Compression ratio.
+    algs = [a for a in ("lz4", "lzo-rle", "zstd")
+            if find(res["ratio"], alg=a)]
+    if algs:
+        fig, ax = plt.subplots(figsize=(6, 3.6))
+        w = 0.38
+        for i, drv in enumerate(("ghostswap", "zram")):
+            xs, ys = [], []
+            for j, a in enumerate(algs):
+                r = find(res["ratio"], driver=drv, alg=a)
+                if mem_ratio(r):
+                    xs.append(j + (i - 0.5) * w)
+                    ys.append(mem_ratio(r))
+            ax.bar(xs, ys, w, color=COLORS[drv], label=drv)
+            for x, y in zip(xs, ys):
+                ax.text(x, y, "%.2f" % y, ha="center", va="bottom",
+                        fontsize=8)
+        ax.set_xticks(range(len(algs)))
+        ax.set_xticklabels(algs)
+        ax.set_ylabel("data / memory")
+        ax.set_title("Compression ratio, same data")
+        ax.legend()
+        save(fig, "ratio.png")
+
+    # Writeback.
+    wb = res["writeback"]
+    bars = [("disk, qd4 (fio)", wb.get("disk_kib_s"), COLORS["disk"]),
+            ("disk, qd1 (fio)", wb.get("disk_qd1_kib_s"), COLORS["disk"])]
+    for drv in ("ghostswap", "zram"):
+        if wb.get(drv):
+            bars.append((drv, wb[drv].get("kib_s"), COLORS[drv]))
+    bars = [b for b in bars if b[1]]
+    if len(bars) > 1:
+        fig, ax = plt.subplots(figsize=(5, 3.4))
+        ax.bar([b[0] for b in bars], [b[1] / 1024 for b in bars],
+               color=[b[2] for b in bars])
+        ax.set_ylabel("MiB/s")
+        ax.set_title("Writeback to the backing device")
+        save(fig, "writeback.png")
+    return made
+
+
+def report(res, made, resdir):
+    h = res["host"]
+    e = res["env"]
+    md = ["# ghostswap benchmarks", ""]
+    md.append("Host: %s (%s CPUs), kernel %s; %s; accelerator: **%s**%s." % (
+        h.get("host_cpu", "?"), h.get("host_cpus", "?"),
+        h.get("host_kernel", "?"), h.get("qemu", "?"), h.get("accel", "?"),
+        " (software emulation: absolute numbers mean little, compare "
+        "ratios)" if h.get("accel") == "tcg" else ""))
+    md.append("Guest: kernel %s, %s CPUs, %s of memory. ghostswap %s (%s), "
+              "%s. zswap: zpool %s, max_pool_percent %s, shrinker on for "
+              "the workloads (the kernel's default: %s)." % (
+                  e.get("kernel", "?"), e.get("cpus", "?"),
+                  fmt_bytes(e.get("mem_total")), h.get("module_version", "?"),
+                  h.get("commit", "?"), h.get("date", "?"),
+                  e.get("zswap_zpool", "?"), e.get("zswap_max_pool_percent", "?"),
+                  e.get("zswap_shrinker_default", "?")))
+    md.append("")
+    md.append("All drivers ran in the same guest boot, same kernel, same "
+              "algorithm (lz4 unless stated). Rerun: `make bench`.")
+    if res["errors"]:
+        md += ["", "**Sections with errors:**", ""]
+        md += ["- %s: %s" % (r.get("section"), r.get("error"))
+               for r in res["errors"]]
+
+    def sec(title, table, img=None, note=None):
+        md.extend(["", "## " + title, ""])
+        if note:
+            md.extend([note, ""])
+        md.extend(table)
+        if img and img in made:
+            md.extend(["", "![%s](%s)" % (title, img)])
+
+    if res["static"]:
+        sec("Static cost", t_static(res), "static.png")
+    if res["meta"]:
+        sec("Metadata per stored page", t_meta(res))
+    if res["ratio"]:
+        sec("Compression ratio per algorithm", t_ratio(res), "ratio.png")
+    if res["ratio_swap"]:
+        sec("Compression ratio per algorithm, swap workload",
+            t_ratio_swap(res))
+    if res["workload"]:
+        sec("Swap workload", t_workload(res), "workload_throughput.png")
+        for img in ("workload_p50.png", "workload_p99.png"):
+            if img in made:
+                md.extend(["", "![%s](%s)" % (img, img)])
+    if res["fio"]:
+        sec("fio on the raw devices", t_fio(res), "fio_iops.png")
+    if res["writeback"]:
+        sec("Writeback", t_writeback(res), "writeback.png")
+    if res["profile"]:
+        md.extend(["", "## Profile", "",
+                   "perf, whole guest (idle left out), while fio does 4 KiB "
+                   "reads or writes at iodepth 1 on the raw device.", ""])
+        for key, lines in sorted(res["profile"].items()):
+            md.extend(["%s, top symbols:" % key, "", "```"] + lines[:20] +
+                      ["```", ""])
+    if res["time"]:
+        md.extend(["", "Section times (s): " + ", ".join(
+            "%s %.0f" % kv for kv in res["time"].items())])
+    if not made:
+        md.extend(["", "(No plots: matplotlib is not installed.)"])
+    md.append("")
+    return "\n".join(md)
+
+
+def main():
+    if len(sys.argv) != 2:
+        raise SystemExit(__doc__)
+    resdir = sys.argv[1]
+    rows, host = load(resdir)
+    res = shape(rows, host, resdir)
+    res["raw"] = rows      # every measurement as the guest recorded it
+    made = plots(res, resdir)
+    with open(os.path.join(resdir, "results.json"), "w") as f:
+        json.dump(res, f, indent=1, sort_keys=True)
+    with open(os.path.join(resdir, "report.md"), "w") as f:
+        f.write(report(res, made, resdir))
+    print("report.md, results.json, %d plots in %s" % (len(made), resdir))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,77 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make bench: ghostswap against zram and zswap, in one guest boot of the
+# stock Debian 7.x kernel. Provisions the test bed (tests/provision.sh),
+# builds the module by DKMS in the guest root, boots the guest with a
+# backing disk and a swap-file disk, runs bench/guest/bench.sh there, then
+# turns its measurements into a report: report.md with tables, PNG plots,
+# results.json.
+#
+# usage: bench/run.sh [SECTION ...]   (default: every section)
+# Environment: BENCH_RESULTS (default results/bench), BENCH_QUICK=1 (small
+# workloads, one run each: a smoke run), BENCH_REPS (runs per comparison,
+# default 3), GHOSTSWAP_KVM=0|1, GS_MEM (guest RAM, 2G).
+set -euo pipefail
+. "$(dirname "$0")/../tests/lib.sh"
+
+out=${BENCH_RESULTS:-$GS_TOP/results/bench}
+rm -rf "$out"
+mkdir -p "$out/guest"
+out=$(cd "$out" && pwd)
+export GS_LOGDIR=$out/logs
+
+"$GS_TOP/tests/provision.sh"
+"$GS_TOP/tests/build.sh" >"$out/build.tap" ||
+	{ cat "$out/build.tap"; gs_die "the DKMS build failed"; }
+
+# perf, to profile the guest (optional: the bench runs without it).
+kver=$(gs_kver)
+if [ ! -x "$GS_ROOT/usr/bin/perf" ]; then
+	gs_log "adding linux-perf to the guest root (for the profile section)"
+	gs_chroot sh -c "apt-get update -qq && apt-get install -y -qq \
+		--no-install-recommends -t $GS_KSUITE linux-perf && apt-get clean" \
+		>"$GS_CACHE/perf-apt.log" 2>&1 ||
+		gs_log "no linux-perf (see $GS_CACHE/perf-apt.log): no profile"
+fi
+cp "$GS_TOP/bench/guest/usemem.c" "$GS_TOP/tests/guest/pagegen.h" "$GS_ROOT/tmp/"
+gs_chroot gcc -O2 -Wall -Wextra -Werror -o /usr/local/bin/usemem /tmp/usemem.c ||
+	gs_die "building usemem failed"
+
+# Plots: matplotlib in a venv of its own.
+pyenv=$GS_CACHE/bench-venv
+if [ ! -x "$pyenv/bin/python" ] || ! "$pyenv/bin/python" -c 'import matplotlib' 2>/dev/null; then
+	gs_log "installing matplotlib in $pyenv"
+	rm -rf "$pyenv"
+	python3 -m venv "$pyenv"
+	"$pyenv/bin/pip" install -q matplotlib
+fi
+
+kvm=tcg
+gs_use_kvm && kvm=kvm
+t0=$(date +%s)
+GS_DISKS="gsback:1G gsswap:2G" GS_GUEST_TIMEOUT=${GS_GUEST_TIMEOUT:-7200} \
+	"$GS_TOP/tests/guest.sh" "$out/guest" \
+	"BENCH_QUICK=${BENCH_QUICK:-0} BENCH_REPS=${BENCH_REPS:-}" \
+	"bash /opt/gs-src/bench/guest/bench.sh $*" || true
+rm -f "$out"/guest/disk-*.img
+gs_log "guest boot + benchmarks: $(($(date +%s) - t0)) s"
+[ -f "$out/guest/done" ] ||
+	gs_die "the benchmarks did not complete, see $out/guest/console.log"
+
+{
+	echo "{"
+	echo "\"host_cpu\": \"$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)\","
+	echo "\"host_cpus\": $(nproc),"
+	echo "\"host_kernel\": \"$(uname -r)\","
+	echo "\"qemu\": \"$(qemu-system-x86_64 --version | head -n 1)\","
+	echo "\"accel\": \"$kvm\","
+	echo "\"guest_mem\": \"${GS_MEM:-2G}\","
+	echo "\"guest_cpus\": ${GS_CPUS:-2},"
+	echo "\"module_version\": \"$(gs_version)\","
+	echo "\"commit\": \"$(git -C "$GS_TOP" rev-parse --short HEAD 2>/dev/null || echo unknown)\","
+	echo "\"date\": \"$(date -u +%Y-%m-%dT%H:%M:%SZ)\""
+	echo "}"
+} >"$out/host.json"
+"$pyenv/bin/python" "$GS_TOP/bench/report.py" "$out"
+gs_log "report: $out/report.md"

@@ -1,0 +1,38 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Host-side tests of the benchmark tooling (make bench): the guest script
+# parses, usemem builds warning-free and its JSON and verification work
+# (a small run without swap), and report.py turns known measurements into
+# the known tables (tests/bench/test_report.py). Prints TAP.
+set -uo pipefail
+. "$(dirname "$0")/../lib.sh"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+GS_STEP_LOGS=$tmp
+
+usemem_json() {
+	"$tmp/usemem" 8 2 zstrb 3 >"$tmp/u.json" && cat "$tmp/u.json" &&
+		python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["size_mib"] == 8 and d["passes"] == 2 and d["mix"] == "zstrb", d
+assert d["verified_pages"] == 2 * 8 * 256 and d["bad_pages"] == 0, d
+assert d["mib_s"] > 0 and set(d["lat_us"]) == {"p50", "p90", "p99", "p999", "max"}, d
+' "$tmp/u.json"
+}
+usemem_bad_args() {
+	! "$tmp/usemem" 8 1 zq && ! "$tmp/usemem" 0 1 z && ! "$tmp/usemem"
+}
+
+gs_step "bench/run.sh and bench/guest/bench.sh parse (bash -n)" parse \
+	sh -c "bash -n '$GS_TOP/bench/run.sh' && bash -n '$GS_TOP/bench/guest/bench.sh'"
+gs_step "usemem builds with -Wall -Wextra -Werror" build \
+	gcc -O2 -Wall -Wextra -Werror -I"$GS_TOP/tests/guest" -o "$tmp/usemem" \
+	"$GS_TOP/bench/guest/usemem.c"
+gs_step "usemem: JSON result, every page verified" json usemem_json
+gs_step "usemem: bad arguments refused" args usemem_bad_args
+python3 "$GS_TOP/tests/bench/test_report.py" >"$tmp/report.tap" 2>&1 || gs_rc=1
+gs_tap_append "$tmp/report.tap"
+echo "1..$gs_n"
+exit $gs_rc

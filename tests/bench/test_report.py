@@ -1,0 +1,223 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Unit tests of bench/report.py on hand-made measurements whose ratios are
+known. Prints TAP; exits non-zero on any failure.
+
+usage: tests/bench/test_report.py
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+REPORT = os.path.join(TOP, "bench", "report.py")
+
+n = 0
+failed = 0
+
+
+def check(desc, cond, detail=""):
+    global n, failed
+    n += 1
+    if cond:
+        print("ok %d - %s" % (n, desc))
+    else:
+        failed += 1
+        print("not ok %d - %s" % (n, desc))
+        for line in str(detail).splitlines()[:20]:
+            print("# " + line)
+
+
+def fio_json(read_iops, write_iops, p99_ns):
+    def side(iops):
+        if not iops:
+            return {"total_ios": 0, "iops": 0, "bw": 0}
+        return {"total_ios": int(iops * 8), "iops": iops, "bw": iops * 4,
+                "clat_ns": {"percentile": {"99.000000": p99_ns}}}
+    # fio may print a note before its JSON: the report must cope.
+    return "note: something fio said\n" + json.dumps(
+        {"jobs": [{"read": side(read_iops), "write": side(write_iops)}]})
+
+
+def workload(drv, mix, oc, mib_s, p99, bad=0, rc=0):
+    return {"section": "workload", "driver": drv, "mix": mix,
+            "overcommit": oc, "limit_mib": 64, "alg": "lz4", "rc": rc,
+            "peak_orig": 100 << 20, "peak_pool": 40 << 20, "pswpout": 1000,
+            "zswap_written_back": 0,
+            "result": {"size_mib": 64 * oc, "passes": 3, "mix": "t",
+                       "fill_s": 1.0, "sweep_s": 10.0, "mib_s": mib_s,
+                       "swapins": 5000, "majflt": 5000,
+                       "lat_us": {"p50": 10.0, "p90": 20.0, "p99": p99,
+                                  "p999": 99.0, "max": 150.0},
+                       "verified_pages": 1000, "bad_pages": bad}}
+
+
+def fixture(d):
+    g = os.path.join(d, "guest")
+    os.makedirs(os.path.join(g, "fio"))
+    rows = [
+        {"section": "env", "kernel": "7.3.4+deb13-amd64", "cpus": 2,
+         "mem_total": 2 << 30, "quick": 0, "zswap_zpool": "zsmalloc",
+         "zswap_max_pool_percent": 20, "zswap_shrinker_default": "N",
+         "reps": 3},
+        {"section": "static", "driver": "ghostswap", "disksize": "64G",
+         "ok": True, "bytes": 64 << 30, "device_kmem": 0, "device_free": 4096,
+         "counted": 0, "swapon_kmem": 1 << 20, "swapon_free": 1 << 20},
+        {"section": "static", "driver": "zram", "disksize": "64G",
+         "ok": True, "bytes": 64 << 30, "device_kmem": 256 << 20,
+         "device_free": 256 << 20, "swapon_kmem": 1 << 20,
+         "swapon_free": 1 << 20},
+        {"section": "static", "driver": "zram", "disksize": "1T",
+         "ok": False, "fail": "Cannot allocate memory"},
+        {"section": "meta", "driver": "ghostswap", "pages": 1000,
+         "counted_meta": 9550, "slab_meta": 9550, "measured_meta": 12000,
+         "disksize": 64 << 30, "orig": 4096000, "compr": 2000000,
+         "pool": 2048000},
+        {"section": "ratio", "driver": "ghostswap", "alg": "lz4",
+         "data": "corpus", "mib": 100, "write_s": 2.0, "read_s": 1.0,
+         "meta": 0, "orig": 300, "compr": 90, "pool": 100},
+        {"section": "ratio", "driver": "zram", "alg": "lz4",
+         "data": "corpus", "mib": 100, "write_s": 4.0, "read_s": 1.0,
+         "meta": 50, "orig": 300, "compr": 90, "pool": 100},
+        {"section": "ratio", "driver": "ghostswap", "alg": "lzo-rle",
+         "data": "corpus", "mib": 100, "write_s": 2.0, "read_s": 1.0,
+         "meta": 0, "orig": 300, "compr": 90, "pool": 150},
+        {"section": "ratio", "driver": "zram", "alg": "lzo-rle",
+         "fail": "not offered by zram: lz4 [zstd]"},
+        dict(workload("ghostswap", "mixed", 3, 10.0, 100.0),
+             section="ratio_swap", peak_orig=300, peak_pool=100,
+             peak_meta=50),
+        dict(workload("zram", "mixed", 3, 10.0, 100.0),
+             section="ratio_swap", peak_orig=300, peak_pool=100,
+             peak_meta=100),
+        {"section": "ratio_swap", "driver": "ghostswap", "alg": "zstd",
+         "mix": "mixed", "fail": "swapon failed"},
+        dict(workload("ghostswap", "text", 2, 10.0, 300.0), rep=1),
+        dict(workload("ghostswap", "text", 2, 50.0, 90.0), rep=2),
+        dict(workload("ghostswap", "text", 2, 30.0, 100.0), rep=3),
+        workload("zram", "text", 2, 20.0, 200.0),
+        workload("zswap", "text", 2, 15.0, 300.0, bad=1, rc=1),
+        {"section": "fio", "driver": "ghostswap", "rw": "randread",
+         "iodepth": 1, "numjobs": 1, "rc": 0,
+         "file": "fio/ghostswap-randread-qd1-j1.json"},
+        {"section": "fio", "driver": "zram", "rw": "randread",
+         "iodepth": 1, "numjobs": 1, "rc": 0,
+         "file": "fio/zram-randread-qd1-j1.json"},
+        {"section": "writeback", "driver": "disk",
+         "file": "fio/backing-seqwrite.json"},
+        {"section": "writeback", "driver": "disk_qd1",
+         "file": "fio/backing-seqwrite-qd1.json"},
+        {"section": "writeback", "driver": "ghostswap", "pages": 25600,
+         "seconds": 1.0},
+        {"section": "writeback", "driver": "zram", "pages": 25600,
+         "seconds": 2.0},
+        {"section": "time", "name": "static", "seconds": 10.0},
+        {"section": "workload", "error": "failed, see section-workload.log"},
+    ]
+    with open(os.path.join(g, "bench.jsonl"), "w") as f:
+        for r in rows:
+            f.write(json.dumps(r) + "\n")
+    files = {
+        "fio/ghostswap-randread-qd1-j1.json": fio_json(30000, 0, 8000),
+        "fio/zram-randread-qd1-j1.json": fio_json(20000, 0, 16000),
+        # 200 MiB/s: bw in KiB/s.
+        "fio/backing-seqwrite.json": json.dumps(
+            {"jobs": [{"read": {"total_ios": 0},
+                       "write": {"total_ios": 10, "iops": 1600,
+                                 "bw": 200 * 1024}}]}),
+        "fio/backing-seqwrite-qd1.json": json.dumps(
+            {"jobs": [{"read": {"total_ios": 0},
+                       "write": {"total_ios": 10, "iops": 800,
+                                 "bw": 100 * 1024}}]}),
+    }
+    for name, text in files.items():
+        with open(os.path.join(g, name), "w") as f:
+            f.write(text)
+    with open(os.path.join(d, "host.json"), "w") as f:
+        json.dump({"host_cpu": "Test CPU", "host_cpus": 2, "accel": "tcg",
+                   "qemu": "QEMU 7.2", "host_kernel": "6.18",
+                   "module_version": "0.1.0", "commit": "abc",
+                   "date": "2026-11-23"}, f)
+
+
+def main():
+    d = tempfile.mkdtemp()
+    try:
+        fixture(d)
+        p = subprocess.run([sys.executable, REPORT, d], capture_output=True,
+                           text=True)
+        check("report.py runs", p.returncode == 0, p.stdout + p.stderr)
+        if p.returncode:
+            return
+        md = open(os.path.join(d, "report.md")).read()
+        res = json.load(open(os.path.join(d, "results.json")))
+        check("results.json: every section shaped",
+              all(k in res for k in ("static", "meta", "ratio", "workload",
+                                     "fio", "writeback", "host", "env")),
+              sorted(res))
+        check("failed sections are listed",
+              "workload: failed, see section-workload.log" in md, md)
+        check("static: zram at 1T fails, with the reason",
+              "fails: Cannot allocate memory" in md, md)
+        check("static: ghostswap 0 B (counted and measured) vs zram 256 MiB",
+              "| 64G | 0 B | 0 B | 256.0 MiB | 0.0000 | 1.0 MiB |" in md, md)
+        check("meta: 9.55 B per page from the module's count",
+              "| ghostswap | 1000 | 9.3 KiB | 9.3 KiB | 11.7 KiB | 9.55 B |"
+              in md, md)
+        # ghostswap 300 / 100 = 3.00, zram 300 / 150 = 2.00: 1.5.
+        check("ratio: data / (pool + metadata), ghostswap / zram",
+              "| lz4 | 3.00 | 2.00 | 1.500 | 50 | 25 | 100 | 100 |" in md, md)
+        check("ratio: an algorithm zram lacks is shown with the reason",
+              "| lzo-rle | 2.00 | - | - |" in md and
+              "zram with lzo-rle: not offered by zram" in md, md)
+        check("ratio_swap: data/pool, data/memory, ghostswap / zram",
+              "| lz4 | 3.00 | 3.00 | 2.00 | 1.50 | 1.333 | yes |" in md, md)
+        check("workload: medians of the runs, with their range",
+              "| text | 2x | ghostswap | 30.0 (10.0-50.0) |  | 5000 | 10.0 "
+              "| 100.0 |" in md and "medians of 3 runs" in md, md)
+        check("workload: throughput ratio ghostswap / other",
+              "| text | 2x | zram | 20.0 | 1.50 |" in md, md)
+        check("workload: a run with bad pages is flagged",
+              "| text | 2x | zswap | 15.0 | 2.00 |" in md and
+              "**NO (rc 1)**" in md, md)
+        check("fio: IOPS ratio and p99 in microseconds",
+              "| randread | 1 | 1 | 30000 | 20000 | 1.50 | 8 | 16 |" in md, md)
+        # 25600 pages * 4 KiB / 1 s = 100 MiB/s; disk 200 MiB/s.
+        check("writeback: rate against the disk's own",
+              "| ghostswap writeback (all) | 25600 | 100.0 | 0.50 |" in md and
+              "iodepth 1 | - | 100.0 | 0.50 |" in md and
+              "| zram writeback (idle after idle all) | 25600 | 50.0 | 0.25 |"
+              in md, md)
+        check("host and accelerator recorded",
+              "Test CPU" in md and "**tcg**" in md, md)
+        try:
+            import matplotlib  # noqa: F401
+            have_mpl = True
+        except ImportError:
+            have_mpl = False
+        pngs = [f for f in os.listdir(d) if f.endswith(".png")]
+        if have_mpl:
+            check("plots written and linked",
+                  len(pngs) >= 5 and all("(%s)" % f in md for f in pngs),
+                  pngs)
+        else:
+            check("no matplotlib: no plots, and the report says so",
+                  not pngs and "No plots" in md, pngs)
+        bad = os.path.join(d, "guest", "bench.jsonl")
+        with open(bad, "a") as f:
+            f.write("{not json\n")
+        p = subprocess.run([sys.executable, REPORT, d], capture_output=True,
+                           text=True)
+        check("a broken measurement line is an error with its line number",
+              p.returncode != 0 and "bench.jsonl:" in p.stderr, p.stderr)
+    finally:
+        shutil.rmtree(d)
+        print("1..%d" % n)
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
