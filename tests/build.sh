@@ -10,6 +10,10 @@ set -uo pipefail
 kver=$(gs_kver)
 ver=$(gs_version)
 [ -n "$ver" ] || gs_die "no PACKAGE_VERSION in dkms.conf"
+# One DKMS build in the guest root at a time (make test, make bench, make
+# demo may run side by side): they share /usr/src and /var/lib/dkms.
+exec 8>"$GS_CACHE/.build.lock"
+flock 8
 GS_STEP_LOGS=${GS_LOGDIR:-$GS_CACHE/logs}
 mkdir -p "$GS_STEP_LOGS"
 

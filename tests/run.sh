@@ -29,8 +29,8 @@ stage() {
 }
 
 stage static "$GS_TOP/tests/static-checks.sh"
-stage tools "$GS_TOP/tests/tools/run.sh"
 stage bench "$GS_TOP/tests/bench/run.sh"
+stage tools "$GS_TOP/tests/tools/run.sh"
 # One KUnit run, with KASAN, lockdep, DEBUG_ATOMIC_SLEEP and DEBUG_VM: the
 # suites must pass and the kernel log must stay free of reports.
 [ "${GHOSTSWAP_SKIP_KUNIT:-0}" = 1 ] || stage kunit "$GS_TOP/kunit/run.sh" --sanitize
