@@ -212,7 +212,6 @@ static int gs_wb_start(struct gs_store *s, struct gs_wb_batch *wb)
 	int got, ret = 0;
 	u64 b;
 
-	wb->nr_runs = 0;
 	for (k = 0; k < wb->n; k++)
 		wb->owners[k] = wb->cand[k].slot;
 	while (j < wb->n) {
