@@ -49,6 +49,7 @@ fi
 
 kvm=tcg
 gs_use_kvm && kvm=kvm
+gs_qemu_env
 t0=$(date +%s)
 GS_DISKS="gsback:1G gsswap:2G" GS_GUEST_TIMEOUT=${GS_GUEST_TIMEOUT:-7200} \
 	"$GS_TOP/tests/guest.sh" "$out/guest" \
@@ -64,7 +65,7 @@ gs_log "guest boot + benchmarks: $(($(date +%s) - t0)) s"
 	echo "\"host_cpu\": \"$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)\","
 	echo "\"host_cpus\": $(nproc),"
 	echo "\"host_kernel\": \"$(uname -r)\","
-	echo "\"qemu\": \"$(qemu-system-x86_64 --version | head -n 1)\","
+	echo "\"qemu\": \"$GS_QEMU_DESC\","
 	echo "\"accel\": \"$kvm\","
 	echo "\"guest_mem\": \"${GS_MEM:-2G}\","
 	echo "\"guest_cpus\": ${GS_CPUS:-2},"

@@ -56,6 +56,58 @@ gs_chroot() {
 	return $rc
 }
 
+# The emulator for software emulation (TCG). Debian bookworm's QEMU 7.2,
+# with one translation thread per vCPU, goes on running a stale
+# translation of kernel text that the guest has just patched (a static key
+# flipped by text_poke: int3 first, then the new bytes): the guest dies with
+# "Oops: int3" at a site whose bytes in memory are already the new ones.
+# tests/guest/suite.sh t_testbed_text_patching reproduces it in under a
+# minute on 7.2; QEMU 10.0 ran the same for 8 minutes without a fault.
+# QEMU older than GS_QEMU_MIN is not trusted with more than one TCG thread:
+# tests/provision.sh unpacks Debian's newer build (the host release's
+# backports) into GS_QEMU_DIR; failing that, TCG runs single-threaded.
+GS_QEMU_MIN=10.0
+GS_QEMU_DIR=$GS_CACHE/qemu
+
+# gs_qemu_version BIN: "10.0.2" (nothing if BIN does not run).
+gs_qemu_version() {
+	"$1" --version 2>/dev/null |
+		sed -n '1s/^QEMU emulator version \([0-9][0-9.]*\).*/\1/p'
+}
+
+# gs_version_ge A B: version A is B or newer.
+gs_version_ge() {
+	[ "$(printf '%s\n%s\n' "$1" "$2" | sort -V | head -n 1)" = "$2" ]
+}
+
+# gs_qemu_env: choose the emulator: GS_QEMU_BIN (the binary), GS_QEMU_OPTS
+# (extra QEMU options) and GS_QEMU_DESC (for logs and reports).
+# GHOSTSWAP_QEMU=BIN forces a binary, GHOSTSWAP_TCG=single|multi the TCG
+# threading (to reproduce the fault above, or to rule it out).
+gs_qemu_env() {
+	local v tcg
+	GS_QEMU_BIN=${GHOSTSWAP_QEMU:-}
+	[ -n "$GS_QEMU_BIN" ] || [ ! -x "$GS_QEMU_DIR/bin/qemu-system-x86_64" ] ||
+		GS_QEMU_BIN=$GS_QEMU_DIR/bin/qemu-system-x86_64
+	[ -n "$GS_QEMU_BIN" ] ||
+		GS_QEMU_BIN=$(PATH=$PATH:/usr/sbin:/sbin command -v qemu-system-x86_64) ||
+		gs_die "no qemu-system-x86_64 (run tests/provision.sh)"
+	v=$(gs_qemu_version "$GS_QEMU_BIN")
+	GS_QEMU_DESC="QEMU ${v:-?}"
+	GS_QEMU_OPTS=
+	if gs_use_kvm; then
+		GS_QEMU_DESC="$GS_QEMU_DESC, KVM"
+		return
+	fi
+	tcg=${GHOSTSWAP_TCG:-}
+	if [ -z "$tcg" ]; then
+		tcg=single
+		[ -z "$v" ] || ! gs_version_ge "$v" "$GS_QEMU_MIN" || tcg=multi
+	fi
+	GS_QEMU_OPTS="-accel tcg,thread=$tcg"
+	GS_QEMU_DESC="$GS_QEMU_DESC, TCG $tcg-threaded"
+}
+
 # Use real KVM only where it can boot a stock kernel: /dev/kvm present and
 # the CPU advertises hardware virtualisation. GHOSTSWAP_KVM=0/1 overrides.
 gs_use_kvm() {
@@ -94,9 +146,54 @@ gs_tap_append() {
 		"ok "*|"not ok "*)
 			gs_n=$((gs_n + 1))
 			[[ $line == not* ]] && gs_rc=1
-			echo "$line" | sed -E "s/^(ok|not ok) [0-9]+/\\1 $gs_n/" ;;
+			echo "$line" | sed -E "s/^(ok|not ok)( [0-9]+)?/\\1 $gs_n/" ;;
 		1..*) ;;
 		*) echo "$line" ;;
 		esac
 	done <"$1"
+}
+
+# gs_console_report CONSOLE: the kernel's first report in a guest console
+# log (Oops, BUG, panic, KASAN, lockdep, a sleeping call in atomic
+# context, WARNING), 40 lines of it, as TAP diagnostics.
+GS_REPORT_RE='Oops|BUG:|kernel BUG|Kernel panic|KASAN|KFENCE|WARNING:|general protection|possible circular|possible recursive|inconsistent lock|sleeping function called|suspicious RCU|unreferenced object'
+gs_console_report() {
+	grep -m1 -A39 -E "$GS_REPORT_RE" "$1" 2>/dev/null | sed 's/^/# /'
+}
+
+# gs_guest_died OUTDIR PLAN TAP: the TAP lines for a guest that did not
+# finish its script. PLAN lists the script's tests in order, one a line;
+# TAP holds the lines of those that finished; OUTDIR/running names the one
+# that was running. That one and every test that never ran fail; the
+# kernel's report follows as diagnostics.
+gs_guest_died() {
+	local out=$1 plan=$2 tap=$3 ran running t i=0
+	ran=$(grep -cE '^(ok|not ok) ' "$tap" 2>/dev/null)
+	running=$(cat "$out/running" 2>/dev/null)
+	if [ ! -s "$plan" ]; then
+		echo "not ok - the guest died before its tests started ($(gs_guest_end "$out"))"
+	else
+		while read -r t; do
+			i=$((i + 1))
+			[ "$i" -gt "${ran:-0}" ] || continue
+			if [ "$t" = "$running" ]; then
+				echo "not ok - $t: the guest died while it ran ($(gs_guest_end "$out"))"
+			else
+				echo "not ok - $t: not run, the guest died${running:+ in $running}"
+			fi
+		done <"$plan"
+	fi
+	gs_console_report "$out/console.log"
+	echo "# console: $out/console.log"
+}
+
+# gs_guest_end OUTDIR: how the guest ended, from tests/guest.sh's record.
+gs_guest_end() {
+	case $(cat "$1/exit" 2>/dev/null) in
+	124) echo "killed at its time limit" ;;
+	"") echo "no exit status" ;;
+	*) grep -qE "$GS_REPORT_RE" "$1/console.log" 2>/dev/null &&
+		echo "kernel report: $(grep -m1 -oE "($GS_REPORT_RE).*" "$1/console.log" | cut -c1-80)" ||
+		echo "exit $(cat "$1/exit")" ;;
+	esac
 }

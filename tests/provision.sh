@@ -29,6 +29,57 @@ if [ -n "$missing" ]; then
 		--no-install-recommends $missing >/dev/null
 fi
 
+# The emulator: without usable KVM, the guest runs under TCG, which needs
+# QEMU GS_QEMU_MIN or newer to run more than one vCPU safely (tests/lib.sh).
+# A host whose QEMU is older gets Debian's newer build from its release's
+# backports, unpacked under GS_QEMU_DIR (the host's packages stay as they
+# are); it runs on the libraries that the host's own QEMU pulled in.
+# Should that fail, tests/guest.sh falls back to single-threaded TCG.
+qemu_fetch() {
+	local d=$GS_CACHE/qemu-tmp codename o p v
+	codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+	[ -n "$codename" ] || return 1
+	rm -rf "$d"
+	mkdir -p "$d/lists/partial" "$d/archives/partial" "$d/root/bin"
+	echo "deb $GS_MIRROR $codename-backports main" >"$d/sources.list"
+	o=(-o "Dir::Etc::SourceList=$d/sources.list" -o Dir::Etc::SourceParts=-
+	   -o "Dir::State::Lists=$d/lists" -o "Dir::Cache=$d"
+	   -o Acquire::Check-Valid-Until=false)
+	apt-get "${o[@]}" update -qq || return 1
+	(cd "$d" && apt-get "${o[@]}" download -qq qemu-system-x86 \
+		qemu-system-common qemu-system-data) || return 1
+	# Newer QEMU wants a newer SeaBIOS when there is one.
+	(cd "$d" && apt-get "${o[@]}" download -qq seabios) || true
+	for p in "$d"/*.deb; do
+		dpkg-deb -x "$p" "$d/root" || return 1
+	done
+	! ldd "$d/root/usr/bin/qemu-system-x86_64" | grep 'not found' || return 1
+	v=$(gs_qemu_version "$d/root/usr/bin/qemu-system-x86_64")
+	[ -n "$v" ] && gs_version_ge "$v" "$GS_QEMU_MIN" || return 1
+	cat >"$d/root/bin/qemu-system-x86_64" <<-EOF
+	#!/bin/sh
+	# Debian's QEMU $v, unpacked by tests/provision.sh: its firmware first.
+	r=$GS_QEMU_DIR
+	exec "\$r/usr/bin/qemu-system-x86_64" -L "\$r/usr/share/qemu" \\
+		-L "\$r/usr/share/seabios" -L /usr/share/qemu "\$@"
+	EOF
+	chmod 755 "$d/root/bin/qemu-system-x86_64"
+	rm -rf "$GS_QEMU_DIR"
+	mv "$d/root" "$GS_QEMU_DIR"
+	rm -rf "$d"
+}
+v=$(gs_qemu_version "$(command -v qemu-system-x86_64)")
+if ! gs_use_kvm && ! gs_version_ge "${v:-0}" "$GS_QEMU_MIN" &&
+	[ ! -x "$GS_QEMU_DIR/bin/qemu-system-x86_64" ]; then
+	gs_log "QEMU ${v:-?} is older than $GS_QEMU_MIN: fetching a newer one"
+	if qemu_fetch >"$GS_CACHE/qemu.log" 2>&1; then
+		gs_log "using Debian's QEMU" \
+			"$(gs_qemu_version "$GS_QEMU_DIR/bin/qemu-system-x86_64") from backports"
+	else
+		gs_log "no newer QEMU (see $GS_CACHE/qemu.log): TCG will run single-threaded"
+	fi
+fi
+
 # dmsetup (dm-flakey/dm-error fault injection) and e2fsprogs (a mounted
 # filesystem) serve the reliability tests; systemd-sysv (/sbin/init) the
 # boot test (tests/boot.sh), which boots the root with systemd as init.

@@ -18,6 +18,8 @@ mkdir -p "$res"
 export GS_LOGDIR=$res/logs
 
 "$GS_TOP/tests/provision.sh" || gs_die "provisioning the test bed failed"
+gs_qemu_env
+gs_log "emulator: $GS_QEMU_DESC"
 
 # Each stage writes TAP; the summary counts them all.
 stage() {
@@ -47,12 +49,10 @@ GS_DISKS="gsback:1G gssmall:8M" GS_APPEND="kfence.sample_interval=20" \
 	"GS_STRESS_SECONDS=${GS_STRESS_SECONDS:-60} bash /opt/gs-src/tests/guest/suite.sh $*" || true
 gs_log "guest boot + suite: $(($(date +%s) - t0)) s"
 {
+	echo "# emulator: $GS_QEMU_DESC"
 	cat "$res/guest/results.tap" 2>/dev/null
-	if [ ! -f "$res/guest/done" ]; then
-		echo "not ok - guest suite did not complete (see $res/guest/console.log)"
-		grep -E 'BUG|Oops|panic|WARNING' "$res/guest/console.log" |
-			head -n 20 | sed 's/^/# /'
-	fi
+	[ -f "$res/guest/done" ] ||
+		gs_guest_died "$res/guest" "$res/guest/plan" "$res/guest/results.tap"
 } >"$res/guest.tap"
 rm -f "$res"/guest/disk-*.img
 echo "# guest" && cat "$res/guest.tap"

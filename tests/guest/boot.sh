@@ -26,8 +26,10 @@ run() {
 	local desc=$1 rc
 	shift
 	n=$((n + 1))
+	echo "$desc" >$OUT/running	# named by the host should the guest die
 	("$@") >/tmp/boot-test.log 2>&1
 	rc=$?
+	rm -f $OUT/running
 	if [ $rc = 0 ]; then
 		tap "ok $n - $desc"
 	else
@@ -172,13 +174,22 @@ t_udev_starts_service() {
 	swap_per_config
 }
 
-run "systemd boot: ghostswap.service enabled and active" t_boot
-run "the module is the one DKMS installed" t_dkms_module
-run "swap on /dev/ghostswap per /etc/ghostswap.conf, zswap turned off" t_config_applied
-run "udev tagged the device for systemd" t_udev_tagged
-run "ghostswapctl status --json reports it" t_status_json
-run "a verified workload swaps through it" t_swap_works
-run "systemctl stop: swapoff and reset" t_stop_resets
-run "udev: the device appearing starts the service" t_udev_starts_service
+TESTS=(
+	"systemd boot: ghostswap.service enabled and active" t_boot
+	"the module is the one DKMS installed" t_dkms_module
+	"swap on /dev/ghostswap per /etc/ghostswap.conf, zswap turned off" t_config_applied
+	"udev tagged the device for systemd" t_udev_tagged
+	"ghostswapctl status --json reports it" t_status_json
+	"a verified workload swaps through it" t_swap_works
+	"systemctl stop: swapoff and reset" t_stop_resets
+	"udev: the device appearing starts the service" t_udev_starts_service
+)
+# The plan, for the host's report should the guest die (gs_guest_died).
+for ((i = 0; i < ${#TESTS[@]}; i += 2)); do
+	echo "${TESTS[i]}"
+done >$OUT/boot.plan
+for ((i = 0; i < ${#TESTS[@]}; i += 2)); do
+	run "${TESTS[i]}" "${TESTS[i + 1]}"
+done
 tap "1..$n"
 echo done >$OUT/boot.done

@@ -25,9 +25,13 @@ run() {
 	local desc=$1 rc
 	shift
 	n=$((n + 1))
+	# Should the guest die, the host names this test (tests/lib.sh
+	# gs_guest_died).
+	echo "$desc" >"$GS_OUT/running"
 	# A subshell: fail() ends the test, not the suite.
 	("$@") >"$GS_OUT/test.log" 2>&1
 	rc=$?
+	rm -f "$GS_OUT/running"
 	if [ $rc = 0 ]; then
 		tap "ok $n - $desc"
 	else
@@ -148,6 +152,9 @@ setup_guest() {
 		echo N >/sys/module/zswap/parameters/enabled
 	swapoff -a 2>/dev/null
 	echo +memory >/sys/fs/cgroup/cgroup.subtree_control
+	# The first memory cgroup turns on the kernel's memcg static keys (a
+	# live patch of its text): do it now, while nothing else runs.
+	mkdir /sys/fs/cgroup/gs-first && rmdir /sys/fs/cgroup/gs-first
 	uname -r
 	grep -E 'MemTotal|MemAvailable' /proc/meminfo
 	echo "kfence sample interval: $(cat /sys/module/kfence/parameters/sample_interval 2>/dev/null || echo none) ms"
@@ -1022,7 +1029,36 @@ t_unload_final() {
 	! dmesg | grep -qE 'BUG:|WARNING:|Oops' || fail "kernel reported problems"
 }
 
-ALL="load unload_reload bad_sysfs swapon_1t busy workload workload_mthp
+# The test bed itself: the guest kernel patches its own text (static keys
+# of tracepoints and schedstats) over and over while both vCPUs run the
+# patched code. An emulator that runs stale translations of patched text
+# kills the guest here ("Oops: int3"), not in the middle of a test of
+# ghostswap (tests/lib.sh, GS_QEMU_MIN).
+t_testbed_text_patching() {
+	local t=/sys/kernel/tracing end flips=0 load
+	mountpoint -q $t || mount -t tracefs none $t || fail "no tracefs"
+	[ -w $t/events/sched/sched_switch/enable ] || fail "no sched_switch event"
+	[ -w /proc/sys/kernel/sched_schedstats ] || fail "no sched_schedstats"
+	(while :; do echo x | cat >/dev/null; done) &
+	load=$!
+	stress-ng --switch 2 --vm 1 --vm-bytes 32M \
+		--timeout "${GS_TEXTPATCH_SECONDS:-20}" >/dev/null 2>&1 &
+	end=$(($(date +%s) + ${GS_TEXTPATCH_SECONDS:-20}))
+	while [ "$(date +%s)" -lt $end ]; do
+		for v in 1 0; do
+			echo $v >$t/events/sched/sched_switch/enable
+			echo $v >/proc/sys/kernel/sched_schedstats
+			echo $v >$t/events/kmem/kmem_cache_alloc/enable
+		done
+		flips=$((flips + 6))
+	done
+	kill $load
+	wait 2>/dev/null
+	echo "$flips static key flips in ${GS_TEXTPATCH_SECONDS:-20} s under load"
+	[ $flips -gt 0 ] || fail "no flips"
+}
+
+ALL="testbed_text_patching load unload_reload bad_sysfs swapon_1t busy workload workload_mthp
 swapoff_frees fio split_bvec cluster_race accounting reset_frees mm_stat
 mem_limit compact algorithms cpu_hotplug workload_zstd wb_setup wb_bad_input
 wb_on_demand wb_compact wb_direct wb_full wb_workload wb_race wb_rate
@@ -1034,6 +1070,8 @@ ctl_status ctl_setup_reset ctl_errors ctl_writeback unload_final"
 
 setup_guest 2>&1 | diag
 start=$(date +%s)
+# The plan, for the host's report should the guest die (gs_guest_died).
+printf '%s\n' ${*:-$ALL} >"$GS_OUT/plan"
 for t in ${*:-$ALL}; do
 	run "$t" "t_$t"
 done
