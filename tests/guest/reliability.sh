@@ -217,6 +217,65 @@ t_leaks() {
 	modprobe ghostswap && udevadm settle || fail modprobe
 }
 
+# Where the memory of a whole cycle goes: load, swapon of 1 TiB, a verified
+# 256 MiB swap workload, swapoff, reset, rmmod. Each category of kernel
+# memory before the load and after the rmmod, as a table: free pages (the
+# buddy allocator's and those parked on the per-CPU lists, which MemFree
+# and MemAvailable leave out: a swap workload frees pages by the million
+# and the kernel raises the lists' high marks), slab, vmalloc, per-CPU,
+# page tables, anonymous and file pages. Everything of ours must be gone
+# (slab caches, zsmalloc pool, vmalloc areas, per-CPU memory) and free
+# memory, per-CPU lists included, back within 4 MiB.
+mem_snapshot() {
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	for f in /sys/kernel/slab/*/shrink; do echo 1 >"$f"; done 2>/dev/null
+	echo 1 >/proc/sys/vm/compact_memory
+	sleep 1
+	awk '{ sub(":", "", $1); print "mem", $1, $2 }' /proc/meminfo
+	awk '$1 == "count:" { c += $2 } END { print "mem PcpFree", c * 4 }' /proc/zoneinfo
+	awk '{ print "vmalloc", $3, $2 }' /proc/vmallocinfo
+}
+
+mem_field() { awk -v k="$2" '$1 == "mem" && $2 == k { print $3 }' "$1"; }
+
+t_memory_cycle() {
+	local a=/tmp/mem-before b=/tmp/mem-after k fa fb d free_a free_b
+	swapoff $DEV 2>/dev/null
+	udevadm settle 2>/dev/null
+	rmmod ghostswap || fail rmmod
+	mem_snapshot >$a
+	modprobe ghostswap && udevadm settle || fail modprobe
+	sysw $SYS/disksize 1T ok
+	mkswap $DEV >/dev/null && swapon $DEV || fail swapon
+	run_cg gs-mem 64 gsverify 256 1 11 zstr || fail "verified workload"
+	swapoff $DEV || fail swapoff
+	udevadm settle 2>/dev/null
+	sysw $SYS/reset 1 ok
+	udevadm settle 2>/dev/null
+	rmmod ghostswap || fail rmmod
+	mem_snapshot >$b
+	printf '%-14s %10s %10s %10s\n' KiB before after change
+	for k in MemFree PcpFree MemAvailable AnonPages Cached Shmem Slab \
+		SReclaimable SUnreclaim KernelStack PageTables Percpu VmallocUsed; do
+		fa=$(mem_field $a $k)
+		fb=$(mem_field $b $k)
+		printf '%-14s %10d %10d %10d\n' $k "$fa" "$fb" $((fb - fa))
+	done
+	free_a=$(($(mem_field $a MemFree) + $(mem_field $a PcpFree)))
+	free_b=$(($(mem_field $b MemFree) + $(mem_field $b PcpFree)))
+	echo "free pages, per-CPU lists included: $((free_b - free_a)) KiB"
+	echo "vmalloc areas that appeared (KiB by caller):"
+	awk '$1 == "vmalloc" { n[$2] += $3 * (FILENAME == ARGV[1] ? -1 : 1) }
+		END { for (c in n) if (n[c] > 0) printf "  %s %d\n", c, n[c] / 1024 }' $a $b
+	! grep -qE '^(gs_cluster|gs_bk_cluster) ' /proc/slabinfo || fail "slab caches left"
+	! ls /sys/kernel/debug/zsmalloc 2>/dev/null | grep -q ghostswap || fail "zsmalloc pool left"
+	! grep -q '\[ghostswap\]' /proc/vmallocinfo || fail "vmalloc areas of ours left"
+	[ "$(mem_field $b Percpu)" -le "$(mem_field $a Percpu)" ] || fail "per-CPU memory grew"
+	[ $((free_a - free_b)) -lt 4096 ] || fail "$((free_a - free_b)) KiB not given back"
+	modprobe ghostswap && udevadm settle || fail modprobe
+}
+
 # Verified stress for GS_STRESS_SECONDS: rounds of two verified swap
 # workloads (one with 64 KiB mTHP), stress-ng's verifying vm stressor and a
 # writeback tier under a pool limit, each round with another algorithm on

@@ -1062,7 +1062,7 @@ ALL="testbed_text_patching load unload_reload bad_sysfs swapon_1t busy workload 
 swapoff_frees fio split_bvec cluster_race accounting reset_frees mm_stat
 mem_limit compact algorithms cpu_hotplug workload_zstd wb_setup wb_bad_input
 wb_on_demand wb_compact wb_direct wb_full wb_workload wb_race wb_rate
-fault_alloc fault_backing hostile leaks stress
+fault_alloc fault_backing hostile leaks memory_cycle stress
 ctl_status ctl_setup_reset ctl_errors ctl_writeback unload_final"
 # Not in the default run (a measurement, not a test of ghostswap): the same
 # workload on zram for the ratio comparison. Run it after the workloads:
