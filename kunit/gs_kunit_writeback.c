@@ -231,13 +231,14 @@ static void gs_wb_budget(struct kunit *test)
 	u64 done;
 
 	gs_kunit_fill_slots(test, s, 0, 1, 10);
-	gs_store_set_wb_limit(s, true, 3);
+	gs_store_set_wb_budget(s, 3);
+	gs_store_set_wb_limit_enable(s, true);
 	KUNIT_EXPECT_EQ(test, gs_store_writeback(s, GS_WB_ALL, U64_MAX, &done),
 			-EIO);
 	KUNIT_EXPECT_EQ(test, done, 3ULL);
 	KUNIT_EXPECT_EQ(test, gs_stat(&s->wb_budget), 0);
 	/* A failed write gives its budget back. */
-	gs_store_set_wb_limit(s, true, 100);
+	gs_store_set_wb_budget(s, 100);
 	atomic_set(&k->fail_writes, 1);
 	KUNIT_EXPECT_EQ(test, gs_store_writeback(s, GS_WB_ALL, U64_MAX, &done),
 			-EIO);
@@ -248,6 +249,52 @@ static void gs_wb_budget(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, done, 7ULL);
 	KUNIT_EXPECT_EQ(test, gs_stat(&s->wb_budget), 93);
 	gs_kunit_verify_slots(test, s, 0, 1, 10);
+}
+
+/* Mid-write: the budget is switched off (and the write fails). */
+static void gs_wb_hook_budget_off(struct gs_kbk *k, bool write, u64 b)
+{
+	gs_store_set_wb_limit_enable(k->arg, false);
+}
+
+/*
+ * Switching the budget on and off leaves what is left of it alone, and
+ * pages that were taken from it go back to it if they fail, even if it
+ * was switched off meanwhile.
+ */
+static void gs_wb_budget_switch(struct kunit *test)
+{
+	struct gs_kbk *k;
+	struct gs_store *s = gs_kunit_wb_store(test, "lz4", 1024, 64, &k);
+	u64 done;
+
+	gs_kunit_fill_slots(test, s, 0, 1, 12);
+	gs_store_set_wb_budget(s, 10);
+	gs_store_set_wb_limit_enable(s, true);
+	gs_store_set_wb_limit_enable(s, false);
+	gs_store_set_wb_limit_enable(s, true);
+	KUNIT_EXPECT_EQ(test, gs_stat(&s->wb_budget), 10);
+	KUNIT_EXPECT_EQ(test, gs_store_writeback(s, GS_WB_ALL, 4, &done), 0);
+	KUNIT_EXPECT_EQ(test, done, 4ULL);
+	KUNIT_EXPECT_EQ(test, gs_stat(&s->wb_budget), 6);
+	/* Off: writeback does not use it; on again: it is still there. */
+	gs_store_set_wb_limit_enable(s, false);
+	KUNIT_EXPECT_EQ(test, gs_store_writeback(s, GS_WB_ALL, 2, &done), 0);
+	KUNIT_EXPECT_EQ(test, done, 2ULL);
+	gs_store_set_wb_limit_enable(s, true);
+	KUNIT_EXPECT_EQ(test, gs_stat(&s->wb_budget), 6);
+	/* Taken, switched off mid-write, failed: given back all the same. */
+	k->hook = gs_wb_hook_budget_off;
+	k->arg = s;
+	k->hook_runs = 1;
+	atomic_set(&k->fail_writes, 1);
+	KUNIT_EXPECT_EQ(test, gs_store_writeback(s, GS_WB_ALL, U64_MAX, &done),
+			-EIO);
+	KUNIT_EXPECT_EQ(test, done, 0ULL);
+	KUNIT_EXPECT_FALSE(test, READ_ONCE(s->wb_limit_enable));
+	KUNIT_EXPECT_EQ(test, gs_stat(&s->wb_budget), 6);
+	gs_kunit_verify_slots(test, s, 0, 1, 12);
+	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0L);
 }
 
 /* A full backing store: what fits goes, the rest stays, all intact. */
@@ -869,6 +916,7 @@ static struct kunit_case gs_wb_cases[] = {
 	KUNIT_CASE(gs_wb_modes),
 	KUNIT_CASE(gs_wb_cold),
 	KUNIT_CASE(gs_wb_budget),
+	KUNIT_CASE(gs_wb_budget_switch),
 	KUNIT_CASE(gs_wb_backing_full),
 	KUNIT_CASE(gs_wb_io_errors),
 	KUNIT_CASE(gs_wb_alloc_failure),

@@ -729,6 +729,7 @@ struct gs_store *gs_store_create(const char *alg, u64 nr_slots)
 	xa_init(&s->clusters);
 	s->nr_slots = nr_slots;
 	mutex_init(&s->wb_lock);
+	spin_lock_init(&s->wb_limit_lock);
 	INIT_WORK(&s->wb_work, gs_wb_work);
 	s->wb_shrinker = true;
 	/* zsmalloc wants a distinct name per pool (debugfs). */

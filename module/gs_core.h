@@ -100,6 +100,8 @@ struct gs_store {
 	struct mutex wb_lock;		/* one writeback at a time */
 	struct gs_wb_batch *wb;		/* GS_WB_DEPTH batches, wb_lock */
 	u64 wb_hand;			/* clock hand of GS_WB_COLD */
+	/* Covers changes of the budget and of wb_limit_enable together. */
+	spinlock_t wb_limit_lock;
 	atomic_long_t wb_budget;	/* pages left, if wb_limit_enable */
 	bool wb_limit_enable;
 	bool wb_shrinker;		/* write back under memory pressure */
@@ -175,8 +177,9 @@ int gs_store_writeback(struct gs_store *s, enum gs_wb_mode mode, u64 max,
 		       u64 *done);
 /* Mark COMPRESSED and RAW entries idle: all, or those stored >= @age s ago. */
 void gs_store_mark_idle(struct gs_store *s, u64 age);
-/* Writeback budget: @pages, or no budget (@enable false). */
-void gs_store_set_wb_limit(struct gs_store *s, bool enable, u64 pages);
+/* Writeback budget: use it (or not), and set what is left of it. */
+void gs_store_set_wb_limit_enable(struct gs_store *s, bool enable);
+void gs_store_set_wb_budget(struct gs_store *s, u64 pages);
 /*
  * Move written-back pages down to fill holes on the backing device, so
  * that it is used from its start on. *@moved gets the pages moved.

@@ -789,8 +789,7 @@ static ssize_t writeback_limit_enable_store(struct device *dev,
 	if (kstrtobool(buf, &on))
 		return -EINVAL;
 	guard(rwsem_read)(&d->conf_lock);
-	gs_store_set_wb_limit(d->store, on,
-			      atomic_long_read(&d->store->wb_budget));
+	gs_store_set_wb_limit_enable(d->store, on);
 	return len;
 }
 
@@ -815,8 +814,7 @@ static ssize_t writeback_limit_store(struct device *dev,
 	if (kstrtou64(buf, 10, &pages) || pages > LONG_MAX)
 		return -EINVAL;
 	guard(rwsem_read)(&d->conf_lock);
-	gs_store_set_wb_limit(d->store, READ_ONCE(d->store->wb_limit_enable),
-			      pages);
+	gs_store_set_wb_budget(d->store, pages);
 	return len;
 }
 

@@ -74,6 +74,7 @@ struct gs_wb_run {
 struct gs_wb_batch {
 	unsigned int n;		/* candidates */
 	unsigned int nr_runs;	/* writes started */
+	bool charged;		/* its pages came out of the budget */
 	void *bufs[GS_WB_BATCH];
 	u64 owners[GS_WB_BATCH];
 	struct gs_wb_cand cand[GS_WB_BATCH];
@@ -84,32 +85,50 @@ struct gs_wb_batch {
 
 /* ------------------------------------------------------------- budget */
 
-/* Take up to @want pages of the writeback budget. */
-static u64 gs_budget_take(struct gs_store *s, u64 want)
+/*
+ * Take up to @want pages of the writeback budget. *@charged says whether
+ * they came out of it (the budget is in use): what is given back goes
+ * back only then, even if the budget was switched on or off meanwhile.
+ */
+static u64 gs_budget_take(struct gs_store *s, u64 want, bool *charged)
 {
-	long old, take;
+	u64 take = want;
 
-	if (!READ_ONCE(s->wb_limit_enable))
-		return want;
-	old = atomic_long_read(&s->wb_budget);
-	do {
-		take = min_t(long, old, want);
-		if (take <= 0)
-			return 0;
-	} while (!atomic_long_try_cmpxchg(&s->wb_budget, &old, old - take));
+	spin_lock(&s->wb_limit_lock);
+	*charged = s->wb_limit_enable;
+	if (*charged) {
+		take = min_t(u64, want, atomic_long_read(&s->wb_budget));
+		atomic_long_sub(take, &s->wb_budget);
+	}
+	spin_unlock(&s->wb_limit_lock);
 	return take;
 }
 
-static void gs_budget_give(struct gs_store *s, u64 pages)
+static void gs_budget_give(struct gs_store *s, u64 pages, bool charged)
 {
-	if (pages && READ_ONCE(s->wb_limit_enable))
-		atomic_long_add(pages, &s->wb_budget);
+	if (!pages || !charged)
+		return;
+	spin_lock(&s->wb_limit_lock);
+	atomic_long_add(pages, &s->wb_budget);
+	spin_unlock(&s->wb_limit_lock);
 }
 
-void gs_store_set_wb_limit(struct gs_store *s, bool enable, u64 pages)
+/*
+ * Switching the budget on or off leaves what is left of it alone, and
+ * setting it leaves the switch alone: neither can undo a take.
+ */
+void gs_store_set_wb_limit_enable(struct gs_store *s, bool enable)
 {
-	atomic_long_set(&s->wb_budget, min_t(u64, pages, LONG_MAX));
+	spin_lock(&s->wb_limit_lock);
 	WRITE_ONCE(s->wb_limit_enable, enable);
+	spin_unlock(&s->wb_limit_lock);
+}
+
+void gs_store_set_wb_budget(struct gs_store *s, u64 pages)
+{
+	spin_lock(&s->wb_limit_lock);
+	atomic_long_set(&s->wb_budget, min_t(u64, pages, LONG_MAX));
+	spin_unlock(&s->wb_limit_lock);
 }
 
 /* ------------------------------------------------------------ collect */
@@ -321,7 +340,7 @@ static u64 gs_wb_settle(struct gs_store *s, struct gs_wb_batch *wb, int *err)
 			moved++;
 		/* Only pages that reached the device use budget. */
 		else if (c->b == GS_NO_SLOT || c->err)
-			gs_budget_give(s, 1);
+			gs_budget_give(s, 1, wb->charged);
 	}
 	return moved;
 }
@@ -358,10 +377,10 @@ static int __gs_store_writeback(struct gs_store *s, enum gs_wb_mode mode,
 			struct gs_wb_batch *wb = &s->wb[nb++];
 
 			want = gs_budget_take(s, min_t(u64, max - *done - queued,
-						       GS_WB_BATCH));
+						       GS_WB_BATCH), &wb->charged);
 			wb->n = want ? gs_wb_collect(s, wb, mode, &pos, want) : 0;
 			wb->nr_runs = 0;
-			gs_budget_give(s, want - wb->n);
+			gs_budget_give(s, want - wb->n, wb->charged);
 			err = wb->n ? gs_wb_start(s, wb) : 0;
 			queued += wb->n;
 			if (err)
@@ -476,13 +495,14 @@ int gs_store_write_backing(struct gs_store *s, u64 slot, const void *src,
 	struct gs_backing *bk = s->bk;
 	struct gs_stream *st;
 	unsigned int aux = 0;
+	bool charged;
 	void *data;
 	u64 b;
 	int len, ret;
 
 	if (!bk)
 		return -ENOMEM;
-	if (!gs_budget_take(s, 1))
+	if (!gs_budget_take(s, 1, &charged))
 		return -EIO;
 	/*
 	 * Under wb_lock like a batch: backing compaction must not see this
@@ -518,7 +538,7 @@ out:
 	gs_stream_put(st);
 	mutex_unlock(&s->wb_lock);
 	if (ret)
-		gs_budget_give(s, 1);
+		gs_budget_give(s, 1, charged);
 	return ret;
 }
 
