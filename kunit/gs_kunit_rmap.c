@@ -225,6 +225,7 @@ static void gs_rmap_relocation(struct kunit *test)
 	struct gs_store *s = gs_kunit_wb_store(test, "lz4", 4096, 1024, &k);
 	void *want = gs_kunit_page(test), *got = gs_kunit_page(test);
 	u64 done, moved;
+	long reads, writes;
 	int i;
 
 	gs_kunit_fill_slots(test, s, 0, 1, 600);
@@ -236,7 +237,16 @@ static void gs_rmap_relocation(struct kunit *test)
 	for (i = 0; i < 600; i += 2)
 		gs_store_free(s, i);
 	KUNIT_EXPECT_EQ(test, gs_backing_used(s->bk), 300ULL);
+	reads = atomic_long_read(&s->stats.bd_reads);
+	writes = atomic_long_read(&s->stats.bd_writes);
 	KUNIT_EXPECT_EQ(test, gs_store_backing_compact(s, &moved), 0);
+	/* Its I/O has counters of its own, not zram's. */
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.bd_reads), reads);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.bd_writes), writes);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.bd_compact_reads),
+			(long)moved);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.bd_compact_writes),
+			(long)moved);
 	kunit_info(test, "moved %llu pages\n", moved);
 	KUNIT_EXPECT_GT(test, moved, 0ULL);
 	KUNIT_EXPECT_EQ(test, gs_backing_last_used(s->bk), 299ULL);

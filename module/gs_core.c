@@ -579,8 +579,6 @@ again:
 			schedule_timeout_uninterruptible(1);
 			goto again;
 		}
-		if (ret)
-			atomic_long_inc(&s->stats.failed_reads);
 		return ret;
 	default:
 		ret = -EIO;

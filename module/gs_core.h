@@ -58,6 +58,9 @@ struct gs_stats {
 	atomic_long_t bd_write_errors;	/* pages whose write failed */
 	atomic_long_t bd_read_errors;	/* pages whose read failed */
 	atomic_long_t bd_relocated;	/* pages moved by backing compaction */
+	/* Backing compaction's own I/O, not in bd_reads/bd_writes. */
+	atomic_long_t bd_compact_reads;
+	atomic_long_t bd_compact_writes;
 	atomic_long_t wb_buffer_bytes;	/* writeback batch buffers */
 	atomic_long_t injected;		/* allocation failures injected */
 };

@@ -226,6 +226,7 @@ static int gs_rw(struct gs_dev *d, struct bio *bio, bool nowait)
 			break;
 	}
 	kfree(bounce);
+	/* The one place that counts failed bios (the store counts none). */
 	if (err && err != -EAGAIN)
 		atomic_long_inc(write ? &s->stats.failed_writes :
 				&s->stats.failed_reads);
@@ -908,7 +909,8 @@ static DEVICE_ATTR_WO(backing_compact);
 /*
  * zram's three columns (pages on the backing device, pages read, pages
  * written), then: reverse map clusters, bytes of the tier's metadata and
- * buffers, pages that failed to write, to read, pages relocated.
+ * buffers, pages that failed to write, to read, pages relocated, and the
+ * pages backing compaction read and wrote (not in zram's columns).
  */
 static ssize_t bd_stat_show(struct device *dev, struct device_attribute *attr,
 			    char *buf)
@@ -925,14 +927,16 @@ static ssize_t bd_stat_show(struct device *dev, struct device_attribute *attr,
 		used = gs_backing_used(bk);
 		meta = atomic_long_read(&bk->meta_bytes);
 	}
-	return sysfs_emit(buf, "%8llu %8ld %8ld %8llu %8llu %8ld %8ld %8ld\n",
+	return sysfs_emit(buf, "%8llu %8ld %8ld %8llu %8llu %8ld %8ld %8ld %8ld %8ld\n",
 			  used, atomic_long_read(&st->bd_reads),
 			  atomic_long_read(&st->bd_writes),
 			  meta / gs_bk_cluster_bytes(),
 			  meta + atomic_long_read(&st->wb_buffer_bytes),
 			  atomic_long_read(&st->bd_write_errors),
 			  atomic_long_read(&st->bd_read_errors),
-			  atomic_long_read(&st->bd_relocated));
+			  atomic_long_read(&st->bd_relocated),
+			  atomic_long_read(&st->bd_compact_reads),
+			  atomic_long_read(&st->bd_compact_writes));
 }
 static DEVICE_ATTR_RO(bd_stat);
 

@@ -591,10 +591,10 @@ static int gs_relocate(struct gs_store *s, u64 owner, u64 from)
 	if (ret) {
 		atomic_long_inc(&s->stats.bd_read_errors);
 	} else {
-		atomic_long_inc(&s->stats.bd_reads);
+		atomic_long_inc(&s->stats.bd_compact_reads);
 		ret = bk->ops->write(bk, to, &buf, 1);
 		atomic_long_inc(ret ? &s->stats.bd_write_errors :
-				&s->stats.bd_writes);
+				&s->stats.bd_compact_writes);
 	}
 	if (ret) {
 		gs_backing_free(bk, to);

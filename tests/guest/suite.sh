@@ -706,11 +706,13 @@ vdisk() {
 # bd_stat by name: zram's three columns, then ours.
 bdstat() {
 	local f
-	read -r count reads writes clusters meta werr rerr reloc <"$SYS/bd_stat"
+	read -r count reads writes clusters meta werr rerr reloc creads cwrites _ \
+		<"$SYS/bd_stat"
 	case $1 in
 	count) f=$count ;; reads) f=$reads ;; writes) f=$writes ;;
 	clusters) f=$clusters ;; meta) f=$meta ;; werr) f=$werr ;;
-	rerr) f=$rerr ;; reloc) f=$reloc ;;
+	rerr) f=$rerr ;; reloc) f=$reloc ;; creads) f=$creads ;;
+	cwrites) f=$cwrites ;;
 	esac
 	echo "$f"
 }
@@ -863,7 +865,7 @@ t_wb_on_demand() {
 
 # backing_compact packs the device: pages move down into holes.
 t_wb_compact() {
-	local i
+	local i r0 w0
 	attach_backing "$(vdisk gsback)"
 	$PAGES write $DEV 0 t:2000 >/dev/null || fail write
 	sysw $SYS/writeback all ok
@@ -874,9 +876,16 @@ for n in range(0, 2000, 2):
     fcntl.ioctl(fd, 0x1277, struct.pack("QQ", n * 4096, 4096))  # BLKDISCARD
 PY
 	[ "$(bdstat count)" = 1000 ] || fail "count $(bdstat count)"
+	r0=$(bdstat reads)
+	w0=$(bdstat writes)
 	sysw $SYS/backing_compact 1 ok
 	cat $SYS/bd_stat
 	[ "$(bdstat reloc)" = 500 ] || fail "relocated $(bdstat reloc), want 500"
+	# Its I/O in its own columns, not in zram's.
+	[ "$(bdstat reads)" = "$r0" ] && [ "$(bdstat writes)" = "$w0" ] ||
+		fail "compaction counted in bd_reads/bd_writes: $(cat $SYS/bd_stat)"
+	[ "$(bdstat creads)" = 500 ] && [ "$(bdstat cwrites)" = 500 ] ||
+		fail "compaction I/O: $(bdstat creads) read, $(bdstat cwrites) written"
 	gs_check
 	cat /sys/kernel/debug/ghostswap/table | head -n 3
 	python3 - <<'PY' || fail "data after backing compaction"
