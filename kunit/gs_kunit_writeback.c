@@ -16,6 +16,7 @@
 #include <linux/major.h>
 #include <linux/mm.h>
 #include <linux/random.h>
+#include <linux/sched.h>
 #include <linux/shrinker.h>
 #include <linux/slab.h>
 #include "gs_backing.h"
@@ -757,6 +758,226 @@ static void gs_wb_bdev(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0L);
 }
 
+/* ------------------------------------------- what is held across I/O */
+
+#define GS_WB_PROBES	8
+
+/*
+ * A thread bound to a CPU that goes through the store as reclaim or swap-in
+ * would on that CPU: a store into the pool (needs a stream), then reads
+ * of slots whose contents are known. It must finish in time: if a stream
+ * or a lock it needs is held across backing I/O, it waits for that I/O.
+ */
+struct gs_wb_probe {
+	struct gs_store *s;
+	u64 store_slot;			/* U64_MAX: no store */
+	const void *store_page;
+	u64 slots[4];
+	const void *want[4];		/* NULL: all zero */
+	int nr;
+	int ret;
+	struct completion done;
+};
+
+static int gs_wb_probe_fn(void *arg)
+{
+	struct gs_wb_probe *p = arg;
+	void *buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
+	int i;
+
+	p->ret = buf ? 0 : -ENOMEM;
+	if (!p->ret && p->store_slot != U64_MAX)
+		p->ret = gs_store_write_nowait(p->s, p->store_slot,
+					       p->store_page, GFP_KERNEL);
+	for (i = 0; !p->ret && i < p->nr; i++) {
+		p->ret = gs_store_read(p->s, p->slots[i], buf);
+		if (!p->ret && (p->want[i] ?
+				memcmp(buf, p->want[i], PAGE_SIZE) :
+				!!memchr_inv(buf, 0, PAGE_SIZE)))
+			p->ret = -EBADMSG;
+	}
+	kfree(buf);
+	complete(&p->done);
+	return 0;
+}
+
+static bool gs_wb_probe_start(struct gs_wb_probe *p, int cpu)
+{
+	struct task_struct *t;
+
+	init_completion(&p->done);
+	t = kthread_create(gs_wb_probe_fn, p, "gs_probe/%d", cpu);
+	if (IS_ERR(t))
+		return false;
+	kthread_bind(t, cpu);
+	wake_up_process(t);
+	return true;
+}
+
+struct gs_wb_unlocked {
+	struct kunit *test;
+	struct gs_store *s;
+	struct gs_wb_probe p[GS_WB_PROBES];
+	bool in_time[GS_WB_PROBES];
+	int n;
+};
+
+/* Mid-write of a direct store: a probe on every CPU, in time. */
+static void gs_wb_hook_direct(struct gs_kbk *k, bool write, u64 b)
+{
+	struct gs_wb_unlocked *r = k->arg;
+	int cpu, i;
+
+	KUNIT_EXPECT_TRUE(r->test, write);
+	KUNIT_EXPECT_FALSE(r->test, mutex_is_locked(&r->s->wb_lock));
+	for_each_online_cpu(cpu) {
+		if (r->n == GS_WB_PROBES)
+			break;
+		if (gs_wb_probe_start(&r->p[r->n], cpu))
+			r->n++;
+	}
+	for (i = 0; i < r->n; i++)
+		r->in_time[i] = wait_for_completion_timeout(&r->p[i].done,
+							    5 * HZ);
+}
+
+/*
+ * A direct store holds no stream and no lock while it writes to the
+ * backing device: stores into the pool and reads on any CPU go on.
+ */
+static void gs_wb_direct_unlocked(struct kunit *test)
+{
+	struct gs_kbk *k;
+	struct gs_store *s = gs_kunit_wb_store(test, "lz4", 1024, 64, &k);
+	void *text = gs_wb_text(test, 5), *rnd = gs_kunit_random(test);
+	void *same = gs_kunit_same(test, 0x7777777777777777UL);
+	struct gs_wb_unlocked *r;
+	unsigned int len;
+	int i;
+
+	r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	r->test = test;
+	r->s = s;
+	gs_wb_write(test, s, 10, text);
+	gs_wb_write(test, s, 11, same);
+	for (i = 0; i < GS_WB_PROBES; i++) {
+		r->p[i] = (struct gs_wb_probe){
+			.s = s, .store_slot = 100 + i, .store_page = text,
+			.slots = { 10, 11, 12, 600 },
+			.want = { text, same, NULL, NULL }, .nr = 4,
+		};
+	}
+	WRITE_ONCE(s->direct, GS_DIRECT_INCOMP);
+	k->hook = gs_wb_hook_direct;
+	k->arg = r;
+	k->hook_runs = 1;
+	gs_wb_write(test, s, 0, rnd);
+	KUNIT_EXPECT_GT(test, r->n, 0);
+	for (i = 0; i < r->n; i++) {
+		/* The timed wait took the completion if it came in time. */
+		if (!r->in_time[i])
+			wait_for_completion(&r->p[i].done);
+		KUNIT_EXPECT_TRUE_MSG(test, r->in_time[i],
+				      "probe %d waited for the backing write", i);
+		KUNIT_EXPECT_EQ(test, r->p[i].ret, 0);
+		gs_wb_expect(test, s, 100 + i, text);
+	}
+	KUNIT_EXPECT_EQ(test, gs_store_kind(s, 0, &len), GS_KIND_WRITTEN_BACK);
+	KUNIT_EXPECT_EQ(test, len, PAGE_SIZE);
+	gs_wb_expect(test, s, 0, rnd);
+	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0L);
+}
+
+/*
+ * Reads of EMPTY, SAME and RAW slots need no stream: they go on while the
+ * stream of their CPU is taken (by a store that waits for memory, say).
+ */
+static void gs_wb_read_unlocked(struct kunit *test)
+{
+	struct gs_store *s = gs_kunit_store(test, "lz4", 1024);
+	void *same = gs_kunit_same(test, 0x0123456789abcdefUL);
+	void *rnd = gs_kunit_random(test);
+	struct gs_wb_probe *p;
+	struct gs_stream *st;
+	bool in_time;
+	int cpu;
+
+	p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	gs_wb_write(test, s, 1, same);
+	gs_wb_write(test, s, 2, rnd);
+	KUNIT_ASSERT_EQ(test, gs_wb_kind(s, 2), GS_KIND_RAW);
+	*p = (struct gs_wb_probe){
+		.s = s, .store_slot = U64_MAX,
+		.slots = { 1, 2, 3, 700 }, .want = { same, rnd, NULL, NULL },
+		.nr = 4,
+	};
+	/* The stream of this CPU, which the probe (bound to it) would take. */
+	migrate_disable();
+	cpu = smp_processor_id();
+	st = gs_stream_get(s->comp);
+	migrate_enable();
+	KUNIT_ASSERT_TRUE(test, gs_wb_probe_start(p, cpu));
+	in_time = wait_for_completion_timeout(&p->done, 5 * HZ);
+	gs_stream_put(st);
+	if (!in_time)
+		wait_for_completion(&p->done);
+	KUNIT_EXPECT_TRUE_MSG(test, in_time, "a read waited for a stream");
+	KUNIT_EXPECT_EQ(test, p->ret, 0);
+}
+
+/* Mid-copy of backing compaction: the page is freed and stored anew. */
+static void gs_wb_hook_relocate(struct gs_kbk *k, bool write, u64 b)
+{
+	struct gs_wb_race *r = k->arg;
+
+	KUNIT_EXPECT_FALSE(r->test, write);
+	KUNIT_EXPECT_TRUE(r->test, gs_store_entry(r->s, 7) & GS_FLAG_READING);
+	gs_store_free(r->s, 7);
+	/* Straight to the device (direct policy), never to slot @b. */
+	KUNIT_EXPECT_EQ(r->test, gs_store_write(r->s, 7, r->newp, GFP_KERNEL),
+			0);
+	KUNIT_EXPECT_NE(r->test, gs_entry_payload(gs_store_entry(r->s, 7)), b);
+}
+
+/*
+ * Backing compaction pins the entry it copies: a direct store of the same
+ * ghost slot meanwhile cannot get the backing slot being copied, and the
+ * old copy does not replace the new data.
+ */
+static void gs_wb_relocate_pin(struct kunit *test)
+{
+	struct gs_kbk *k;
+	struct gs_store *s = gs_kunit_wb_store(test, "lz4", 1024, 64, &k);
+	struct gs_wb_race r = { .test = test, .s = s };
+	void *old = gs_kunit_random(test);
+	u64 done, moved;
+
+	r.newp = gs_kunit_random(test);
+	gs_kunit_fill_slots(test, s, 0, 1, 4);
+	gs_wb_write(test, s, 7, old);
+	KUNIT_ASSERT_EQ(test, gs_store_writeback(s, GS_WB_ALL, U64_MAX, &done),
+			0);
+	KUNIT_ASSERT_EQ(test, done, 5ULL);
+	/* A hole below slot 7's page: compaction moves that page down. */
+	gs_store_free(s, 1);
+	WRITE_ONCE(s->direct, GS_DIRECT_HUGE);
+	k->hook = gs_wb_hook_relocate;
+	k->arg = &r;
+	k->hook_runs = 1;
+	gs_store_backing_compact(s, &moved);
+	KUNIT_EXPECT_EQ(test, k->hook_runs, 0);
+	gs_wb_expect(test, s, 7, r.newp);
+	KUNIT_EXPECT_EQ(test, gs_backing_used(s->bk), 4ULL);
+	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0L);
+	/* Compaction's own I/O is not in the zram columns. */
+	KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.bd_reads), 1);
+	KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.bd_writes), 6);
+	KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.bd_compact_reads), 2);
+	KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.bd_compact_writes), 2);
+}
+
 /* ------------------------------------------------- races, at random */
 
 #define GS_WB_THREADS	3
@@ -930,6 +1151,9 @@ static struct kunit_case gs_wb_cases[] = {
 	KUNIT_CASE(gs_wb_shrinker),
 	KUNIT_CASE_SLOW(gs_wb_idle_age),
 	KUNIT_CASE(gs_wb_bdev),
+	KUNIT_CASE(gs_wb_direct_unlocked),
+	KUNIT_CASE(gs_wb_read_unlocked),
+	KUNIT_CASE(gs_wb_relocate_pin),
 	KUNIT_CASE_SLOW(gs_wb_stress),
 	{}
 };

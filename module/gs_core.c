@@ -531,7 +531,7 @@ static int __gs_store_read(struct gs_store *s, u64 slot, void *dst,
 {
 	unsigned long ci = slot >> GS_CLUSTER_SHIFT;
 	unsigned int i = slot & (GS_CLUSTER_SLOTS - 1);
-	struct gs_stream *st;
+	struct gs_stream *st = NULL;
 	struct gs_cluster *cl;
 	unsigned int len = 0;
 	unsigned long e;
@@ -540,15 +540,24 @@ static int __gs_store_read(struct gs_store *s, u64 slot, void *dst,
 	if (slot >= s->nr_slots)
 		return -EINVAL;
 again:
-	/* Taken first: the stream's mutex may sleep, the cluster lock not. */
-	st = gs_stream_get(s->comp);
 	cl = gs_cluster_get(s, ci, 0);
 	if (!cl) {
-		gs_stream_put(st);
+		if (st)
+			gs_stream_put(st);
 		memset(dst, 0, PAGE_SIZE);
 		return 0;
 	}
 	e = atomic_long_read(&cl->table[i]);
+	/*
+	 * Only a compressed object needs a stream (its buffer, to decompress
+	 * from). Its mutex may sleep, the cluster lock must not: take the
+	 * stream, then look again.
+	 */
+	if (gs_entry_kind(e) == GS_KIND_COMPRESSED && !st) {
+		spin_unlock(&cl->lock);
+		st = gs_stream_get(s->comp);
+		goto again;
+	}
 	/* Accessed: no longer idle. */
 	if (e & GS_FLAG_IDLE && gs_entry_kind(e) != GS_KIND_WRITTEN_BACK)
 		atomic_long_set(&cl->table[i], e & ~GS_FLAG_IDLE);
@@ -568,7 +577,11 @@ again:
 		gs_obj_copy(s, e, st->buf, len);
 		break;
 	case GS_KIND_WRITTEN_BACK:
-		gs_stream_put(st);
+		/* Never a stream across backing I/O. */
+		if (st) {
+			gs_stream_put(st);
+			st = NULL;
+		}
 		if (nowait) {
 			spin_unlock(&cl->lock);
 			return -EAGAIN;
@@ -592,7 +605,8 @@ again:
 					   slot, gs_comp_name(s->comp), len,
 					   ret);
 	}
-	gs_stream_put(st);
+	if (st)
+		gs_stream_put(st);
 	return ret;
 }
 

@@ -486,37 +486,27 @@ static unsigned long gs_shrink_scan(struct shrinker *sh,
 /* ------------------------------------------------------- direct stores */
 
 /*
- * Store a page on the backing device itself (compressed if it shrinks),
- * replacing what the slot held.
+ * Store a page on the backing device itself, replacing what the slot
+ * held. The page goes out as it is: a backing slot takes a page whatever
+ * it holds, so there is nothing to gain from compressing it, and no
+ * stream is needed. No lock is held across the write: a free or another
+ * store of the slot meanwhile is settled when the entry is installed, and
+ * backing compaction pins the entries it copies (gs_relocate()), so a
+ * backing slot freed and taken again meanwhile cannot be mistaken.
  */
 int gs_store_write_backing(struct gs_store *s, u64 slot, const void *src,
 			   gfp_t gfp)
 {
 	struct gs_backing *bk = s->bk;
-	struct gs_stream *st;
-	unsigned int aux = 0;
+	void *data = (void *)src;
 	bool charged;
-	void *data;
+	int ret;
 	u64 b;
-	int len, ret;
 
 	if (!bk)
 		return -ENOMEM;
 	if (!gs_budget_take(s, 1, &charged))
 		return -EIO;
-	/*
-	 * Under wb_lock like a batch: backing compaction must not see this
-	 * slot freed and stored again at the same backing slot mid-copy.
-	 */
-	mutex_lock(&s->wb_lock);
-	st = gs_stream_get(s->comp);
-	len = gs_compress(st, src);
-	data = (void *)src;
-	if (len && len < s->huge_size) {
-		memset(st->buf + len, 0, PAGE_SIZE - len);
-		data = st->buf;
-		aux = len;
-	}
 	ret = gs_backing_alloc(bk, &slot, 1, &b, U64_MAX, false);
 	if (ret <= 0) {
 		ret = ret ?: -ENOSPC;
@@ -532,11 +522,9 @@ int gs_store_write_backing(struct gs_store *s, u64 slot, const void *src,
 		goto out;
 	}
 	atomic_long_inc(&s->stats.bd_writes);
-	ret = gs_slot_install(s, slot, gs_entry(GS_KIND_WRITTEN_BACK, 0, b),
-			      aux, gfp);
+	ret = gs_slot_install(s, slot, gs_entry(GS_KIND_WRITTEN_BACK, 0, b), 0,
+			      gfp);
 out:
-	gs_stream_put(st);
-	mutex_unlock(&s->wb_lock);
 	if (ret)
 		gs_budget_give(s, 1, charged);
 	return ret;
@@ -571,22 +559,37 @@ void gs_store_mark_idle(struct gs_store *s, u64 age)
  * Move the page at backing slot @from, owned by ghost slot @owner, to the
  * lowest free slot below it. Returns 1 if moved, 0 if nothing below is
  * free, -EAGAIN if the slot is busy (pinned by a reader, or it changed),
- * or an I/O error.
+ * or an I/O error. The entry is pinned (GS_FLAG_READING) while its page is
+ * copied, as by a reader: a free or an overwrite meanwhile leaves @from
+ * allocated, for us to free, so it cannot be taken again under the copy.
+ * Its I/O counts in bd_compact_reads and bd_compact_writes only.
  */
 static int gs_relocate(struct gs_store *s, u64 owner, u64 from)
 {
+	unsigned long ci = owner >> GS_CLUSTER_SHIFT;
+	unsigned long was = gs_entry(GS_KIND_WRITTEN_BACK, 0, from);
 	unsigned int i = owner & (GS_CLUSTER_SLOTS - 1);
 	struct gs_backing *bk = s->bk;
 	void *buf = s->wb->bufs[0];
 	struct gs_cluster *cl;
-	unsigned long e;
-	bool moved;
+	bool mine;
 	int ret;
 	u64 to;
 
 	ret = gs_backing_alloc(bk, &owner, 1, &to, from, true);
 	if (ret <= 0)
 		return ret;
+	cl = gs_cluster_get(s, ci, 0);
+	mine = cl && atomic_long_read(&cl->table[i]) == was;
+	if (mine)
+		atomic_long_set(&cl->table[i], was | GS_FLAG_READING);
+	if (cl)
+		spin_unlock(&cl->lock);
+	if (!mine) {
+		gs_backing_free(bk, to);
+		return -EAGAIN;
+	}
+
 	ret = bk->ops->read(bk, from, buf);
 	if (ret) {
 		atomic_long_inc(&s->stats.bd_read_errors);
@@ -596,20 +599,24 @@ static int gs_relocate(struct gs_store *s, u64 owner, u64 from)
 		atomic_long_inc(ret ? &s->stats.bd_write_errors :
 				&s->stats.bd_compact_writes);
 	}
-	if (ret) {
-		gs_backing_free(bk, to);
-		return -EIO;
-	}
-	cl = gs_cluster_get(s, owner >> GS_CLUSTER_SHIFT, 0);
-	e = cl ? atomic_long_read(&cl->table[i]) : 0;
-	moved = e == gs_entry(GS_KIND_WRITTEN_BACK, 0, from);
-	if (moved)
-		atomic_long_set(&cl->table[i],
+
+	/* Unpin: moved, or back where it was if the copy failed. */
+	cl = gs_cluster_get(s, ci, 0);
+	mine = cl && atomic_long_read(&cl->table[i]) ==
+		     (was | GS_FLAG_READING);
+	if (mine)
+		atomic_long_set(&cl->table[i], ret ? was :
 				gs_entry(GS_KIND_WRITTEN_BACK, 0, to));
 	if (cl)
 		spin_unlock(&cl->lock);
-	gs_backing_free(bk, moved ? from : to);
-	return moved ? 1 : -EAGAIN;
+	/* What the entry no longer holds is ours to free. */
+	if (!mine || !ret)
+		gs_backing_free(bk, from);
+	if (!mine || ret)
+		gs_backing_free(bk, to);
+	if (ret)
+		return -EIO;
+	return mine ? 1 : -EAGAIN;
 }
 
 int gs_store_backing_compact(struct gs_store *s, u64 *moved)
