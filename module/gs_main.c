@@ -275,15 +275,23 @@ static void gs_punt_work(struct work_struct *work)
 	memalloc_noio_restore(noio);
 }
 
+/*
+ * The list of the CPU we happen to run on, chosen without disabling
+ * preemption: its spinlock_t is a sleeping lock on PREEMPT_RT, which must
+ * not be taken inside get_cpu_ptr()'s preempt-disabled section. The list
+ * is per CPU only to spread the work; its lock covers it from any CPU, so
+ * being moved to another CPU after choosing one is harmless (the bio
+ * waits on that CPU's list, whose worker drains it). Simpler than a
+ * local_lock and correct on both kinds of kernel.
+ */
 static void gs_punt(struct gs_dev *d, struct bio *bio)
 {
-	struct gs_punt *p = get_cpu_ptr(d->punt);
+	struct gs_punt *p = per_cpu_ptr(d->punt, raw_smp_processor_id());
 
 	spin_lock(&p->lock);
 	bio_list_add(&p->bios, bio);
 	spin_unlock(&p->lock);
 	queue_work(d->io_wq, &p->work);
-	put_cpu_ptr(d->punt);
 }
 
 static void gs_submit_bio(struct bio *bio)
