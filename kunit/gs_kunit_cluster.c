@@ -197,6 +197,38 @@ static int gs_race_thread(void *arg)
 	return 0;
 }
 
+/* free_range drops the cluster lock between batches: exact all the same. */
+static void gs_cluster_free_batches(struct kunit *test)
+{
+	struct gs_store *s = gs_kunit_store(test, "lz4", 4 * GS_CLUSTER_SLOTS);
+	void *same = gs_kunit_same(test, 0x1234UL);
+	u64 i;
+
+	for (i = 0; i < 2 * GS_CLUSTER_SLOTS; i++)
+		KUNIT_ASSERT_EQ(test, gs_store_write(s, i, same, GFP_KERNEL), 0);
+	/* Starts and ends mid-batch, crosses a cluster. */
+	KUNIT_EXPECT_EQ(test, gs_store_free_range(s, GS_FREE_BATCH / 2 + 3,
+						  GS_CLUSTER_SLOTS + 101),
+			(u64)GS_CLUSTER_SLOTS + 101);
+	KUNIT_EXPECT_EQ(test, gs_store_kind(s, GS_FREE_BATCH / 2 + 2, NULL),
+			GS_KIND_SAME);
+	KUNIT_EXPECT_EQ(test, gs_store_kind(s, GS_FREE_BATCH / 2 + 3, NULL),
+			GS_KIND_EMPTY);
+	KUNIT_EXPECT_EQ(test, gs_store_kind(s, GS_FREE_BATCH / 2 + 3 +
+					    GS_CLUSTER_SLOTS + 100, NULL),
+			GS_KIND_EMPTY);
+	KUNIT_EXPECT_EQ(test, gs_store_kind(s, GS_FREE_BATCH / 2 + 3 +
+					    GS_CLUSTER_SLOTS + 101, NULL),
+			GS_KIND_SAME);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.slots_used),
+			(long)GS_CLUSTER_SLOTS - 101);
+	/* A whole cluster, batch by batch: it goes with its last slot. */
+	KUNIT_EXPECT_EQ(test, gs_store_free_range(s, 0, 4 * GS_CLUSTER_SLOTS),
+			(u64)GS_CLUSTER_SLOTS - 101);
+	gs_expect_stats_zero(test, s);
+	KUNIT_EXPECT_TRUE(test, xa_empty(&s->clusters));
+}
+
 static void gs_cluster_race(struct kunit *test)
 {
 	struct gs_store *s = gs_kunit_store(test, "lz4", 1ULL << 20);
@@ -250,6 +282,7 @@ static struct kunit_case gs_cluster_cases[] = {
 	KUNIT_CASE(gs_cluster_cost),
 	KUNIT_CASE(gs_cluster_highest_slot),
 	KUNIT_CASE(gs_cluster_free_range),
+	KUNIT_CASE(gs_cluster_free_batches),
 	KUNIT_CASE(gs_cluster_race),
 	{}
 };

@@ -128,6 +128,7 @@ int gs_backing_alloc(struct gs_backing *bk, const u64 *owners,
 			}
 			bc->used += got;
 			bk->used += got;
+			bk->top = max(bk->top, base + i);
 			xa_unlock(&bk->clusters);
 			if (!low)
 				bk->cursor = base + i;
@@ -223,26 +224,48 @@ int gs_backing_write_wait(struct gs_bk_io *io)
 	return io->err;
 }
 
+/*
+ * From the top mark down: the cluster below it holds the last used slot,
+ * unless it is gone (its last slot was freed), then the mark moves below
+ * it. The mark only comes down by what was allocated above it before, so
+ * a series of calls (backing compaction: one per page moved) costs the
+ * pages moved plus the clusters skipped once, not a walk of every cluster
+ * per page.
+ */
 u64 gs_backing_last_used(struct gs_backing *bk)
 {
 	struct gs_bk_cluster *bc;
-	unsigned long ci, last = 0;
+	unsigned int skipped = 0;
 	u64 slot = U64_MAX;
-	bool any = false;
+	unsigned long ci;
 	int i;
 
 	xa_lock(&bk->clusters);
-	xa_for_each(&bk->clusters, ci, bc) {
-		last = ci;
-		any = true;
-	}
-	bc = any ? xa_load(&bk->clusters, last) : NULL;
-	for (i = GS_BK_CLUSTER_SLOTS - 1; bc && i >= 0; i--) {
-		if (bc->owner[i]) {
-			slot = ((u64)last << GS_BK_CLUSTER_SHIFT) + i;
+	while (bk->used && bk->top) {
+		ci = (bk->top - 1) >> GS_BK_CLUSTER_SHIFT;
+		bc = xa_load(&bk->clusters, ci);
+		for (i = (bk->top - 1) & (GS_BK_CLUSTER_SLOTS - 1); bc && i >= 0;
+		     i--) {
+			if (bc->owner[i]) {
+				slot = ((u64)ci << GS_BK_CLUSTER_SHIFT) + i;
+				break;
+			}
+		}
+		if (slot != U64_MAX) {
+			bk->top = slot + 1;
 			break;
 		}
+		/* Nothing in use at or above this cluster's first slot. */
+		bk->top = (u64)ci << GS_BK_CLUSTER_SHIFT;
+		if (++skipped % GS_BK_SKIP_BATCH == 0) {
+			/* Let frees (atomic context) in. */
+			xa_unlock(&bk->clusters);
+			cond_resched();
+			xa_lock(&bk->clusters);
+		}
 	}
+	if (!bk->used)
+		bk->top = 0;
 	xa_unlock(&bk->clusters);
 	return slot;
 }

@@ -634,27 +634,41 @@ void gs_store_free(struct gs_store *s, u64 slot)
 	gs_cluster_put(s, ci, cl);
 }
 
-u64 gs_store_free_range(struct gs_store *s, u64 first, u64 nr)
+/*
+ * Free [first, end), any slot (not only those below nr_slots). A cluster
+ * lock is held for GS_FREE_BATCH slots at a time, then dropped: a free of
+ * a slot of that cluster from swap_slot_free_notify() spins on it at most
+ * that long.
+ */
+static u64 __gs_store_free_range(struct gs_store *s, u64 first, u64 end)
 {
-	u64 end = min(first + nr, s->nr_slots), freed = 0;
-	unsigned long ci = first >> GS_CLUSTER_SHIFT;
-	unsigned long last, lo, hi, i;
+	unsigned long ci, last;
 	struct gs_cluster *cl;
+	u64 freed = 0, i, hi;
 
 	if (first >= end)
 		return 0;
 	last = (end - 1) >> GS_CLUSTER_SHIFT;
-	while ((cl = gs_cluster_next(s, &ci, last))) {
-		lo = max_t(u64, first, (u64)ci << GS_CLUSTER_SHIFT);
-		hi = min_t(u64, end, ((u64)ci + 1) << GS_CLUSTER_SHIFT);
-		for (i = lo; i < hi; i++)
+	while (first < end) {
+		ci = first >> GS_CLUSTER_SHIFT;
+		cl = gs_cluster_next(s, &ci, last);
+		if (!cl)
+			break;
+		first = max_t(u64, first, (u64)ci << GS_CLUSTER_SHIFT);
+		hi = min3(end, ((u64)ci + 1) << GS_CLUSTER_SHIFT,
+			  first + GS_FREE_BATCH);
+		for (i = first; i < hi; i++)
 			freed += gs_slot_clear(s, cl, i & (GS_CLUSTER_SLOTS - 1));
 		gs_cluster_put(s, ci, cl);
-		if (ci++ == last)
-			break;
+		first = hi;
 		cond_resched();
 	}
 	return freed;
+}
+
+u64 gs_store_free_range(struct gs_store *s, u64 first, u64 nr)
+{
+	return __gs_store_free_range(s, first, min(first + nr, s->nr_slots));
 }
 
 enum gs_kind gs_store_kind(struct gs_store *s, u64 slot, unsigned int *len)

@@ -82,6 +82,9 @@ enum gs_direct {
 	GS_DIRECT_INCOMP,	/* what did not compress at all */
 };
 
+/* Slots freed under one hold of a cluster lock by gs_store_free_range(). */
+#define GS_FREE_BATCH		64
+
 #define GS_WB_BATCH		32	/* pages per writeback batch */
 #define GS_WB_DEPTH		2	/* batches in flight at once */
 
@@ -142,7 +145,10 @@ int gs_store_write_nowait(struct gs_store *s, u64 slot, const void *src,
 int gs_store_read_nowait(struct gs_store *s, u64 slot, void *dst);
 /* Frees one slot; never sleeps (called under the swap core's spinlock). */
 void gs_store_free(struct gs_store *s, u64 slot);
-/* Frees [first, first + nr); may sleep. Returns the number of slots freed. */
+/*
+ * Frees [first, first + nr); may sleep. Returns the number of slots freed.
+ * Holds a cluster lock for GS_FREE_BATCH slots at most at a time.
+ */
 u64 gs_store_free_range(struct gs_store *s, u64 first, u64 nr);
 
 /* Pool pages in use (zsmalloc's count) and compaction. */

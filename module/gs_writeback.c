@@ -163,6 +163,15 @@ static bool gs_wb_wanted(unsigned long e, enum gs_wb_mode mode, bool *mark)
 }
 
 /*
+ * What one hold of a cluster lock may do while collecting: look at
+ * GS_HOLD_SCAN entries and copy GS_HOLD_COPY objects (16 KiB) at most.
+ * Then the lock is dropped and taken again: a free of a slot of that
+ * cluster (swap_slot_free_notify(), atomic) spins at most that long.
+ */
+#define GS_HOLD_SCAN	128
+#define GS_HOLD_COPY	4
+
+/*
  * Collect up to @max candidates into @wb at slots from *@pos up to the
  * end of the address space, advancing *@pos past what was looked at.
  */
@@ -170,8 +179,8 @@ static unsigned int gs_wb_collect(struct gs_store *s, struct gs_wb_batch *wb,
 				  enum gs_wb_mode mode, u64 *pos,
 				  unsigned int max)
 {
+	unsigned int n = 0, i, end, len, copied;
 	struct gs_cluster *cl;
-	unsigned int n = 0, i, len;
 	unsigned long ci, e;
 	bool mark;
 	u64 base;
@@ -186,7 +195,10 @@ static unsigned int gs_wb_collect(struct gs_store *s, struct gs_wb_batch *wb,
 		base = (u64)ci << GS_CLUSTER_SHIFT;
 		if (base > *pos)
 			*pos = base;
-		for (i = *pos - base; i < GS_CLUSTER_SLOTS && n < max; i++) {
+		i = *pos - base;
+		end = min_t(unsigned int, GS_CLUSTER_SLOTS, i + GS_HOLD_SCAN);
+		for (copied = 0; i < end && n < max && copied < GS_HOLD_COPY;
+		     i++) {
 			struct gs_wb_cand *c = &wb->cand[n];
 
 			e = atomic_long_read(&cl->table[i]);
@@ -208,6 +220,7 @@ static unsigned int gs_wb_collect(struct gs_store *s, struct gs_wb_batch *wb,
 			c->b = GS_NO_SLOT;
 			c->err = 0;
 			n++;
+			copied++;
 		}
 		*pos = base + i;
 		spin_unlock(&cl->lock);
