@@ -19,6 +19,7 @@
 #include <linux/sched.h>
 #include <linux/shrinker.h>
 #include <linux/slab.h>
+#include <linux/workqueue.h>
 #include "gs_backing.h"
 #include "gs_comp.h"
 #include "gs_core.h"
@@ -978,6 +979,70 @@ static void gs_wb_relocate_pin(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.bd_compact_writes), 2);
 }
 
+/*
+ * With the backing device full, or the budget spent, writeback cannot
+ * move a page: the shrinker reports nothing, no background writeback is
+ * started, nothing is copied for nothing; with room again, all resumes.
+ */
+static void gs_wb_stuck(struct kunit *test)
+{
+	struct gs_kbk *k;
+	struct gs_store *s = gs_kunit_wb_store(test, "lz4", 1024, 2, &k);
+	struct shrink_control sc = { .gfp_mask = GFP_KERNEL, .nr_to_scan = 8 };
+	struct shrinker *sh = s->shrinker;
+	void *rnd = gs_kunit_random(test);
+	unsigned int busy;
+	int i, writes;
+	u64 done;
+
+	for (i = 0; i < 160; i++) {
+		get_random_bytes(rnd, PAGE_SIZE);
+		gs_wb_write(test, s, i, rnd);
+	}
+	KUNIT_EXPECT_EQ(test, gs_store_writeback(s, GS_WB_ALL, 2, &done), 0);
+	KUNIT_EXPECT_EQ(test, done, 2ULL);
+	WRITE_ONCE(s->wb_shrinker, true);
+	KUNIT_EXPECT_EQ(test, sh->count_objects(sh, &sc), 0UL);
+	writes = atomic_read(&k->writes);
+	KUNIT_EXPECT_EQ(test, sh->scan_objects(sh, &sc), SHRINK_STOP);
+	KUNIT_EXPECT_EQ(test, gs_store_writeback(s, GS_WB_ALL, U64_MAX, &done),
+			-ENOSPC);
+	KUNIT_EXPECT_EQ(test, done, 0ULL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->writes), writes);
+
+	/*
+	 * Near the pool limit (but not over it: the store needs no room):
+	 * a background writeback would only wait here for wb_lock.
+	 */
+	WRITE_ONCE(s->limit_pages, gs_store_pool_pages(s) + 8);
+	mutex_lock(&s->wb_lock);
+	get_random_bytes(rnd, PAGE_SIZE);
+	gs_wb_write(test, s, 200, rnd);
+	busy = work_busy(&s->wb_work);
+	mutex_unlock(&s->wb_lock);
+	flush_work(&s->wb_work);
+	KUNIT_EXPECT_EQ(test, busy, 0U);
+	gs_wb_expect(test, s, 200, rnd);
+	WRITE_ONCE(s->limit_pages, 0);
+
+	/* A backing slot is freed: there is work again. */
+	gs_store_free(s, 0);
+	KUNIT_EXPECT_GT(test, sh->count_objects(sh, &sc), 0UL);
+	/* The budget: spent, nothing to do; given, work again. */
+	gs_store_set_wb_budget(s, 0);
+	gs_store_set_wb_limit_enable(s, true);
+	KUNIT_EXPECT_EQ(test, sh->count_objects(sh, &sc), 0UL);
+	KUNIT_EXPECT_EQ(test, sh->scan_objects(sh, &sc), SHRINK_STOP);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->writes), writes);
+	gs_store_set_wb_budget(s, 1);
+	KUNIT_EXPECT_GT(test, sh->count_objects(sh, &sc), 0UL);
+	KUNIT_EXPECT_EQ(test, sh->scan_objects(sh, &sc), 1UL);
+	KUNIT_EXPECT_EQ(test, gs_stat(&s->wb_budget), 0);
+	WRITE_ONCE(s->wb_shrinker, false);
+	KUNIT_EXPECT_EQ(test, gs_backing_used(s->bk), 2ULL);
+	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0L);
+}
+
 /* ------------------------------------------------- races, at random */
 
 #define GS_WB_THREADS	3
@@ -1154,6 +1219,7 @@ static struct kunit_case gs_wb_cases[] = {
 	KUNIT_CASE(gs_wb_direct_unlocked),
 	KUNIT_CASE(gs_wb_read_unlocked),
 	KUNIT_CASE(gs_wb_relocate_pin),
+	KUNIT_CASE(gs_wb_stuck),
 	KUNIT_CASE_SLOW(gs_wb_stress),
 	{}
 };

@@ -270,6 +270,12 @@ u64 gs_backing_last_used(struct gs_backing *bk)
 	return slot;
 }
 
+bool gs_backing_full(struct gs_backing *bk)
+{
+	/* A hint read without the lock: the allocator decides under it. */
+	return data_race(READ_ONCE(bk->used)) >= bk->nr_slots;
+}
+
 u64 gs_backing_used(struct gs_backing *bk)
 {
 	u64 used;

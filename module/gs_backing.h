@@ -137,5 +137,7 @@ int gs_backing_write_wait(struct gs_bk_io *io);
  */
 u64 gs_backing_last_used(struct gs_backing *bk);
 u64 gs_backing_used(struct gs_backing *bk);
+/* No free slot (a hint: without the lock, it may change at once). */
+bool gs_backing_full(struct gs_backing *bk);
 
 #endif /* _GS_BACKING_H */

@@ -336,8 +336,12 @@ static int gs_store_pack(struct gs_store *s, const void *src, gfp_t gfp,
 		zs_free(s->pool, handle);
 		return -EIO;
 	}
-	/* Nearing the limit: start writing back in the background. */
-	if (s->bk && gs_pool_over(s, pages + READ_ONCE(s->limit_pages) / 16))
+	/*
+	 * Nearing the limit: start writing back in the background, unless
+	 * writeback cannot move anything (backing device full, budget spent).
+	 */
+	if (s->bk && gs_pool_over(s, pages + READ_ONCE(s->limit_pages) / 16) &&
+	    gs_wb_can_progress(s))
 		queue_work(s->wq, &s->wb_work);
 	*aux = kind == GS_KIND_COMPRESSED ? len : 0;
 	*e = gs_entry(kind, flags, payload);

@@ -189,6 +189,8 @@ void gs_store_mark_idle(struct gs_store *s, u64 age);
 /* Writeback budget: use it (or not), and set what is left of it. */
 void gs_store_set_wb_limit_enable(struct gs_store *s, bool enable);
 void gs_store_set_wb_budget(struct gs_store *s, u64 pages);
+/* Can writeback make progress: a backing device with room, budget left? */
+bool gs_wb_can_progress(struct gs_store *s);
 /*
  * Move written-back pages down to fill holes on the backing device, so
  * that it is used from its start on. *@moved gets the pages moved.

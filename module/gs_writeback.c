@@ -131,6 +131,21 @@ void gs_store_set_wb_budget(struct gs_store *s, u64 pages)
 	spin_unlock(&s->wb_limit_lock);
 }
 
+/*
+ * Can a writeback move anything: a backing device with a free slot, and
+ * budget left if it is in use? If not, the shrinker reports nothing to
+ * do and the background writeback is not started, until it can again.
+ */
+bool gs_wb_can_progress(struct gs_store *s)
+{
+	struct gs_backing *bk = s->bk;
+
+	if (!bk || gs_backing_full(bk))
+		return false;
+	return !READ_ONCE(s->wb_limit_enable) ||
+	       atomic_long_read(&s->wb_budget) > 0;
+}
+
 /* ------------------------------------------------------------ collect */
 
 /*
@@ -381,6 +396,12 @@ static int __gs_store_writeback(struct gs_store *s, enum gs_wb_mode mode,
 			break;
 		if (cold)
 			pos = s->wb_hand;
+		/* Full: collecting would copy and flag pages for nothing. */
+		if (gs_backing_full(s->bk)) {
+			mutex_unlock(&s->wb_lock);
+			ret = -ENOSPC;
+			break;
+		}
 		/*
 		 * Fill the round's batches: each one is collected while the
 		 * writes of the one before are in flight.
@@ -444,7 +465,8 @@ void gs_store_reclaim(struct gs_store *s, unsigned long target)
 	u64 done;
 	int i;
 
-	for (i = 0; i < 64 && zs_get_total_pages(s->pool) > target; i++) {
+	for (i = 0; i < 64 && zs_get_total_pages(s->pool) > target &&
+	     gs_wb_can_progress(s); i++) {
 		__gs_store_writeback(s, GS_WB_COLD, GS_WB_BATCH * GS_WB_DEPTH,
 				     0, &done);
 		if (!done) {
@@ -472,7 +494,8 @@ static unsigned long gs_shrink_count(struct shrinker *sh,
 	struct gs_store *s = sh->private_data;
 	unsigned long n;
 
-	if (!READ_ONCE(s->wb_shrinker))
+	/* Nothing to gain from us while writeback cannot move a page. */
+	if (!READ_ONCE(s->wb_shrinker) || !gs_wb_can_progress(s))
 		return 0;
 	n = atomic_long_read(&s->stats.comp_pages) +
 	    atomic_long_read(&s->stats.huge_pages);
@@ -490,7 +513,8 @@ static unsigned long gs_shrink_scan(struct shrinker *sh,
 	 * never wait for a writeback that is running (it may be what
 	 * allocates memory).
 	 */
-	if (!(sc->gfp_mask & __GFP_IO) || !READ_ONCE(s->wb_shrinker))
+	if (!(sc->gfp_mask & __GFP_IO) || !READ_ONCE(s->wb_shrinker) ||
+	    !gs_wb_can_progress(s))
 		return SHRINK_STOP;
 	__gs_store_writeback(s, GS_WB_COLD, sc->nr_to_scan, GS_WB_TRY, &done);
 	return done ?: SHRINK_STOP;
