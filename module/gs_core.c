@@ -61,11 +61,12 @@ static void gs_stat_max(atomic_long_t *max, long val)
 		;
 }
 
-static struct gs_cluster *gs_cluster_alloc(gfp_t gfp)
+/* mempool_alloc_t: a cluster's header and its zeroed table page. */
+static void *gs_cluster_alloc(gfp_t gfp, void *data)
 {
 	struct gs_cluster *cl;
 
-	cl = kmem_cache_zalloc(gs_cluster_cache, gfp);
+	cl = kmem_cache_alloc(gs_cluster_cache, gfp);
 	if (!cl)
 		return NULL;
 	cl->table = (atomic_long_t *)get_zeroed_page(gfp);
@@ -73,19 +74,29 @@ static struct gs_cluster *gs_cluster_alloc(gfp_t gfp)
 		kmem_cache_free(gs_cluster_cache, cl);
 		return NULL;
 	}
-	spin_lock_init(&cl->lock);
 	return cl;
 }
 
-static void gs_cluster_release(struct gs_cluster *cl)
+/* mempool_free_t */
+static void gs_cluster_release(void *element, void *data)
 {
+	struct gs_cluster *cl = element;
+
 	free_page((unsigned long)cl->table);
 	kmem_cache_free(gs_cluster_cache, cl);
 }
 
+/* Back to the reserve if it is short, else freed. Any context. */
+static void gs_cluster_give(struct gs_store *s, struct gs_cluster *cl)
+{
+	mempool_free(cl, s->reserve);
+}
+
 static void gs_cluster_free_rcu(struct rcu_head *head)
 {
-	gs_cluster_release(container_of(head, struct gs_cluster, rcu));
+	struct gs_cluster *cl = container_of(head, struct gs_cluster, rcu);
+
+	gs_cluster_give(cl->store, cl);
 }
 
 /* Fault injection: should this allocation fail? */
@@ -96,6 +107,38 @@ static bool gs_fail_alloc(struct gs_store *s)
 		return false;
 	atomic_long_inc(&s->stats.injected);
 	return true;
+}
+
+/*
+ * A new empty cluster. The allocation is opportunistic (no warning: the
+ * caller fails the write and swap keeps the page); if it fails, a cluster
+ * comes from the reserve, which clusters refill as they are freed. The
+ * table of a cluster that comes back is all zero already: a cluster dies
+ * only once every slot is EMPTY.
+ */
+static struct gs_cluster *gs_cluster_new(struct gs_store *s, gfp_t gfp)
+{
+	struct gs_cluster *cl = NULL;
+	atomic_long_t *table;
+
+	if (!gs_fail_alloc(s))
+		cl = gs_cluster_alloc(gfp | __GFP_NOWARN, NULL);
+	if (!cl)
+		cl = mempool_alloc_preallocated(s->reserve);
+	if (!cl)
+		return NULL;
+	table = cl->table;
+	memset(cl, 0, sizeof(*cl));
+	cl->table = table;
+	spin_lock_init(&cl->lock);
+	return cl;
+}
+
+size_t gs_store_reserve_bytes(struct gs_store *s)
+{
+	/* A statistic: the mempool changes it under its own lock. */
+	return (size_t)data_race(READ_ONCE(s->reserve->curr_nr)) *
+	       gs_cluster_bytes();
 }
 
 /* Publish a cluster that was allocated and inserted: update the counters. */
@@ -133,13 +176,14 @@ struct gs_cluster *gs_cluster_get(struct gs_store *s, unsigned long ci,
 		if (!gfp)
 			return NULL;
 		if (!new) {
-			new = gs_fail_alloc(s) ? NULL : gs_cluster_alloc(gfp);
+			new = gs_cluster_new(s, gfp);
 			if (!new)
 				return ERR_PTR(-ENOMEM);
 		}
-		old = xa_cmpxchg(&s->clusters, ci, NULL, new, gfp);
+		old = xa_cmpxchg(&s->clusters, ci, NULL, new,
+				 gfp | __GFP_NOWARN);
 		if (xa_is_err(old)) {
-			gs_cluster_release(new);
+			gs_cluster_give(s, new);
 			return ERR_PTR(xa_err(old));
 		}
 		if (!old) {
@@ -153,7 +197,7 @@ struct gs_cluster *gs_cluster_get(struct gs_store *s, unsigned long ci,
 		/* Else we lost a race with another creator: use theirs. */
 	}
 	if (new)
-		gs_cluster_release(new);
+		gs_cluster_give(s, new);
 	return cl;
 }
 
@@ -192,6 +236,7 @@ void gs_cluster_put(struct gs_store *s, unsigned long ci,
 		return;
 	}
 	cl->dead = true;
+	cl->store = s;
 	xa_erase(&s->clusters, ci);
 	spin_unlock(&cl->lock);
 	atomic_long_dec(&s->stats.clusters);
@@ -765,9 +810,13 @@ struct gs_store *gs_store_create(const char *alg, u64 nr_slots)
 	/* zsmalloc wants a distinct name per pool (debugfs). */
 	snprintf(name, sizeof(name), "ghostswap%d",
 		 atomic_inc_return(&pool_id));
+	s->reserve = mempool_create(GS_CLUSTER_RESERVE, gs_cluster_alloc,
+				    gs_cluster_release, NULL);
+	if (!s->reserve)
+		goto out_free;
 	s->pool = zs_create_pool(name);
 	if (!s->pool)
-		goto out_free;
+		goto out_reserve;
 	s->huge_size = zs_huge_class_size(s->pool);
 	s->comp = gs_comp_create(alg);
 	if (IS_ERR(s->comp)) {
@@ -778,6 +827,8 @@ struct gs_store *gs_store_create(const char *alg, u64 nr_slots)
 
 out_pool:
 	zs_destroy_pool(s->pool);
+out_reserve:
+	mempool_destroy(s->reserve);
 out_free:
 	kfree(s);
 	return ERR_PTR(ret);
@@ -793,8 +844,9 @@ void gs_store_destroy(struct gs_store *s)
 	xa_destroy(&s->clusters);
 	gs_comp_destroy(s->comp);
 	zs_destroy_pool(s->pool);
-	/* Let the RCU callbacks give the memory back before we return. */
+	/* The RCU callbacks give dead clusters to the reserve: wait for them. */
 	rcu_barrier();
+	mempool_destroy(s->reserve);
 	kfree(s);
 }
 

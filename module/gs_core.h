@@ -9,6 +9,7 @@
 #define _GS_CORE_H
 
 #include <linux/atomic.h>
+#include <linux/mempool.h>
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
 #include <linux/spinlock.h>
@@ -32,7 +33,10 @@ struct gs_cluster {
 		/* 12 bits per slot, see gs_aux_get() */
 		u8 aux[GS_AUX_BYTES];
 		/* Once dead: nobody reads aux any more. */
-		struct rcu_head rcu;
+		struct {
+			struct rcu_head rcu;
+			struct gs_store *store;	/* whose reserve takes it */
+		};
 	};
 };
 
@@ -82,6 +86,11 @@ enum gs_direct {
 	GS_DIRECT_INCOMP,	/* what did not compress at all */
 };
 
+/*
+ * Clusters a store keeps in reserve for the first store into a range when
+ * memory is short (4888 bytes each), refilled by clusters that are freed.
+ */
+#define GS_CLUSTER_RESERVE	4
 /* Slots freed under one hold of a cluster lock by gs_store_free_range(). */
 #define GS_FREE_BATCH		64
 
@@ -98,6 +107,8 @@ struct gs_store {
 	size_t huge_size;		/* objects this big are stored RAW */
 	unsigned long limit_pages;	/* pool limit, 0: none */
 	struct gs_stats stats;
+	/* Clusters for when memory is short (GS_CLUSTER_RESERVE of them). */
+	mempool_t *reserve;
 	/* Fault injection (debugfs): fail this many allocations. */
 	atomic_t fail_alloc;
 
@@ -158,6 +169,8 @@ unsigned long gs_store_compact(struct gs_store *s);
 
 /* Bytes one cluster costs: its header (slab object) and its table. */
 size_t gs_cluster_bytes(void);
+/* Bytes of the clusters held in the store's reserve now. */
+size_t gs_store_reserve_bytes(struct gs_store *s);
 /*
  * Kind of a slot's entry, for tests and debugging; *@len (if not NULL)
  * gets the bytes it takes in the pool.

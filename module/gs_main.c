@@ -140,11 +140,13 @@ MODULE_PARM_DESC(comp_algorithm,
 
 /* ---------------------------------------------------------------- I/O */
 
+/*
+ * Every failure is an I/O error: BLK_STS_RESOURCE asks blk-mq to retry a
+ * request, which means nothing for a bio-based driver's bio.
+ */
 static blk_status_t gs_errno_to_blk(int err)
 {
-	if (!err)
-		return BLK_STS_OK;
-	return err == -ENOMEM ? BLK_STS_RESOURCE : BLK_STS_IOERR;
+	return err ? BLK_STS_IOERR : BLK_STS_OK;
 }
 
 static int gs_slot_rw(struct gs_store *s, u64 slot, void *p, bool write,
@@ -192,7 +194,8 @@ static int gs_rw(struct gs_dev *d, struct bio *bio, bool nowait)
 					flush_dcache_page(bv.bv_page);
 			} else {
 				if (!bounce) {
-					bounce = kmalloc(PAGE_SIZE, GFP_NOIO);
+					bounce = kmalloc(PAGE_SIZE, GFP_NOIO |
+							 __GFP_NOWARN);
 					if (!bounce) {
 						err = -ENOMEM;
 						break;
@@ -609,7 +612,8 @@ static DEVICE_ATTR_RO(mm_stat);
 
 /*
  * clusters, peak clusters, used slots, metadata bytes (cluster headers and
- * tables), metadata bytes per used slot (two decimals), stream bytes.
+ * tables), metadata bytes per used slot (two decimals), stream bytes,
+ * bytes of the clusters held in reserve.
  */
 static ssize_t cluster_stat_show(struct device *dev,
 				 struct device_attribute *attr, char *buf)
@@ -624,11 +628,12 @@ static ssize_t cluster_stat_show(struct device *dev,
 	meta = atomic_long_read(&st->meta_bytes);
 	if (used)
 		per = DIV_ROUND_CLOSEST(meta * 100, used);
-	return sysfs_emit(buf, "%8ld %8ld %8lu %8lu %5lu.%02lu %8zu\n",
+	return sysfs_emit(buf, "%8ld %8ld %8lu %8lu %5lu.%02lu %8zu %8zu\n",
 			  atomic_long_read(&st->clusters),
 			  atomic_long_read(&st->clusters_peak), used, meta,
 			  per / 100, per % 100,
-			  gs_comp_bytes(d->store->comp));
+			  gs_comp_bytes(d->store->comp),
+			  gs_store_reserve_bytes(d->store));
 }
 static DEVICE_ATTR_RO(cluster_stat);
 

@@ -34,7 +34,8 @@ PY
 # Allocation failures: the writes that hit them fail, the slot keeps its
 # old data, the rest goes on; swap survives them with every byte intact.
 t_fault_alloc() {
-	local failed pid rc
+	local failed pid rc r c i d0
+	d0=$(dmesg | wc -l)
 	sysw $SYS/reset 1 ok
 	$PAGES write $DEV 0 t:100 >/dev/null || fail write
 	echo 5 >$FAIL_ALLOC || fail "fail_alloc"
@@ -47,6 +48,31 @@ t_fault_alloc() {
 	$PAGES verify $DEV 0 t:5 >/dev/null || fail "old data lost"
 	$PAGES verify $DEV 5 t:15 7 >/dev/null || fail "new data"
 	$PAGES verify $DEV 20 t:80 >/dev/null || fail "untouched data"
+	# New clusters (same-filled pages: no pool object) while every
+	# allocation fails: the first GS_CLUSTER_RESERVE (4) come from the
+	# reserve, then writes into new clusters fail; the reserve is counted
+	# and refilled by clusters that are freed.
+	r=$(cstat reserve)
+	[ "$(reserve_objs)" = 4 ] || fail "reserve at rest: $r bytes"
+	echo 100 >$FAIL_ALLOC || fail "fail_alloc"
+	failed=
+	for c in 1001 1002 1003 1004 1005 1006; do
+		failed="$failed$(write_each s 3 $((c * 512)) 1)"
+	done
+	echo 0 >$FAIL_ALLOC
+	echo "6 new clusters with allocations failing: failed writes $failed; $(cat $SYS/cluster_stat)"
+	[ "$failed" = 000011 ] || fail "want the reserve's 4 to succeed, then failures"
+	[ "$(cstat reserve)" = 0 ] || fail "reserve left: $(cstat reserve)"
+	[ "$(iostat 2)" = 7 ] || fail "failed_writes $(iostat 2), want 5 + 2"
+	$PAGES verify $DEV $((1001 * 512)) s:1 3 >/dev/null || fail "page in a reserve cluster"
+	blkdiscard -o $((1001 * 512 * 4096)) -l $((4 * 512 * 4096)) $DEV || fail blkdiscard
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		[ "$(cstat reserve)" = "$r" ] && break
+		sleep 0.2
+	done
+	[ "$(cstat reserve)" = "$r" ] || fail "reserve not refilled: $(cstat reserve)"
+	dmesg | tail -n +$((d0 + 1)) | grep 'page allocation failure' &&
+		fail "allocation failure splat"
 	# A swap workload while allocations keep failing now and then.
 	swap_on lz4 1G || return 1
 	run_cg gs-fault 48 gsverify 128 2 23 zstr &

@@ -45,10 +45,12 @@ fail() {
 # Fields of cluster_stat and mm_stat (zram's columns), by name.
 cstat() {
 	local f
-	read -r clusters peak slots meta meta_per_slot stream <"$SYS/cluster_stat"
+	read -r clusters peak slots meta meta_per_slot stream reserve _ \
+		<"$SYS/cluster_stat"
 	case $1 in
 	clusters) f=$clusters ;; peak) f=$peak ;; slots) f=$slots ;;
 	meta) f=$meta ;; meta_per_slot) f=$meta_per_slot ;; stream) f=$stream ;;
+	reserve) f=$reserve ;;
 	esac
 	echo "$f"
 }
@@ -112,7 +114,17 @@ slab_objs() {
 	echo "$n"
 }
 
-cluster_objs() { slab_objs gs_cluster "$@"; }
+# Clusters in the store's reserve (cluster_stat's reserve bytes), which
+# are gs_cluster slab objects too; 4 while the device is at rest.
+reserve_objs() { echo $(($(cstat reserve) / ($(cluster_obj_size) + 4096))); }
+
+# cluster_objs [WANT_CLUSTERS]: slab objects of gs_cluster, the reserve's
+# not included.
+cluster_objs() {
+	local r
+	r=$(reserve_objs)
+	echo $(($(slab_objs gs_cluster ${1:+$(($1 + r))}) - r))
+}
 
 # sysw FILE VALUE EXPECT: write VALUE (plus newline) and expect the write to
 # fail with EXPECT (a strerror text) or succeed (EXPECT = ok).
@@ -165,6 +177,11 @@ t_load() {
 	[ "$(cstat clusters)" = 0 ] && [ "$(cstat meta)" = 0 ] &&
 		[ "$(mstat used)" = 0 ] ||
 		fail "fresh device holds memory: $(cat $SYS/cluster_stat $SYS/mm_stat)"
+	# Except its cluster reserve, counted, and all of it in the slab.
+	[ "$(reserve_objs)" = 4 ] &&
+		[ "$(cstat reserve)" = $((4 * ($(cluster_obj_size) + 4096))) ] ||
+		fail "cluster reserve: $(cstat reserve) bytes"
+	[ "$(slab_objs gs_cluster 4)" = 4 ] || fail "slab: $(slab_objs gs_cluster) clusters"
 	grep -q '\[lz4\]' $SYS/comp_algorithm || fail "default algorithm: $(cat $SYS/comp_algorithm)"
 	cat $SYS/comp_algorithm $SYS/cluster_stat $SYS/mm_stat $SYS/io_stat
 }
@@ -448,7 +465,8 @@ t_accounting() {
 	[ "$(mstat compr)" -gt $((128 << 20)) ] &&
 		[ "$(mstat compr)" -lt $((160 << 20)) ] || fail "compr_data_size $(mstat compr)"
 	[ "$(cstat clusters)" = 80 ] || fail "clusters $(cstat clusters), want 80"
-	[ "$(cluster_objs 80)" = 80 ] || fail "slab holds $(cluster_objs) cluster objects"
+	[ "$(cluster_objs 80)" = 80 ] ||
+		fail "slab holds $(cluster_objs) cluster objects besides $(reserve_objs) in reserve"
 	[ "$(cstat meta)" = $((80 * (objsz + 4096))) ] ||
 		fail "meta $(cstat meta), slab says $((80 * (objsz + 4096)))"
 	used=$((free0 - free1))
