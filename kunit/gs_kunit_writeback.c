@@ -1046,6 +1046,33 @@ static void gs_wb_stuck(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0L);
 }
 
+/*
+ * Destroying a store frees every slot and releases the backing store,
+ * even data where the store no longer looks (here: above a size that was
+ * made smaller under it, which the module itself never does).
+ */
+static void gs_wb_destroy_all(struct kunit *test)
+{
+	struct gs_store *s = gs_store_create("lz4", 4096);
+	void *p = gs_wb_text(test, 3);
+	atomic_t released = ATOMIC_INIT(0);
+	struct gs_kbk *k;
+	u64 done;
+
+	KUNIT_ASSERT_FALSE(test, IS_ERR(s));
+	KUNIT_ASSERT_EQ(test, gs_store_set_backing(s, gs_kbk_create(test, 64,
+								    &k)), 0);
+	WRITE_ONCE(s->wb_shrinker, false);
+	k->released = &released;
+	gs_wb_write(test, s, 10, p);
+	gs_wb_write(test, s, 3000, p);
+	gs_wb_write(test, s, 3001, p);
+	KUNIT_EXPECT_EQ(test, gs_store_writeback(s, GS_WB_ALL, 2, &done), 0);
+	s->nr_slots = 1024;
+	gs_store_destroy(s);
+	KUNIT_EXPECT_EQ(test, atomic_read(&released), 1);
+}
+
 /* ------------------------------------------------- races, at random */
 
 #define GS_WB_THREADS	3
@@ -1223,6 +1250,7 @@ static struct kunit_case gs_wb_cases[] = {
 	KUNIT_CASE(gs_wb_read_unlocked),
 	KUNIT_CASE(gs_wb_relocate_pin),
 	KUNIT_CASE(gs_wb_stuck),
+	KUNIT_CASE(gs_wb_destroy_all),
 	KUNIT_CASE_SLOW(gs_wb_stress),
 	{}
 };

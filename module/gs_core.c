@@ -836,10 +836,17 @@ out_free:
 
 void gs_store_destroy(struct gs_store *s)
 {
-	/* No writeback may run while the slots go. */
+	/*
+	 * Stop what runs on its own (the shrinker, the background writeback;
+	 * waits for them), then free every slot: all clusters there are,
+	 * wherever they are. The backing store goes whatever it still holds
+	 * (it would only hold something if I/O ran concurrently, which the
+	 * caller excludes): nothing of it is ever left behind.
+	 */
 	gs_store_wb_exit(s);
-	gs_store_free_range(s, 0, s->nr_slots);
-	gs_store_clear_backing(s);
+	__gs_store_free_range(s, 0, U64_MAX);
+	WARN_ON(atomic_long_read(&s->stats.slots_used));
+	gs_store_release_backing(s);
 	WARN_ON(!xa_empty(&s->clusters));
 	xa_destroy(&s->clusters);
 	gs_comp_destroy(s->comp);

@@ -237,5 +237,6 @@ int gs_store_write_backing(struct gs_store *s, u64 slot, const void *src,
 			   gfp_t gfp);
 void gs_store_reclaim(struct gs_store *s, unsigned long target);
 void gs_store_wb_exit(struct gs_store *s);
+void gs_store_release_backing(struct gs_store *s);
 
 #endif /* _GS_CORE_H */

@@ -896,17 +896,26 @@ out_bk:
 	return ret;
 }
 
-int gs_store_clear_backing(struct gs_store *s)
+/* Detach and release the backing store, whatever it holds. */
+void gs_store_release_backing(struct gs_store *s)
 {
 	if (!s->bk)
-		return 0;
-	if (atomic_long_read(&s->stats.slots_used))
-		return -EBUSY;
+		return;
+	/* Waits for a running shrinker scan and the background writeback. */
 	gs_store_wb_exit(s);
 	destroy_workqueue(s->wq);
 	s->wq = NULL;
 	gs_wb_batch_free(s);
 	gs_backing_destroy(s->bk);
 	s->bk = NULL;
+}
+
+int gs_store_clear_backing(struct gs_store *s)
+{
+	if (!s->bk)
+		return 0;
+	if (atomic_long_read(&s->stats.slots_used))
+		return -EBUSY;
+	gs_store_release_backing(s);
 	return 0;
 }
