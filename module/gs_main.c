@@ -507,13 +507,13 @@ static ssize_t comp_algorithm_store(struct device *dev,
 				    struct device_attribute *attr,
 				    const char *buf, size_t len)
 {
-	char alg[64];
+	char name[64], *alg;
 	int ret;
 
-	if (len >= sizeof(alg))
+	if (len >= sizeof(name))
 		return -EINVAL;
-	strscpy(alg, buf, sizeof(alg));
-	strim(alg);
+	strscpy(name, buf, sizeof(name));
+	alg = strim(name);
 	if (!*alg)
 		return -EINVAL;
 	ret = gs_reconfigure(dev_to_gs(dev), true, gs_do_set_alg, alg);
@@ -682,19 +682,16 @@ static ssize_t backing_dev_store(struct device *dev,
 				 struct device_attribute *attr,
 				 const char *buf, size_t len)
 {
-	char *path;
+	char *copy, *path;
 	int ret;
 
-	path = kstrndup(buf, len, GFP_KERNEL);
-	if (!path)
+	copy = kstrndup(buf, len, GFP_KERNEL);
+	if (!copy)
 		return -ENOMEM;
-	strim(path);
-	if (!*path) {
-		kfree(path);
-		return -EINVAL;
-	}
-	ret = gs_reconfigure(dev_to_gs(dev), true, gs_do_set_backing, path);
-	kfree(path);
+	path = strim(copy);
+	ret = *path ? gs_reconfigure(dev_to_gs(dev), true, gs_do_set_backing,
+				     path) : -EINVAL;
+	kfree(copy);
 	return ret ? ret : len;
 }
 

@@ -233,8 +233,8 @@ t_bad_sysfs() {
 	sysw $SYS/mem_limit 64M ok
 	[ "$(cat $SYS/mem_limit)" = $((64 << 20)) ] || fail "mem_limit not taken"
 	[ "$(mstat limit)" = $((64 << 20)) ] || fail "mm_stat mem_limit column"
-	sysw $SYS/comp_algorithm zstd ok
-	grep -q '\[zstd\]' $SYS/comp_algorithm || fail "zstd not taken"
+	sysw $SYS/comp_algorithm "  zstd " ok
+	grep -q '\[zstd\]' $SYS/comp_algorithm || fail "zstd (with blanks) not taken"
 	sysw $SYS/comp_algorithm "lzo-rle" ok
 	echo "algorithms: $(cat $SYS/comp_algorithm)"
 	sysw $SYS/reset 1 ok
@@ -780,8 +780,9 @@ t_wb_setup() {
 	$PAGES write $DEV 0 t:1 >/dev/null || fail write
 	sysw $SYS/backing_dev "$big" "Device or resource busy"
 	sysw $SYS/reset 1 ok
-	sysw $SYS/backing_dev "$big" ok
-	[ "$(cat $SYS/backing_dev)" = "$big" ] || fail "backing_dev shows $(cat $SYS/backing_dev)"
+	# Blanks around the path are not part of it.
+	sysw $SYS/backing_dev "  $big  " ok
+	[ "$(cat $SYS/backing_dev)" = "$big" ] || fail "backing_dev shows '$(cat $SYS/backing_dev)'"
 	# Held by us now: nobody else can have it exclusively.
 	out=$(mkswap "$big" 2>&1) && swapon "$big" 2>/dev/null && fail "swapon of our backing device"
 	sysw $SYS/backing_dev "$small" "Device or resource busy"
