@@ -861,6 +861,16 @@ int gs_core_init(void)
 {
 	int ret;
 
+	/*
+	 * Tag-based KASAN (software tags, or MTE's hardware tags on arm64)
+	 * keeps a tag in bits 56..63 of slab pointers, zsmalloc's handles
+	 * included; the table keeps bits 3..58 of a handle and cannot hold
+	 * one (see gs_table.h). Refuse to load rather than fail every store.
+	 */
+	if (IS_ENABLED(CONFIG_KASAN_SW_TAGS) || IS_ENABLED(CONFIG_KASAN_HW_TAGS)) {
+		pr_err("kernels with tag-based KASAN are not supported: tagged zsmalloc handles do not fit the slot table\n");
+		return -EOPNOTSUPP;
+	}
 	/* Unmerged, so that its slab counters show exactly our clusters. */
 	gs_cluster_cache = KMEM_CACHE(gs_cluster, SLAB_NO_MERGE);
 	if (!gs_cluster_cache)
