@@ -97,15 +97,21 @@ int gs_backing_alloc(struct gs_backing *bk, const u64 *owners,
 		if (!bc) {
 			/* A cluster nobody uses: all of it is free. */
 			xa_unlock(&bk->clusters);
+			/*
+			 * Failing only fails this writeback or direct store
+			 * (the pages stay where they are): no warning.
+			 */
 			if (!new) {
 				new = kmem_cache_zalloc(gs_bk_cluster_cache,
-							GFP_NOIO);
+							GFP_NOIO |
+							__GFP_NOWARN);
 				if (!new) {
 					got = -ENOMEM;
 					break;
 				}
 			}
-			ret = xa_insert(&bk->clusters, ci, new, GFP_NOIO);
+			ret = xa_insert(&bk->clusters, ci, new,
+					GFP_NOIO | __GFP_NOWARN);
 			if (ret == -ENOMEM) {
 				got = -ENOMEM;
 				break;
