@@ -91,6 +91,7 @@ struct gs_kbk {
 	void (*hook)(struct gs_kbk *k, bool write, u64 slot);
 	void *arg;		/* for the hook */
 	int hook_runs;		/* how many more I/Os call the hook */
+	atomic_t *released;	/* if set: counts the release */
 };
 
 static inline int gs_kbk_write(struct gs_backing *bk, u64 slot,
@@ -134,6 +135,8 @@ static inline void gs_kbk_release(struct gs_backing *bk)
 {
 	struct gs_kbk *k = bk->priv;
 
+	if (k->released)
+		atomic_inc(k->released);
 	vfree(k->mem);
 	kfree(k);
 }

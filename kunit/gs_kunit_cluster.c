@@ -197,6 +197,83 @@ static int gs_race_thread(void *arg)
 	return 0;
 }
 
+/*
+ * A new cluster whose allocation fails comes from the reserve, until it
+ * is empty; clusters that are freed refill it; its bytes are counted.
+ */
+static void gs_cluster_reserve(struct kunit *test)
+{
+	struct gs_store *s = gs_kunit_store(test, "lz4", 64 * GS_CLUSTER_SLOTS);
+	const size_t full = GS_CLUSTER_RESERVE * gs_cluster_bytes();
+	void *same = gs_kunit_same(test, 0x5a5a5a5a5a5a5a5aUL);
+	int i;
+
+	KUNIT_EXPECT_EQ(test, gs_store_reserve_bytes(s), full);
+	atomic_set(&s->fail_alloc, 1000);
+	for (i = 0; i < GS_CLUSTER_RESERVE; i++)
+		KUNIT_EXPECT_EQ(test, gs_store_write(s, i * GS_CLUSTER_SLOTS,
+						     same, GFP_KERNEL), 0);
+	KUNIT_EXPECT_EQ(test, gs_store_reserve_bytes(s), 0);
+	KUNIT_EXPECT_EQ(test, gs_store_write(s, 10 * GS_CLUSTER_SLOTS, same,
+					     GFP_KERNEL), -ENOMEM);
+	KUNIT_EXPECT_EQ(test, gs_store_kind(s, 10 * GS_CLUSTER_SLOTS, NULL),
+			GS_KIND_EMPTY);
+	/* A slot of a cluster that exists needs no allocation. */
+	KUNIT_EXPECT_EQ(test, gs_store_write(s, 1, same, GFP_KERNEL), 0);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.clusters),
+			GS_CLUSTER_RESERVE);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.meta_bytes), (long)full);
+	/* A cluster that goes (after an RCU grace period) refills it. */
+	gs_store_free(s, 0);
+	gs_store_free(s, 1);
+	rcu_barrier();
+	KUNIT_EXPECT_EQ(test, gs_store_reserve_bytes(s), gs_cluster_bytes());
+	KUNIT_EXPECT_EQ(test, gs_store_write(s, 10 * GS_CLUSTER_SLOTS, same,
+					     GFP_KERNEL), 0);
+	KUNIT_EXPECT_EQ(test, gs_store_reserve_bytes(s), 0);
+	/* With memory, new clusters leave the reserve alone. */
+	atomic_set(&s->fail_alloc, 0);
+	KUNIT_EXPECT_EQ(test, gs_store_write(s, 11 * GS_CLUSTER_SLOTS, same,
+					     GFP_KERNEL), 0);
+	KUNIT_EXPECT_EQ(test, gs_store_reserve_bytes(s), 0);
+	gs_store_free_range(s, 0, 64 * GS_CLUSTER_SLOTS);
+	rcu_barrier();
+	KUNIT_EXPECT_EQ(test, gs_store_reserve_bytes(s), full);
+	gs_expect_stats_zero(test, s);
+}
+
+/* free_range drops the cluster lock between batches: exact all the same. */
+static void gs_cluster_free_batches(struct kunit *test)
+{
+	struct gs_store *s = gs_kunit_store(test, "lz4", 4 * GS_CLUSTER_SLOTS);
+	void *same = gs_kunit_same(test, 0x1234UL);
+	u64 i;
+
+	for (i = 0; i < 2 * GS_CLUSTER_SLOTS; i++)
+		KUNIT_ASSERT_EQ(test, gs_store_write(s, i, same, GFP_KERNEL), 0);
+	/* Starts and ends mid-batch, crosses a cluster. */
+	KUNIT_EXPECT_EQ(test, gs_store_free_range(s, GS_FREE_BATCH / 2 + 3,
+						  GS_CLUSTER_SLOTS + 101),
+			(u64)GS_CLUSTER_SLOTS + 101);
+	KUNIT_EXPECT_EQ(test, gs_store_kind(s, GS_FREE_BATCH / 2 + 2, NULL),
+			GS_KIND_SAME);
+	KUNIT_EXPECT_EQ(test, gs_store_kind(s, GS_FREE_BATCH / 2 + 3, NULL),
+			GS_KIND_EMPTY);
+	KUNIT_EXPECT_EQ(test, gs_store_kind(s, GS_FREE_BATCH / 2 + 3 +
+					    GS_CLUSTER_SLOTS + 100, NULL),
+			GS_KIND_EMPTY);
+	KUNIT_EXPECT_EQ(test, gs_store_kind(s, GS_FREE_BATCH / 2 + 3 +
+					    GS_CLUSTER_SLOTS + 101, NULL),
+			GS_KIND_SAME);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.slots_used),
+			(long)GS_CLUSTER_SLOTS - 101);
+	/* A whole cluster, batch by batch: it goes with its last slot. */
+	KUNIT_EXPECT_EQ(test, gs_store_free_range(s, 0, 4 * GS_CLUSTER_SLOTS),
+			(u64)GS_CLUSTER_SLOTS - 101);
+	gs_expect_stats_zero(test, s);
+	KUNIT_EXPECT_TRUE(test, xa_empty(&s->clusters));
+}
+
 static void gs_cluster_race(struct kunit *test)
 {
 	struct gs_store *s = gs_kunit_store(test, "lz4", 1ULL << 20);
@@ -250,6 +327,8 @@ static struct kunit_case gs_cluster_cases[] = {
 	KUNIT_CASE(gs_cluster_cost),
 	KUNIT_CASE(gs_cluster_highest_slot),
 	KUNIT_CASE(gs_cluster_free_range),
+	KUNIT_CASE(gs_cluster_reserve),
+	KUNIT_CASE(gs_cluster_free_batches),
 	KUNIT_CASE(gs_cluster_race),
 	{}
 };

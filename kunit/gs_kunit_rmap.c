@@ -160,6 +160,63 @@ static void gs_rmap_full_reuse(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, xa_empty(&bk->clusters));
 }
 
+/* The last slot in use, the slow way. */
+static u64 gs_rmap_last_slow(struct gs_backing *bk)
+{
+	u64 b;
+
+	for (b = bk->nr_slots; b--;)
+		if (gs_backing_owner(bk, b) != U64_MAX)
+			return b;
+	return U64_MAX;
+}
+
+/*
+ * gs_backing_last_used() keeps a mark above the last used slot instead of
+ * walking the map: it must agree with a walk as slots come and go, far
+ * apart, with whole clusters gone in between.
+ */
+static void gs_rmap_last_used(struct kunit *test)
+{
+	const u64 nr = 64 * GS_BK_CLUSTER_SLOTS + 100;
+	const u64 keep[] = { 5, 3 * GS_BK_CLUSTER_SLOTS + 7,
+			     40 * GS_BK_CLUSTER_SLOTS + 100, nr - 1 };
+	struct gs_backing *bk = gs_rmap_bk(test, nr);
+	u64 owners[64] = {}, first, b;
+	int i, k;
+
+	KUNIT_EXPECT_EQ(test, gs_backing_last_used(bk), U64_MAX);
+	while (gs_backing_alloc(bk, owners, 64, &first, U64_MAX, false) > 0)
+		;
+	KUNIT_ASSERT_EQ(test, gs_backing_used(bk), nr);
+	KUNIT_EXPECT_EQ(test, gs_backing_last_used(bk), nr - 1);
+	/* Only the kept ones stay. */
+	for (b = 0, k = 0; b < nr; b++) {
+		if (k < ARRAY_SIZE(keep) && b == keep[k]) {
+			k++;
+			continue;
+		}
+		gs_backing_free(bk, b);
+	}
+	for (i = ARRAY_SIZE(keep) - 1; i >= 0; i--) {
+		KUNIT_EXPECT_EQ(test, gs_backing_last_used(bk), keep[i]);
+		KUNIT_EXPECT_EQ(test, gs_backing_last_used(bk),
+				gs_rmap_last_slow(bk));
+		gs_backing_free(bk, keep[i]);
+	}
+	KUNIT_EXPECT_EQ(test, gs_backing_last_used(bk), U64_MAX);
+	/* It goes up again with new allocations, low and next-fit. */
+	KUNIT_EXPECT_EQ(test, gs_backing_alloc(bk, owners, 1, &first, U64_MAX,
+					       true), 1);
+	KUNIT_EXPECT_EQ(test, gs_backing_last_used(bk), first);
+	KUNIT_EXPECT_EQ(test, gs_backing_alloc(bk, owners, 3, &first, U64_MAX,
+					       false), 3);
+	KUNIT_EXPECT_EQ(test, gs_backing_last_used(bk), gs_rmap_last_slow(bk));
+	KUNIT_EXPECT_EQ(test, gs_backing_last_used(bk), first + 2);
+	gs_free_all(bk);
+	KUNIT_EXPECT_EQ(test, gs_backing_last_used(bk), U64_MAX);
+}
+
 /* Each WRITTEN_BACK entry names its backing slot; that slot names it. */
 static void gs_rmap_expect_pairs(struct kunit *test, struct gs_store *s,
 				 u64 base, u64 step, int n)
@@ -225,6 +282,7 @@ static void gs_rmap_relocation(struct kunit *test)
 	struct gs_store *s = gs_kunit_wb_store(test, "lz4", 4096, 1024, &k);
 	void *want = gs_kunit_page(test), *got = gs_kunit_page(test);
 	u64 done, moved;
+	long reads, writes;
 	int i;
 
 	gs_kunit_fill_slots(test, s, 0, 1, 600);
@@ -236,7 +294,16 @@ static void gs_rmap_relocation(struct kunit *test)
 	for (i = 0; i < 600; i += 2)
 		gs_store_free(s, i);
 	KUNIT_EXPECT_EQ(test, gs_backing_used(s->bk), 300ULL);
+	reads = atomic_long_read(&s->stats.bd_reads);
+	writes = atomic_long_read(&s->stats.bd_writes);
 	KUNIT_EXPECT_EQ(test, gs_store_backing_compact(s, &moved), 0);
+	/* Its I/O has counters of its own, not zram's. */
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.bd_reads), reads);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.bd_writes), writes);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.bd_compact_reads),
+			(long)moved);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.bd_compact_writes),
+			(long)moved);
 	kunit_info(test, "moved %llu pages\n", moved);
 	KUNIT_EXPECT_GT(test, moved, 0ULL);
 	KUNIT_EXPECT_EQ(test, gs_backing_last_used(s->bk), 299ULL);
@@ -295,6 +362,7 @@ static struct kunit_case gs_rmap_cases[] = {
 	KUNIT_CASE(gs_rmap_sequential),
 	KUNIT_CASE(gs_rmap_clusters),
 	KUNIT_CASE(gs_rmap_full_reuse),
+	KUNIT_CASE(gs_rmap_last_used),
 	KUNIT_CASE(gs_rmap_store_agrees),
 	KUNIT_CASE(gs_rmap_relocation),
 	KUNIT_CASE(gs_rmap_check_detects),

@@ -231,6 +231,35 @@ static void gs_table_handles(struct kunit *test)
 		KUNIT_EXPECT_FALSE(test, gs_handle_encode(bad[i], &payload));
 }
 
+/*
+ * arm64 with tag-based KASAN (software tags or MTE): a tag in bits 56..63
+ * of a slab pointer. Only the 8 tags that happen to be a sign extension
+ * of bit 58 fit; every other tagged handle is refused, never stored
+ * wrongly. (That is why the module refuses to load on such kernels.)
+ */
+static void gs_table_handles_tagged(struct kunit *test)
+{
+	const unsigned long addr = 0x00ff000012345678UL;
+	unsigned long tag, h, payload;
+	int fit = 0;
+
+	for (tag = 0; tag < 256; tag++) {
+		h = addr | tag << 56;
+		if (!gs_handle_encode(h, &payload))
+			continue;
+		fit++;
+		KUNIT_EXPECT_EQ(test, gs_handle_decode(payload), h);
+		KUNIT_EXPECT_TRUE_MSG(test, tag <= 0x03 || tag >= 0xfc,
+				      "tag %#lx", tag);
+	}
+	KUNIT_EXPECT_EQ(test, fit, 8);
+	/* An MTE-tagged handle, and the same untagged (match-all tag). */
+	KUNIT_EXPECT_FALSE(test, gs_handle_encode(0xf3ff000012345678UL,
+						  &payload));
+	KUNIT_EXPECT_TRUE(test, gs_handle_encode(0xffff000012345678UL,
+						 &payload));
+}
+
 /* 12-bit aux values: every slot independent of its neighbours. */
 static void gs_table_aux(struct kunit *test)
 {
@@ -270,6 +299,7 @@ static struct kunit_case gs_table_cases[] = {
 	KUNIT_CASE_PARAM(gs_table_same_round_trip, gs_same_gen_params),
 	KUNIT_CASE(gs_table_same_all_bits),
 	KUNIT_CASE(gs_table_handles),
+	KUNIT_CASE(gs_table_handles_tagged),
 	KUNIT_CASE(gs_table_aux),
 	{}
 };

@@ -16,8 +16,10 @@
 #include <linux/major.h>
 #include <linux/mm.h>
 #include <linux/random.h>
+#include <linux/sched.h>
 #include <linux/shrinker.h>
 #include <linux/slab.h>
+#include <linux/workqueue.h>
 #include "gs_backing.h"
 #include "gs_comp.h"
 #include "gs_core.h"
@@ -231,13 +233,14 @@ static void gs_wb_budget(struct kunit *test)
 	u64 done;
 
 	gs_kunit_fill_slots(test, s, 0, 1, 10);
-	gs_store_set_wb_limit(s, true, 3);
+	gs_store_set_wb_budget(s, 3);
+	gs_store_set_wb_limit_enable(s, true);
 	KUNIT_EXPECT_EQ(test, gs_store_writeback(s, GS_WB_ALL, U64_MAX, &done),
 			-EIO);
 	KUNIT_EXPECT_EQ(test, done, 3ULL);
 	KUNIT_EXPECT_EQ(test, gs_stat(&s->wb_budget), 0);
 	/* A failed write gives its budget back. */
-	gs_store_set_wb_limit(s, true, 100);
+	gs_store_set_wb_budget(s, 100);
 	atomic_set(&k->fail_writes, 1);
 	KUNIT_EXPECT_EQ(test, gs_store_writeback(s, GS_WB_ALL, U64_MAX, &done),
 			-EIO);
@@ -248,6 +251,52 @@ static void gs_wb_budget(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, done, 7ULL);
 	KUNIT_EXPECT_EQ(test, gs_stat(&s->wb_budget), 93);
 	gs_kunit_verify_slots(test, s, 0, 1, 10);
+}
+
+/* Mid-write: the budget is switched off (and the write fails). */
+static void gs_wb_hook_budget_off(struct gs_kbk *k, bool write, u64 b)
+{
+	gs_store_set_wb_limit_enable(k->arg, false);
+}
+
+/*
+ * Switching the budget on and off leaves what is left of it alone, and
+ * pages that were taken from it go back to it if they fail, even if it
+ * was switched off meanwhile.
+ */
+static void gs_wb_budget_switch(struct kunit *test)
+{
+	struct gs_kbk *k;
+	struct gs_store *s = gs_kunit_wb_store(test, "lz4", 1024, 64, &k);
+	u64 done;
+
+	gs_kunit_fill_slots(test, s, 0, 1, 12);
+	gs_store_set_wb_budget(s, 10);
+	gs_store_set_wb_limit_enable(s, true);
+	gs_store_set_wb_limit_enable(s, false);
+	gs_store_set_wb_limit_enable(s, true);
+	KUNIT_EXPECT_EQ(test, gs_stat(&s->wb_budget), 10);
+	KUNIT_EXPECT_EQ(test, gs_store_writeback(s, GS_WB_ALL, 4, &done), 0);
+	KUNIT_EXPECT_EQ(test, done, 4ULL);
+	KUNIT_EXPECT_EQ(test, gs_stat(&s->wb_budget), 6);
+	/* Off: writeback does not use it; on again: it is still there. */
+	gs_store_set_wb_limit_enable(s, false);
+	KUNIT_EXPECT_EQ(test, gs_store_writeback(s, GS_WB_ALL, 2, &done), 0);
+	KUNIT_EXPECT_EQ(test, done, 2ULL);
+	gs_store_set_wb_limit_enable(s, true);
+	KUNIT_EXPECT_EQ(test, gs_stat(&s->wb_budget), 6);
+	/* Taken, switched off mid-write, failed: given back all the same. */
+	k->hook = gs_wb_hook_budget_off;
+	k->arg = s;
+	k->hook_runs = 1;
+	atomic_set(&k->fail_writes, 1);
+	KUNIT_EXPECT_EQ(test, gs_store_writeback(s, GS_WB_ALL, U64_MAX, &done),
+			-EIO);
+	KUNIT_EXPECT_EQ(test, done, 0ULL);
+	KUNIT_EXPECT_FALSE(test, READ_ONCE(s->wb_limit_enable));
+	KUNIT_EXPECT_EQ(test, gs_stat(&s->wb_budget), 6);
+	gs_kunit_verify_slots(test, s, 0, 1, 12);
+	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0L);
 }
 
 /* A full backing store: what fits goes, the rest stays, all intact. */
@@ -305,7 +354,8 @@ static void gs_wb_io_errors(struct kunit *test)
 
 	atomic_set(&k->fail_reads, 1);
 	KUNIT_EXPECT_EQ(test, gs_store_read(s, 3, got), -EIO);
-	KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.failed_reads), 1);
+	/* failed_reads is the block device's: it counts failed bios once. */
+	KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.failed_reads), 0);
 	KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.bd_read_errors), 1);
 	/* Not pinned any more, and still there. */
 	KUNIT_EXPECT_FALSE(test, gs_store_entry(s, 3) & GS_FLAG_READING);
@@ -330,15 +380,18 @@ static void gs_wb_alloc_failure(struct kunit *test)
 	atomic_set(&s->fail_alloc, 1);
 	KUNIT_EXPECT_EQ(test, gs_store_write(s, 0, b, GFP_KERNEL), -ENOMEM);
 	gs_wb_expect(test, s, 0, a);
-	/* A same-filled page needs no pool object, but a new cluster. */
+	/*
+	 * A same-filled page needs no pool object, but a new cluster: its
+	 * allocation fails, the reserve has one.
+	 */
 	atomic_set(&s->fail_alloc, 1);
-	KUNIT_EXPECT_EQ(test, gs_store_write(s, GS_CLUSTER_SLOTS, same,
-					     GFP_KERNEL), -ENOMEM);
-	KUNIT_EXPECT_EQ(test, gs_wb_kind(s, GS_CLUSTER_SLOTS), GS_KIND_EMPTY);
-	KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.clusters), 1);
+	gs_wb_write(test, s, GS_CLUSTER_SLOTS, same);
+	KUNIT_EXPECT_EQ(test, gs_wb_kind(s, GS_CLUSTER_SLOTS), GS_KIND_SAME);
+	KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.clusters), 2);
 	KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.injected), 2);
 	KUNIT_EXPECT_EQ(test, atomic_read(&s->fail_alloc), 0);
-	gs_wb_write(test, s, GS_CLUSTER_SLOTS, same);
+	KUNIT_EXPECT_EQ(test, gs_store_reserve_bytes(s),
+			(GS_CLUSTER_RESERVE - 1) * gs_cluster_bytes());
 
 	w = gs_kunit_wb_store(test, "lz4", 4096, 64, &k);
 	gs_wb_write(test, w, 0, a);
@@ -709,6 +762,317 @@ static void gs_wb_bdev(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0L);
 }
 
+/* ------------------------------------------- what is held across I/O */
+
+#define GS_WB_PROBES	8
+
+/*
+ * A thread bound to a CPU that goes through the store as reclaim or swap-in
+ * would on that CPU: a store into the pool (needs a stream), then reads
+ * of slots whose contents are known. It must finish in time: if a stream
+ * or a lock it needs is held across backing I/O, it waits for that I/O.
+ */
+struct gs_wb_probe {
+	struct gs_store *s;
+	u64 store_slot;			/* U64_MAX: no store */
+	const void *store_page;
+	u64 slots[4];
+	const void *want[4];		/* NULL: all zero */
+	int nr;
+	int ret;
+	struct completion done;
+};
+
+static int gs_wb_probe_fn(void *arg)
+{
+	struct gs_wb_probe *p = arg;
+	void *buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
+	int i;
+
+	p->ret = buf ? 0 : -ENOMEM;
+	if (!p->ret && p->store_slot != U64_MAX)
+		p->ret = gs_store_write_nowait(p->s, p->store_slot,
+					       p->store_page, GFP_KERNEL);
+	for (i = 0; !p->ret && i < p->nr; i++) {
+		p->ret = gs_store_read(p->s, p->slots[i], buf);
+		if (!p->ret && (p->want[i] ?
+				memcmp(buf, p->want[i], PAGE_SIZE) :
+				!!memchr_inv(buf, 0, PAGE_SIZE)))
+			p->ret = -EBADMSG;
+	}
+	kfree(buf);
+	complete(&p->done);
+	return 0;
+}
+
+static bool gs_wb_probe_start(struct gs_wb_probe *p, int cpu)
+{
+	struct task_struct *t;
+
+	init_completion(&p->done);
+	t = kthread_create(gs_wb_probe_fn, p, "gs_probe/%d", cpu);
+	if (IS_ERR(t))
+		return false;
+	kthread_bind(t, cpu);
+	wake_up_process(t);
+	return true;
+}
+
+struct gs_wb_unlocked {
+	struct kunit *test;
+	struct gs_store *s;
+	struct gs_wb_probe p[GS_WB_PROBES];
+	bool in_time[GS_WB_PROBES];
+	int n;
+};
+
+/* Mid-write of a direct store: a probe on every CPU, in time. */
+static void gs_wb_hook_direct(struct gs_kbk *k, bool write, u64 b)
+{
+	struct gs_wb_unlocked *r = k->arg;
+	int cpu, i;
+
+	KUNIT_EXPECT_TRUE(r->test, write);
+	KUNIT_EXPECT_FALSE(r->test, mutex_is_locked(&r->s->wb_lock));
+	for_each_online_cpu(cpu) {
+		if (r->n == GS_WB_PROBES)
+			break;
+		if (gs_wb_probe_start(&r->p[r->n], cpu))
+			r->n++;
+	}
+	for (i = 0; i < r->n; i++)
+		r->in_time[i] = wait_for_completion_timeout(&r->p[i].done,
+							    5 * HZ);
+}
+
+/*
+ * A direct store holds no stream and no lock while it writes to the
+ * backing device: stores into the pool and reads on any CPU go on.
+ */
+static void gs_wb_direct_unlocked(struct kunit *test)
+{
+	struct gs_kbk *k;
+	struct gs_store *s = gs_kunit_wb_store(test, "lz4", 1024, 64, &k);
+	void *text = gs_wb_text(test, 5), *rnd = gs_kunit_random(test);
+	void *same = gs_kunit_same(test, 0x7777777777777777UL);
+	struct gs_wb_unlocked *r;
+	unsigned int len;
+	int i;
+
+	r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	r->test = test;
+	r->s = s;
+	gs_wb_write(test, s, 10, text);
+	gs_wb_write(test, s, 11, same);
+	for (i = 0; i < GS_WB_PROBES; i++) {
+		r->p[i] = (struct gs_wb_probe){
+			.s = s, .store_slot = 100 + i, .store_page = text,
+			.slots = { 10, 11, 12, 600 },
+			.want = { text, same, NULL, NULL }, .nr = 4,
+		};
+	}
+	WRITE_ONCE(s->direct, GS_DIRECT_INCOMP);
+	k->hook = gs_wb_hook_direct;
+	k->arg = r;
+	k->hook_runs = 1;
+	gs_wb_write(test, s, 0, rnd);
+	KUNIT_EXPECT_GT(test, r->n, 0);
+	for (i = 0; i < r->n; i++) {
+		/* The timed wait took the completion if it came in time. */
+		if (!r->in_time[i])
+			wait_for_completion(&r->p[i].done);
+		KUNIT_EXPECT_TRUE_MSG(test, r->in_time[i],
+				      "probe %d waited for the backing write", i);
+		KUNIT_EXPECT_EQ(test, r->p[i].ret, 0);
+		gs_wb_expect(test, s, 100 + i, text);
+	}
+	KUNIT_EXPECT_EQ(test, gs_store_kind(s, 0, &len), GS_KIND_WRITTEN_BACK);
+	KUNIT_EXPECT_EQ(test, len, PAGE_SIZE);
+	gs_wb_expect(test, s, 0, rnd);
+	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0L);
+}
+
+/*
+ * Reads of EMPTY, SAME and RAW slots need no stream: they go on while the
+ * stream of their CPU is taken (by a store that waits for memory, say).
+ */
+static void gs_wb_read_unlocked(struct kunit *test)
+{
+	struct gs_store *s = gs_kunit_store(test, "lz4", 1024);
+	void *same = gs_kunit_same(test, 0x0123456789abcdefUL);
+	void *rnd = gs_kunit_random(test);
+	struct gs_wb_probe *p;
+	struct gs_stream *st;
+	bool in_time;
+	int cpu;
+
+	p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	gs_wb_write(test, s, 1, same);
+	gs_wb_write(test, s, 2, rnd);
+	KUNIT_ASSERT_EQ(test, gs_wb_kind(s, 2), GS_KIND_RAW);
+	*p = (struct gs_wb_probe){
+		.s = s, .store_slot = U64_MAX,
+		.slots = { 1, 2, 3, 700 }, .want = { same, rnd, NULL, NULL },
+		.nr = 4,
+	};
+	/* The stream of this CPU, which the probe (bound to it) would take. */
+	migrate_disable();
+	cpu = smp_processor_id();
+	st = gs_stream_get(s->comp);
+	migrate_enable();
+	KUNIT_ASSERT_TRUE(test, gs_wb_probe_start(p, cpu));
+	in_time = wait_for_completion_timeout(&p->done, 5 * HZ);
+	gs_stream_put(st);
+	if (!in_time)
+		wait_for_completion(&p->done);
+	KUNIT_EXPECT_TRUE_MSG(test, in_time, "a read waited for a stream");
+	KUNIT_EXPECT_EQ(test, p->ret, 0);
+}
+
+/* Mid-copy of backing compaction: the page is freed and stored anew. */
+static void gs_wb_hook_relocate(struct gs_kbk *k, bool write, u64 b)
+{
+	struct gs_wb_race *r = k->arg;
+
+	KUNIT_EXPECT_FALSE(r->test, write);
+	KUNIT_EXPECT_TRUE(r->test, gs_store_entry(r->s, 7) & GS_FLAG_READING);
+	gs_store_free(r->s, 7);
+	/* Straight to the device (direct policy), never to slot @b. */
+	KUNIT_EXPECT_EQ(r->test, gs_store_write(r->s, 7, r->newp, GFP_KERNEL),
+			0);
+	KUNIT_EXPECT_NE(r->test, gs_entry_payload(gs_store_entry(r->s, 7)), b);
+}
+
+/*
+ * Backing compaction pins the entry it copies: a direct store of the same
+ * ghost slot meanwhile cannot get the backing slot being copied, and the
+ * old copy does not replace the new data.
+ */
+static void gs_wb_relocate_pin(struct kunit *test)
+{
+	struct gs_kbk *k;
+	struct gs_store *s = gs_kunit_wb_store(test, "lz4", 1024, 64, &k);
+	struct gs_wb_race r = { .test = test, .s = s };
+	void *old = gs_kunit_random(test);
+	u64 done, moved;
+
+	r.newp = gs_kunit_random(test);
+	gs_kunit_fill_slots(test, s, 0, 1, 4);
+	gs_wb_write(test, s, 7, old);
+	KUNIT_ASSERT_EQ(test, gs_store_writeback(s, GS_WB_ALL, U64_MAX, &done),
+			0);
+	KUNIT_ASSERT_EQ(test, done, 5ULL);
+	/* A hole below slot 7's page: compaction moves that page down. */
+	gs_store_free(s, 1);
+	WRITE_ONCE(s->direct, GS_DIRECT_HUGE);
+	k->hook = gs_wb_hook_relocate;
+	k->arg = &r;
+	k->hook_runs = 1;
+	gs_store_backing_compact(s, &moved);
+	KUNIT_EXPECT_EQ(test, k->hook_runs, 0);
+	gs_wb_expect(test, s, 7, r.newp);
+	KUNIT_EXPECT_EQ(test, gs_backing_used(s->bk), 4ULL);
+	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0L);
+	/* Compaction's own I/O is not in the zram columns. */
+	KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.bd_reads), 1);
+	KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.bd_writes), 6);
+	KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.bd_compact_reads), 2);
+	KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.bd_compact_writes), 2);
+}
+
+/*
+ * With the backing device full, or the budget spent, writeback cannot
+ * move a page: the shrinker reports nothing, no background writeback is
+ * started, nothing is copied for nothing; with room again, all resumes.
+ */
+static void gs_wb_stuck(struct kunit *test)
+{
+	struct gs_kbk *k;
+	struct gs_store *s = gs_kunit_wb_store(test, "lz4", 1024, 2, &k);
+	struct shrink_control sc = { .gfp_mask = GFP_KERNEL, .nr_to_scan = 8 };
+	struct shrinker *sh = s->shrinker;
+	void *rnd = gs_kunit_random(test);
+	unsigned int busy;
+	int i, writes;
+	u64 done;
+
+	for (i = 0; i < 160; i++) {
+		get_random_bytes(rnd, PAGE_SIZE);
+		gs_wb_write(test, s, i, rnd);
+	}
+	KUNIT_EXPECT_EQ(test, gs_store_writeback(s, GS_WB_ALL, 2, &done), 0);
+	KUNIT_EXPECT_EQ(test, done, 2ULL);
+	WRITE_ONCE(s->wb_shrinker, true);
+	KUNIT_EXPECT_EQ(test, sh->count_objects(sh, &sc), 0UL);
+	writes = atomic_read(&k->writes);
+	KUNIT_EXPECT_EQ(test, sh->scan_objects(sh, &sc), SHRINK_STOP);
+	KUNIT_EXPECT_EQ(test, gs_store_writeback(s, GS_WB_ALL, U64_MAX, &done),
+			-ENOSPC);
+	KUNIT_EXPECT_EQ(test, done, 0ULL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->writes), writes);
+
+	/*
+	 * Near the pool limit (but not over it: the store needs no room):
+	 * a background writeback would only wait here for wb_lock.
+	 */
+	WRITE_ONCE(s->limit_pages, gs_store_pool_pages(s) + 8);
+	mutex_lock(&s->wb_lock);
+	get_random_bytes(rnd, PAGE_SIZE);
+	gs_wb_write(test, s, 200, rnd);
+	busy = work_busy(&s->wb_work);
+	mutex_unlock(&s->wb_lock);
+	flush_work(&s->wb_work);
+	KUNIT_EXPECT_EQ(test, busy, 0U);
+	gs_wb_expect(test, s, 200, rnd);
+	WRITE_ONCE(s->limit_pages, 0);
+
+	/* A backing slot is freed: there is work again. */
+	gs_store_free(s, 0);
+	KUNIT_EXPECT_GT(test, sh->count_objects(sh, &sc), 0UL);
+	/* The budget: spent, nothing to do; given, work again. */
+	gs_store_set_wb_budget(s, 0);
+	gs_store_set_wb_limit_enable(s, true);
+	KUNIT_EXPECT_EQ(test, sh->count_objects(sh, &sc), 0UL);
+	KUNIT_EXPECT_EQ(test, sh->scan_objects(sh, &sc), SHRINK_STOP);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->writes), writes);
+	gs_store_set_wb_budget(s, 1);
+	KUNIT_EXPECT_GT(test, sh->count_objects(sh, &sc), 0UL);
+	KUNIT_EXPECT_EQ(test, sh->scan_objects(sh, &sc), 1UL);
+	KUNIT_EXPECT_EQ(test, gs_stat(&s->wb_budget), 0);
+	WRITE_ONCE(s->wb_shrinker, false);
+	KUNIT_EXPECT_EQ(test, gs_backing_used(s->bk), 2ULL);
+	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0L);
+}
+
+/*
+ * Destroying a store frees every slot and releases the backing store,
+ * even data where the store no longer looks (here: above a size that was
+ * made smaller under it, which the module itself never does).
+ */
+static void gs_wb_destroy_all(struct kunit *test)
+{
+	struct gs_store *s = gs_store_create("lz4", 4096);
+	void *p = gs_wb_text(test, 3);
+	atomic_t released = ATOMIC_INIT(0);
+	struct gs_kbk *k;
+	u64 done;
+
+	KUNIT_ASSERT_FALSE(test, IS_ERR(s));
+	KUNIT_ASSERT_EQ(test, gs_store_set_backing(s, gs_kbk_create(test, 64,
+								    &k)), 0);
+	WRITE_ONCE(s->wb_shrinker, false);
+	k->released = &released;
+	gs_wb_write(test, s, 10, p);
+	gs_wb_write(test, s, 3000, p);
+	gs_wb_write(test, s, 3001, p);
+	KUNIT_EXPECT_EQ(test, gs_store_writeback(s, GS_WB_ALL, 2, &done), 0);
+	s->nr_slots = 1024;
+	gs_store_destroy(s);
+	KUNIT_EXPECT_EQ(test, atomic_read(&released), 1);
+}
+
 /* ------------------------------------------------- races, at random */
 
 #define GS_WB_THREADS	3
@@ -869,6 +1233,7 @@ static struct kunit_case gs_wb_cases[] = {
 	KUNIT_CASE(gs_wb_modes),
 	KUNIT_CASE(gs_wb_cold),
 	KUNIT_CASE(gs_wb_budget),
+	KUNIT_CASE(gs_wb_budget_switch),
 	KUNIT_CASE(gs_wb_backing_full),
 	KUNIT_CASE(gs_wb_io_errors),
 	KUNIT_CASE(gs_wb_alloc_failure),
@@ -881,6 +1246,11 @@ static struct kunit_case gs_wb_cases[] = {
 	KUNIT_CASE(gs_wb_shrinker),
 	KUNIT_CASE_SLOW(gs_wb_idle_age),
 	KUNIT_CASE(gs_wb_bdev),
+	KUNIT_CASE(gs_wb_direct_unlocked),
+	KUNIT_CASE(gs_wb_read_unlocked),
+	KUNIT_CASE(gs_wb_relocate_pin),
+	KUNIT_CASE(gs_wb_stuck),
+	KUNIT_CASE(gs_wb_destroy_all),
 	KUNIT_CASE_SLOW(gs_wb_stress),
 	{}
 };

@@ -97,15 +97,21 @@ int gs_backing_alloc(struct gs_backing *bk, const u64 *owners,
 		if (!bc) {
 			/* A cluster nobody uses: all of it is free. */
 			xa_unlock(&bk->clusters);
+			/*
+			 * Failing only fails this writeback or direct store
+			 * (the pages stay where they are): no warning.
+			 */
 			if (!new) {
 				new = kmem_cache_zalloc(gs_bk_cluster_cache,
-							GFP_NOIO);
+							GFP_NOIO |
+							__GFP_NOWARN);
 				if (!new) {
 					got = -ENOMEM;
 					break;
 				}
 			}
-			ret = xa_insert(&bk->clusters, ci, new, GFP_NOIO);
+			ret = xa_insert(&bk->clusters, ci, new,
+					GFP_NOIO | __GFP_NOWARN);
 			if (ret == -ENOMEM) {
 				got = -ENOMEM;
 				break;
@@ -128,6 +134,7 @@ int gs_backing_alloc(struct gs_backing *bk, const u64 *owners,
 			}
 			bc->used += got;
 			bk->used += got;
+			bk->top = max(bk->top, base + i);
 			xa_unlock(&bk->clusters);
 			if (!low)
 				bk->cursor = base + i;
@@ -223,28 +230,56 @@ int gs_backing_write_wait(struct gs_bk_io *io)
 	return io->err;
 }
 
+/*
+ * From the top mark down: the cluster below it holds the last used slot,
+ * unless it is gone (its last slot was freed), then the mark moves below
+ * it. The mark only comes down by what was allocated above it before, so
+ * a series of calls (backing compaction: one per page moved) costs the
+ * pages moved plus the clusters skipped once, not a walk of every cluster
+ * per page.
+ */
 u64 gs_backing_last_used(struct gs_backing *bk)
 {
 	struct gs_bk_cluster *bc;
-	unsigned long ci, last = 0;
+	unsigned int skipped = 0;
 	u64 slot = U64_MAX;
-	bool any = false;
+	unsigned long ci;
 	int i;
 
 	xa_lock(&bk->clusters);
-	xa_for_each(&bk->clusters, ci, bc) {
-		last = ci;
-		any = true;
-	}
-	bc = any ? xa_load(&bk->clusters, last) : NULL;
-	for (i = GS_BK_CLUSTER_SLOTS - 1; bc && i >= 0; i--) {
-		if (bc->owner[i]) {
-			slot = ((u64)last << GS_BK_CLUSTER_SHIFT) + i;
+	while (bk->used && bk->top) {
+		ci = (bk->top - 1) >> GS_BK_CLUSTER_SHIFT;
+		bc = xa_load(&bk->clusters, ci);
+		for (i = (bk->top - 1) & (GS_BK_CLUSTER_SLOTS - 1); bc && i >= 0;
+		     i--) {
+			if (bc->owner[i]) {
+				slot = ((u64)ci << GS_BK_CLUSTER_SHIFT) + i;
+				break;
+			}
+		}
+		if (slot != U64_MAX) {
+			bk->top = slot + 1;
 			break;
 		}
+		/* Nothing in use at or above this cluster's first slot. */
+		bk->top = (u64)ci << GS_BK_CLUSTER_SHIFT;
+		if (++skipped % GS_BK_SKIP_BATCH == 0) {
+			/* Let frees (atomic context) in. */
+			xa_unlock(&bk->clusters);
+			cond_resched();
+			xa_lock(&bk->clusters);
+		}
 	}
+	if (!bk->used)
+		bk->top = 0;
 	xa_unlock(&bk->clusters);
 	return slot;
+}
+
+bool gs_backing_full(struct gs_backing *bk)
+{
+	/* A hint read without the lock: the allocator decides under it. */
+	return data_race(READ_ONCE(bk->used)) >= bk->nr_slots;
 }
 
 u64 gs_backing_used(struct gs_backing *bk)

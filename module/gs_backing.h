@@ -18,6 +18,9 @@
 #define GS_BK_CLUSTER_SHIFT	9
 #define GS_BK_CLUSTER_SLOTS	BIT(GS_BK_CLUSTER_SHIFT)	/* 512 */
 
+/* Missing clusters gs_backing_last_used() skips under one hold of the lock. */
+#define GS_BK_SKIP_BATCH	64
+
 /* The reverse map stores a ghost slot plus one: 0 is a free slot. */
 #define GS_BK_MAX_OWNER		((u64)U32_MAX - 1)
 
@@ -66,6 +69,11 @@ struct gs_backing {
 	struct mutex alloc_lock;
 	u64 cursor;			/* next-fit allocation, alloc_lock */
 	u64 used;			/* slots owned */
+	/*
+	 * Every slot in use is below it (it may be above the last one):
+	 * raised by allocations, lowered by gs_backing_last_used().
+	 */
+	u64 top;
 	atomic_long_t meta_bytes;	/* reverse map clusters */
 
 	/* Block device backing (gs_backing_open()). */
@@ -122,8 +130,14 @@ void gs_backing_write_start(struct gs_backing *bk, u64 slot,
 			    void *const *bufs, unsigned int nr,
 			    struct gs_bk_io *io);
 int gs_backing_write_wait(struct gs_bk_io *io);
-/* Highest slot in use, or U64_MAX if none. */
+/*
+ * Highest slot in use, or U64_MAX if none. May sleep: the reverse map's
+ * lock is held for one cluster's scan, or GS_BK_SKIP_BATCH lookups of
+ * missing clusters, at a time.
+ */
 u64 gs_backing_last_used(struct gs_backing *bk);
 u64 gs_backing_used(struct gs_backing *bk);
+/* No free slot (a hint: without the lock, it may change at once). */
+bool gs_backing_full(struct gs_backing *bk);
 
 #endif /* _GS_BACKING_H */

@@ -61,11 +61,12 @@ static void gs_stat_max(atomic_long_t *max, long val)
 		;
 }
 
-static struct gs_cluster *gs_cluster_alloc(gfp_t gfp)
+/* mempool_alloc_t: a cluster's header and its zeroed table page. */
+static void *gs_cluster_alloc(gfp_t gfp, void *data)
 {
 	struct gs_cluster *cl;
 
-	cl = kmem_cache_zalloc(gs_cluster_cache, gfp);
+	cl = kmem_cache_alloc(gs_cluster_cache, gfp);
 	if (!cl)
 		return NULL;
 	cl->table = (atomic_long_t *)get_zeroed_page(gfp);
@@ -73,19 +74,29 @@ static struct gs_cluster *gs_cluster_alloc(gfp_t gfp)
 		kmem_cache_free(gs_cluster_cache, cl);
 		return NULL;
 	}
-	spin_lock_init(&cl->lock);
 	return cl;
 }
 
-static void gs_cluster_release(struct gs_cluster *cl)
+/* mempool_free_t */
+static void gs_cluster_release(void *element, void *data)
 {
+	struct gs_cluster *cl = element;
+
 	free_page((unsigned long)cl->table);
 	kmem_cache_free(gs_cluster_cache, cl);
 }
 
+/* Back to the reserve if it is short, else freed. Any context. */
+static void gs_cluster_give(struct gs_store *s, struct gs_cluster *cl)
+{
+	mempool_free(cl, s->reserve);
+}
+
 static void gs_cluster_free_rcu(struct rcu_head *head)
 {
-	gs_cluster_release(container_of(head, struct gs_cluster, rcu));
+	struct gs_cluster *cl = container_of(head, struct gs_cluster, rcu);
+
+	gs_cluster_give(cl->store, cl);
 }
 
 /* Fault injection: should this allocation fail? */
@@ -96,6 +107,38 @@ static bool gs_fail_alloc(struct gs_store *s)
 		return false;
 	atomic_long_inc(&s->stats.injected);
 	return true;
+}
+
+/*
+ * A new empty cluster. The allocation is opportunistic (no warning: the
+ * caller fails the write and swap keeps the page); if it fails, a cluster
+ * comes from the reserve, which clusters refill as they are freed. The
+ * table of a cluster that comes back is all zero already: a cluster dies
+ * only once every slot is EMPTY.
+ */
+static struct gs_cluster *gs_cluster_new(struct gs_store *s, gfp_t gfp)
+{
+	struct gs_cluster *cl = NULL;
+	atomic_long_t *table;
+
+	if (!gs_fail_alloc(s))
+		cl = gs_cluster_alloc(gfp | __GFP_NOWARN, NULL);
+	if (!cl)
+		cl = mempool_alloc_preallocated(s->reserve);
+	if (!cl)
+		return NULL;
+	table = cl->table;
+	memset(cl, 0, sizeof(*cl));
+	cl->table = table;
+	spin_lock_init(&cl->lock);
+	return cl;
+}
+
+size_t gs_store_reserve_bytes(struct gs_store *s)
+{
+	/* A statistic: the mempool changes it under its own lock. */
+	return (size_t)data_race(READ_ONCE(s->reserve->curr_nr)) *
+	       gs_cluster_bytes();
 }
 
 /* Publish a cluster that was allocated and inserted: update the counters. */
@@ -133,13 +176,14 @@ struct gs_cluster *gs_cluster_get(struct gs_store *s, unsigned long ci,
 		if (!gfp)
 			return NULL;
 		if (!new) {
-			new = gs_fail_alloc(s) ? NULL : gs_cluster_alloc(gfp);
+			new = gs_cluster_new(s, gfp);
 			if (!new)
 				return ERR_PTR(-ENOMEM);
 		}
-		old = xa_cmpxchg(&s->clusters, ci, NULL, new, gfp);
+		old = xa_cmpxchg(&s->clusters, ci, NULL, new,
+				 gfp | __GFP_NOWARN);
 		if (xa_is_err(old)) {
-			gs_cluster_release(new);
+			gs_cluster_give(s, new);
 			return ERR_PTR(xa_err(old));
 		}
 		if (!old) {
@@ -153,7 +197,7 @@ struct gs_cluster *gs_cluster_get(struct gs_store *s, unsigned long ci,
 		/* Else we lost a race with another creator: use theirs. */
 	}
 	if (new)
-		gs_cluster_release(new);
+		gs_cluster_give(s, new);
 	return cl;
 }
 
@@ -192,6 +236,7 @@ void gs_cluster_put(struct gs_store *s, unsigned long ci,
 		return;
 	}
 	cl->dead = true;
+	cl->store = s;
 	xa_erase(&s->clusters, ci);
 	spin_unlock(&cl->lock);
 	atomic_long_dec(&s->stats.clusters);
@@ -336,8 +381,12 @@ static int gs_store_pack(struct gs_store *s, const void *src, gfp_t gfp,
 		zs_free(s->pool, handle);
 		return -EIO;
 	}
-	/* Nearing the limit: start writing back in the background. */
-	if (s->bk && gs_pool_over(s, pages + READ_ONCE(s->limit_pages) / 16))
+	/*
+	 * Nearing the limit: start writing back in the background, unless
+	 * writeback cannot move anything (backing device full, budget spent).
+	 */
+	if (s->bk && gs_pool_over(s, pages + READ_ONCE(s->limit_pages) / 16) &&
+	    gs_wb_can_progress(s))
 		queue_work(s->wq, &s->wb_work);
 	*aux = kind == GS_KIND_COMPRESSED ? len : 0;
 	*e = gs_entry(kind, flags, payload);
@@ -531,7 +580,7 @@ static int __gs_store_read(struct gs_store *s, u64 slot, void *dst,
 {
 	unsigned long ci = slot >> GS_CLUSTER_SHIFT;
 	unsigned int i = slot & (GS_CLUSTER_SLOTS - 1);
-	struct gs_stream *st;
+	struct gs_stream *st = NULL;
 	struct gs_cluster *cl;
 	unsigned int len = 0;
 	unsigned long e;
@@ -540,15 +589,24 @@ static int __gs_store_read(struct gs_store *s, u64 slot, void *dst,
 	if (slot >= s->nr_slots)
 		return -EINVAL;
 again:
-	/* Taken first: the stream's mutex may sleep, the cluster lock not. */
-	st = gs_stream_get(s->comp);
 	cl = gs_cluster_get(s, ci, 0);
 	if (!cl) {
-		gs_stream_put(st);
+		if (st)
+			gs_stream_put(st);
 		memset(dst, 0, PAGE_SIZE);
 		return 0;
 	}
 	e = atomic_long_read(&cl->table[i]);
+	/*
+	 * Only a compressed object needs a stream (its buffer, to decompress
+	 * from). Its mutex may sleep, the cluster lock must not: take the
+	 * stream, then look again.
+	 */
+	if (gs_entry_kind(e) == GS_KIND_COMPRESSED && !st) {
+		spin_unlock(&cl->lock);
+		st = gs_stream_get(s->comp);
+		goto again;
+	}
 	/* Accessed: no longer idle. */
 	if (e & GS_FLAG_IDLE && gs_entry_kind(e) != GS_KIND_WRITTEN_BACK)
 		atomic_long_set(&cl->table[i], e & ~GS_FLAG_IDLE);
@@ -568,7 +626,11 @@ again:
 		gs_obj_copy(s, e, st->buf, len);
 		break;
 	case GS_KIND_WRITTEN_BACK:
-		gs_stream_put(st);
+		/* Never a stream across backing I/O. */
+		if (st) {
+			gs_stream_put(st);
+			st = NULL;
+		}
 		if (nowait) {
 			spin_unlock(&cl->lock);
 			return -EAGAIN;
@@ -579,8 +641,6 @@ again:
 			schedule_timeout_uninterruptible(1);
 			goto again;
 		}
-		if (ret)
-			atomic_long_inc(&s->stats.failed_reads);
 		return ret;
 	default:
 		ret = -EIO;
@@ -594,7 +654,8 @@ again:
 					   slot, gs_comp_name(s->comp), len,
 					   ret);
 	}
-	gs_stream_put(st);
+	if (st)
+		gs_stream_put(st);
 	return ret;
 }
 
@@ -622,27 +683,41 @@ void gs_store_free(struct gs_store *s, u64 slot)
 	gs_cluster_put(s, ci, cl);
 }
 
-u64 gs_store_free_range(struct gs_store *s, u64 first, u64 nr)
+/*
+ * Free [first, end), any slot (not only those below nr_slots). A cluster
+ * lock is held for GS_FREE_BATCH slots at a time, then dropped: a free of
+ * a slot of that cluster from swap_slot_free_notify() spins on it at most
+ * that long.
+ */
+static u64 __gs_store_free_range(struct gs_store *s, u64 first, u64 end)
 {
-	u64 end = min(first + nr, s->nr_slots), freed = 0;
-	unsigned long ci = first >> GS_CLUSTER_SHIFT;
-	unsigned long last, lo, hi, i;
+	unsigned long ci, last;
 	struct gs_cluster *cl;
+	u64 freed = 0, i, hi;
 
 	if (first >= end)
 		return 0;
 	last = (end - 1) >> GS_CLUSTER_SHIFT;
-	while ((cl = gs_cluster_next(s, &ci, last))) {
-		lo = max_t(u64, first, (u64)ci << GS_CLUSTER_SHIFT);
-		hi = min_t(u64, end, ((u64)ci + 1) << GS_CLUSTER_SHIFT);
-		for (i = lo; i < hi; i++)
+	while (first < end) {
+		ci = first >> GS_CLUSTER_SHIFT;
+		cl = gs_cluster_next(s, &ci, last);
+		if (!cl)
+			break;
+		first = max_t(u64, first, (u64)ci << GS_CLUSTER_SHIFT);
+		hi = min3(end, ((u64)ci + 1) << GS_CLUSTER_SHIFT,
+			  first + GS_FREE_BATCH);
+		for (i = first; i < hi; i++)
 			freed += gs_slot_clear(s, cl, i & (GS_CLUSTER_SLOTS - 1));
 		gs_cluster_put(s, ci, cl);
-		if (ci++ == last)
-			break;
+		first = hi;
 		cond_resched();
 	}
 	return freed;
+}
+
+u64 gs_store_free_range(struct gs_store *s, u64 first, u64 nr)
+{
+	return __gs_store_free_range(s, first, min(first + nr, s->nr_slots));
 }
 
 enum gs_kind gs_store_kind(struct gs_store *s, u64 slot, unsigned int *len)
@@ -729,14 +804,19 @@ struct gs_store *gs_store_create(const char *alg, u64 nr_slots)
 	xa_init(&s->clusters);
 	s->nr_slots = nr_slots;
 	mutex_init(&s->wb_lock);
+	spin_lock_init(&s->wb_limit_lock);
 	INIT_WORK(&s->wb_work, gs_wb_work);
 	s->wb_shrinker = true;
 	/* zsmalloc wants a distinct name per pool (debugfs). */
 	snprintf(name, sizeof(name), "ghostswap%d",
 		 atomic_inc_return(&pool_id));
+	s->reserve = mempool_create(GS_CLUSTER_RESERVE, gs_cluster_alloc,
+				    gs_cluster_release, NULL);
+	if (!s->reserve)
+		goto out_free;
 	s->pool = zs_create_pool(name);
 	if (!s->pool)
-		goto out_free;
+		goto out_reserve;
 	s->huge_size = zs_huge_class_size(s->pool);
 	s->comp = gs_comp_create(alg);
 	if (IS_ERR(s->comp)) {
@@ -747,6 +827,8 @@ struct gs_store *gs_store_create(const char *alg, u64 nr_slots)
 
 out_pool:
 	zs_destroy_pool(s->pool);
+out_reserve:
+	mempool_destroy(s->reserve);
 out_free:
 	kfree(s);
 	return ERR_PTR(ret);
@@ -754,16 +836,24 @@ out_free:
 
 void gs_store_destroy(struct gs_store *s)
 {
-	/* No writeback may run while the slots go. */
+	/*
+	 * Stop what runs on its own (the shrinker, the background writeback;
+	 * waits for them), then free every slot: all clusters there are,
+	 * wherever they are. The backing store goes whatever it still holds
+	 * (it would only hold something if I/O ran concurrently, which the
+	 * caller excludes): nothing of it is ever left behind.
+	 */
 	gs_store_wb_exit(s);
-	gs_store_free_range(s, 0, s->nr_slots);
-	gs_store_clear_backing(s);
+	__gs_store_free_range(s, 0, U64_MAX);
+	WARN_ON(atomic_long_read(&s->stats.slots_used));
+	gs_store_release_backing(s);
 	WARN_ON(!xa_empty(&s->clusters));
 	xa_destroy(&s->clusters);
 	gs_comp_destroy(s->comp);
 	zs_destroy_pool(s->pool);
-	/* Let the RCU callbacks give the memory back before we return. */
+	/* The RCU callbacks give dead clusters to the reserve: wait for them. */
 	rcu_barrier();
+	mempool_destroy(s->reserve);
 	kfree(s);
 }
 
@@ -771,6 +861,16 @@ int gs_core_init(void)
 {
 	int ret;
 
+	/*
+	 * Tag-based KASAN (software tags, or MTE's hardware tags on arm64)
+	 * keeps a tag in bits 56..63 of slab pointers, zsmalloc's handles
+	 * included; the table keeps bits 3..58 of a handle and cannot hold
+	 * one (see gs_table.h). Refuse to load rather than fail every store.
+	 */
+	if (IS_ENABLED(CONFIG_KASAN_SW_TAGS) || IS_ENABLED(CONFIG_KASAN_HW_TAGS)) {
+		pr_err("kernels with tag-based KASAN are not supported: tagged zsmalloc handles do not fit the slot table\n");
+		return -EOPNOTSUPP;
+	}
 	/* Unmerged, so that its slab counters show exactly our clusters. */
 	gs_cluster_cache = KMEM_CACHE(gs_cluster, SLAB_NO_MERGE);
 	if (!gs_cluster_cache)

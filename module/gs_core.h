@@ -9,6 +9,7 @@
 #define _GS_CORE_H
 
 #include <linux/atomic.h>
+#include <linux/mempool.h>
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
 #include <linux/spinlock.h>
@@ -32,7 +33,10 @@ struct gs_cluster {
 		/* 12 bits per slot, see gs_aux_get() */
 		u8 aux[GS_AUX_BYTES];
 		/* Once dead: nobody reads aux any more. */
-		struct rcu_head rcu;
+		struct {
+			struct rcu_head rcu;
+			struct gs_store *store;	/* whose reserve takes it */
+		};
 	};
 };
 
@@ -58,6 +62,9 @@ struct gs_stats {
 	atomic_long_t bd_write_errors;	/* pages whose write failed */
 	atomic_long_t bd_read_errors;	/* pages whose read failed */
 	atomic_long_t bd_relocated;	/* pages moved by backing compaction */
+	/* Backing compaction's own I/O, not in bd_reads/bd_writes. */
+	atomic_long_t bd_compact_reads;
+	atomic_long_t bd_compact_writes;
 	atomic_long_t wb_buffer_bytes;	/* writeback batch buffers */
 	atomic_long_t injected;		/* allocation failures injected */
 };
@@ -79,6 +86,14 @@ enum gs_direct {
 	GS_DIRECT_INCOMP,	/* what did not compress at all */
 };
 
+/*
+ * Clusters a store keeps in reserve for the first store into a range when
+ * memory is short (4888 bytes each), refilled by clusters that are freed.
+ */
+#define GS_CLUSTER_RESERVE	4
+/* Slots freed under one hold of a cluster lock by gs_store_free_range(). */
+#define GS_FREE_BATCH		64
+
 #define GS_WB_BATCH		32	/* pages per writeback batch */
 #define GS_WB_DEPTH		2	/* batches in flight at once */
 
@@ -92,6 +107,8 @@ struct gs_store {
 	size_t huge_size;		/* objects this big are stored RAW */
 	unsigned long limit_pages;	/* pool limit, 0: none */
 	struct gs_stats stats;
+	/* Clusters for when memory is short (GS_CLUSTER_RESERVE of them). */
+	mempool_t *reserve;
 	/* Fault injection (debugfs): fail this many allocations. */
 	atomic_t fail_alloc;
 
@@ -100,6 +117,8 @@ struct gs_store {
 	struct mutex wb_lock;		/* one writeback at a time */
 	struct gs_wb_batch *wb;		/* GS_WB_DEPTH batches, wb_lock */
 	u64 wb_hand;			/* clock hand of GS_WB_COLD */
+	/* Covers changes of the budget and of wb_limit_enable together. */
+	spinlock_t wb_limit_lock;
 	atomic_long_t wb_budget;	/* pages left, if wb_limit_enable */
 	bool wb_limit_enable;
 	bool wb_shrinker;		/* write back under memory pressure */
@@ -137,7 +156,10 @@ int gs_store_write_nowait(struct gs_store *s, u64 slot, const void *src,
 int gs_store_read_nowait(struct gs_store *s, u64 slot, void *dst);
 /* Frees one slot; never sleeps (called under the swap core's spinlock). */
 void gs_store_free(struct gs_store *s, u64 slot);
-/* Frees [first, first + nr); may sleep. Returns the number of slots freed. */
+/*
+ * Frees [first, first + nr); may sleep. Returns the number of slots freed.
+ * Holds a cluster lock for GS_FREE_BATCH slots at most at a time.
+ */
 u64 gs_store_free_range(struct gs_store *s, u64 first, u64 nr);
 
 /* Pool pages in use (zsmalloc's count) and compaction. */
@@ -147,6 +169,8 @@ unsigned long gs_store_compact(struct gs_store *s);
 
 /* Bytes one cluster costs: its header (slab object) and its table. */
 size_t gs_cluster_bytes(void);
+/* Bytes of the clusters held in the store's reserve now. */
+size_t gs_store_reserve_bytes(struct gs_store *s);
 /*
  * Kind of a slot's entry, for tests and debugging; *@len (if not NULL)
  * gets the bytes it takes in the pool.
@@ -175,8 +199,11 @@ int gs_store_writeback(struct gs_store *s, enum gs_wb_mode mode, u64 max,
 		       u64 *done);
 /* Mark COMPRESSED and RAW entries idle: all, or those stored >= @age s ago. */
 void gs_store_mark_idle(struct gs_store *s, u64 age);
-/* Writeback budget: @pages, or no budget (@enable false). */
-void gs_store_set_wb_limit(struct gs_store *s, bool enable, u64 pages);
+/* Writeback budget: use it (or not), and set what is left of it. */
+void gs_store_set_wb_limit_enable(struct gs_store *s, bool enable);
+void gs_store_set_wb_budget(struct gs_store *s, u64 pages);
+/* Can writeback make progress: a backing device with room, budget left? */
+bool gs_wb_can_progress(struct gs_store *s);
 /*
  * Move written-back pages down to fill holes on the backing device, so
  * that it is used from its start on. *@moved gets the pages moved.
@@ -210,5 +237,6 @@ int gs_store_write_backing(struct gs_store *s, u64 slot, const void *src,
 			   gfp_t gfp);
 void gs_store_reclaim(struct gs_store *s, unsigned long target);
 void gs_store_wb_exit(struct gs_store *s);
+void gs_store_release_backing(struct gs_store *s);
 
 #endif /* _GS_CORE_H */

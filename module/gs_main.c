@@ -140,11 +140,13 @@ MODULE_PARM_DESC(comp_algorithm,
 
 /* ---------------------------------------------------------------- I/O */
 
+/*
+ * Every failure is an I/O error: BLK_STS_RESOURCE asks blk-mq to retry a
+ * request, which means nothing for a bio-based driver's bio.
+ */
 static blk_status_t gs_errno_to_blk(int err)
 {
-	if (!err)
-		return BLK_STS_OK;
-	return err == -ENOMEM ? BLK_STS_RESOURCE : BLK_STS_IOERR;
+	return err ? BLK_STS_IOERR : BLK_STS_OK;
 }
 
 static int gs_slot_rw(struct gs_store *s, u64 slot, void *p, bool write,
@@ -192,7 +194,8 @@ static int gs_rw(struct gs_dev *d, struct bio *bio, bool nowait)
 					flush_dcache_page(bv.bv_page);
 			} else {
 				if (!bounce) {
-					bounce = kmalloc(PAGE_SIZE, GFP_NOIO);
+					bounce = kmalloc(PAGE_SIZE, GFP_NOIO |
+							 __GFP_NOWARN);
 					if (!bounce) {
 						err = -ENOMEM;
 						break;
@@ -226,6 +229,7 @@ static int gs_rw(struct gs_dev *d, struct bio *bio, bool nowait)
 			break;
 	}
 	kfree(bounce);
+	/* The one place that counts failed bios (the store counts none). */
 	if (err && err != -EAGAIN)
 		atomic_long_inc(write ? &s->stats.failed_writes :
 				&s->stats.failed_reads);
@@ -274,15 +278,23 @@ static void gs_punt_work(struct work_struct *work)
 	memalloc_noio_restore(noio);
 }
 
+/*
+ * The list of the CPU we happen to run on, chosen without disabling
+ * preemption: its spinlock_t is a sleeping lock on PREEMPT_RT, which must
+ * not be taken inside get_cpu_ptr()'s preempt-disabled section. The list
+ * is per CPU only to spread the work; its lock covers it from any CPU, so
+ * being moved to another CPU after choosing one is harmless (the bio
+ * waits on that CPU's list, whose worker drains it). Simpler than a
+ * local_lock and correct on both kinds of kernel.
+ */
 static void gs_punt(struct gs_dev *d, struct bio *bio)
 {
-	struct gs_punt *p = get_cpu_ptr(d->punt);
+	struct gs_punt *p = per_cpu_ptr(d->punt, raw_smp_processor_id());
 
 	spin_lock(&p->lock);
 	bio_list_add(&p->bios, bio);
 	spin_unlock(&p->lock);
 	queue_work(d->io_wq, &p->work);
-	put_cpu_ptr(d->punt);
 }
 
 static void gs_submit_bio(struct bio *bio)
@@ -495,13 +507,13 @@ static ssize_t comp_algorithm_store(struct device *dev,
 				    struct device_attribute *attr,
 				    const char *buf, size_t len)
 {
-	char alg[64];
+	char name[64], *alg;
 	int ret;
 
-	if (len >= sizeof(alg))
+	if (len >= sizeof(name))
 		return -EINVAL;
-	strscpy(alg, buf, sizeof(alg));
-	strim(alg);
+	strscpy(name, buf, sizeof(name));
+	alg = strim(name);
 	if (!*alg)
 		return -EINVAL;
 	ret = gs_reconfigure(dev_to_gs(dev), true, gs_do_set_alg, alg);
@@ -600,7 +612,8 @@ static DEVICE_ATTR_RO(mm_stat);
 
 /*
  * clusters, peak clusters, used slots, metadata bytes (cluster headers and
- * tables), metadata bytes per used slot (two decimals), stream bytes.
+ * tables), metadata bytes per used slot (two decimals), stream bytes,
+ * bytes of the clusters held in reserve.
  */
 static ssize_t cluster_stat_show(struct device *dev,
 				 struct device_attribute *attr, char *buf)
@@ -615,11 +628,12 @@ static ssize_t cluster_stat_show(struct device *dev,
 	meta = atomic_long_read(&st->meta_bytes);
 	if (used)
 		per = DIV_ROUND_CLOSEST(meta * 100, used);
-	return sysfs_emit(buf, "%8ld %8ld %8lu %8lu %5lu.%02lu %8zu\n",
+	return sysfs_emit(buf, "%8ld %8ld %8lu %8lu %5lu.%02lu %8zu %8zu\n",
 			  atomic_long_read(&st->clusters),
 			  atomic_long_read(&st->clusters_peak), used, meta,
 			  per / 100, per % 100,
-			  gs_comp_bytes(d->store->comp));
+			  gs_comp_bytes(d->store->comp),
+			  gs_store_reserve_bytes(d->store));
 }
 static DEVICE_ATTR_RO(cluster_stat);
 
@@ -668,19 +682,16 @@ static ssize_t backing_dev_store(struct device *dev,
 				 struct device_attribute *attr,
 				 const char *buf, size_t len)
 {
-	char *path;
+	char *copy, *path;
 	int ret;
 
-	path = kstrndup(buf, len, GFP_KERNEL);
-	if (!path)
+	copy = kstrndup(buf, len, GFP_KERNEL);
+	if (!copy)
 		return -ENOMEM;
-	strim(path);
-	if (!*path) {
-		kfree(path);
-		return -EINVAL;
-	}
-	ret = gs_reconfigure(dev_to_gs(dev), true, gs_do_set_backing, path);
-	kfree(path);
+	path = strim(copy);
+	ret = *path ? gs_reconfigure(dev_to_gs(dev), true, gs_do_set_backing,
+				     path) : -EINVAL;
+	kfree(copy);
 	return ret ? ret : len;
 }
 
@@ -789,8 +800,7 @@ static ssize_t writeback_limit_enable_store(struct device *dev,
 	if (kstrtobool(buf, &on))
 		return -EINVAL;
 	guard(rwsem_read)(&d->conf_lock);
-	gs_store_set_wb_limit(d->store, on,
-			      atomic_long_read(&d->store->wb_budget));
+	gs_store_set_wb_limit_enable(d->store, on);
 	return len;
 }
 
@@ -815,8 +825,7 @@ static ssize_t writeback_limit_store(struct device *dev,
 	if (kstrtou64(buf, 10, &pages) || pages > LONG_MAX)
 		return -EINVAL;
 	guard(rwsem_read)(&d->conf_lock);
-	gs_store_set_wb_limit(d->store, READ_ONCE(d->store->wb_limit_enable),
-			      pages);
+	gs_store_set_wb_budget(d->store, pages);
 	return len;
 }
 
@@ -910,7 +919,8 @@ static DEVICE_ATTR_WO(backing_compact);
 /*
  * zram's three columns (pages on the backing device, pages read, pages
  * written), then: reverse map clusters, bytes of the tier's metadata and
- * buffers, pages that failed to write, to read, pages relocated.
+ * buffers, pages that failed to write, to read, pages relocated, and the
+ * pages backing compaction read and wrote (not in zram's columns).
  */
 static ssize_t bd_stat_show(struct device *dev, struct device_attribute *attr,
 			    char *buf)
@@ -927,14 +937,16 @@ static ssize_t bd_stat_show(struct device *dev, struct device_attribute *attr,
 		used = gs_backing_used(bk);
 		meta = atomic_long_read(&bk->meta_bytes);
 	}
-	return sysfs_emit(buf, "%8llu %8ld %8ld %8llu %8llu %8ld %8ld %8ld\n",
+	return sysfs_emit(buf, "%8llu %8ld %8ld %8llu %8llu %8ld %8ld %8ld %8ld %8ld\n",
 			  used, atomic_long_read(&st->bd_reads),
 			  atomic_long_read(&st->bd_writes),
 			  meta / gs_bk_cluster_bytes(),
 			  meta + atomic_long_read(&st->wb_buffer_bytes),
 			  atomic_long_read(&st->bd_write_errors),
 			  atomic_long_read(&st->bd_read_errors),
-			  atomic_long_read(&st->bd_relocated));
+			  atomic_long_read(&st->bd_relocated),
+			  atomic_long_read(&st->bd_compact_reads),
+			  atomic_long_read(&st->bd_compact_writes));
 }
 static DEVICE_ATTR_RO(bd_stat);
 

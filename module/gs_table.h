@@ -50,9 +50,13 @@
  * A zsmalloc handle is the address of an 8-byte aligned slab object; the
  * payload keeps its bits 3..58 and decoding sign-extends bit 58. That is
  * exact for kernel addresses on x86-64 (4- and 5-level paging) and arm64,
- * and for UML's low addresses. The encoding is checked on every store
- * (gs_handle_encode() fails if the round trip is not exact), so another
- * address layout fails writes cleanly rather than losing data.
+ * and for UML's low addresses, as long as the pointers carry no tag: with
+ * tag-based KASAN (arm64 software tags or MTE hardware tags), bits 56..63
+ * of a slab pointer hold a tag that bits 3..58 cannot keep, so the module
+ * refuses to load on such kernels (gs_core_init()). The encoding is also
+ * checked on every store (gs_handle_encode() fails if the round trip is
+ * not exact), so another address layout fails writes cleanly rather than
+ * losing data.
  *
  * Cost per slot: 8 bytes of word + 1.5 bytes of aux; with the cluster
  * header (lock, store time, counters, table pointer: 24 bytes on top of

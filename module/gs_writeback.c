@@ -74,6 +74,7 @@ struct gs_wb_run {
 struct gs_wb_batch {
 	unsigned int n;		/* candidates */
 	unsigned int nr_runs;	/* writes started */
+	bool charged;		/* its pages came out of the budget */
 	void *bufs[GS_WB_BATCH];
 	u64 owners[GS_WB_BATCH];
 	struct gs_wb_cand cand[GS_WB_BATCH];
@@ -84,32 +85,65 @@ struct gs_wb_batch {
 
 /* ------------------------------------------------------------- budget */
 
-/* Take up to @want pages of the writeback budget. */
-static u64 gs_budget_take(struct gs_store *s, u64 want)
+/*
+ * Take up to @want pages of the writeback budget. *@charged says whether
+ * they came out of it (the budget is in use): what is given back goes
+ * back only then, even if the budget was switched on or off meanwhile.
+ */
+static u64 gs_budget_take(struct gs_store *s, u64 want, bool *charged)
 {
-	long old, take;
+	u64 take = want;
 
-	if (!READ_ONCE(s->wb_limit_enable))
-		return want;
-	old = atomic_long_read(&s->wb_budget);
-	do {
-		take = min_t(long, old, want);
-		if (take <= 0)
-			return 0;
-	} while (!atomic_long_try_cmpxchg(&s->wb_budget, &old, old - take));
+	spin_lock(&s->wb_limit_lock);
+	*charged = s->wb_limit_enable;
+	if (*charged) {
+		take = min_t(u64, want, atomic_long_read(&s->wb_budget));
+		atomic_long_sub(take, &s->wb_budget);
+	}
+	spin_unlock(&s->wb_limit_lock);
 	return take;
 }
 
-static void gs_budget_give(struct gs_store *s, u64 pages)
+static void gs_budget_give(struct gs_store *s, u64 pages, bool charged)
 {
-	if (pages && READ_ONCE(s->wb_limit_enable))
-		atomic_long_add(pages, &s->wb_budget);
+	if (!pages || !charged)
+		return;
+	spin_lock(&s->wb_limit_lock);
+	atomic_long_add(pages, &s->wb_budget);
+	spin_unlock(&s->wb_limit_lock);
 }
 
-void gs_store_set_wb_limit(struct gs_store *s, bool enable, u64 pages)
+/*
+ * Switching the budget on or off leaves what is left of it alone, and
+ * setting it leaves the switch alone: neither can undo a take.
+ */
+void gs_store_set_wb_limit_enable(struct gs_store *s, bool enable)
 {
-	atomic_long_set(&s->wb_budget, min_t(u64, pages, LONG_MAX));
+	spin_lock(&s->wb_limit_lock);
 	WRITE_ONCE(s->wb_limit_enable, enable);
+	spin_unlock(&s->wb_limit_lock);
+}
+
+void gs_store_set_wb_budget(struct gs_store *s, u64 pages)
+{
+	spin_lock(&s->wb_limit_lock);
+	atomic_long_set(&s->wb_budget, min_t(u64, pages, LONG_MAX));
+	spin_unlock(&s->wb_limit_lock);
+}
+
+/*
+ * Can a writeback move anything: a backing device with a free slot, and
+ * budget left if it is in use? If not, the shrinker reports nothing to
+ * do and the background writeback is not started, until it can again.
+ */
+bool gs_wb_can_progress(struct gs_store *s)
+{
+	struct gs_backing *bk = s->bk;
+
+	if (!bk || gs_backing_full(bk))
+		return false;
+	return !READ_ONCE(s->wb_limit_enable) ||
+	       atomic_long_read(&s->wb_budget) > 0;
 }
 
 /* ------------------------------------------------------------ collect */
@@ -144,6 +178,15 @@ static bool gs_wb_wanted(unsigned long e, enum gs_wb_mode mode, bool *mark)
 }
 
 /*
+ * What one hold of a cluster lock may do while collecting: look at
+ * GS_HOLD_SCAN entries and copy GS_HOLD_COPY objects (16 KiB) at most.
+ * Then the lock is dropped and taken again: a free of a slot of that
+ * cluster (swap_slot_free_notify(), atomic) spins at most that long.
+ */
+#define GS_HOLD_SCAN	128
+#define GS_HOLD_COPY	4
+
+/*
  * Collect up to @max candidates into @wb at slots from *@pos up to the
  * end of the address space, advancing *@pos past what was looked at.
  */
@@ -151,8 +194,8 @@ static unsigned int gs_wb_collect(struct gs_store *s, struct gs_wb_batch *wb,
 				  enum gs_wb_mode mode, u64 *pos,
 				  unsigned int max)
 {
+	unsigned int n = 0, i, end, len, copied;
 	struct gs_cluster *cl;
-	unsigned int n = 0, i, len;
 	unsigned long ci, e;
 	bool mark;
 	u64 base;
@@ -167,7 +210,10 @@ static unsigned int gs_wb_collect(struct gs_store *s, struct gs_wb_batch *wb,
 		base = (u64)ci << GS_CLUSTER_SHIFT;
 		if (base > *pos)
 			*pos = base;
-		for (i = *pos - base; i < GS_CLUSTER_SLOTS && n < max; i++) {
+		i = *pos - base;
+		end = min_t(unsigned int, GS_CLUSTER_SLOTS, i + GS_HOLD_SCAN);
+		for (copied = 0; i < end && n < max && copied < GS_HOLD_COPY;
+		     i++) {
 			struct gs_wb_cand *c = &wb->cand[n];
 
 			e = atomic_long_read(&cl->table[i]);
@@ -189,6 +235,7 @@ static unsigned int gs_wb_collect(struct gs_store *s, struct gs_wb_batch *wb,
 			c->b = GS_NO_SLOT;
 			c->err = 0;
 			n++;
+			copied++;
 		}
 		*pos = base + i;
 		spin_unlock(&cl->lock);
@@ -321,7 +368,7 @@ static u64 gs_wb_settle(struct gs_store *s, struct gs_wb_batch *wb, int *err)
 			moved++;
 		/* Only pages that reached the device use budget. */
 		else if (c->b == GS_NO_SLOT || c->err)
-			gs_budget_give(s, 1);
+			gs_budget_give(s, 1, wb->charged);
 	}
 	return moved;
 }
@@ -349,6 +396,12 @@ static int __gs_store_writeback(struct gs_store *s, enum gs_wb_mode mode,
 			break;
 		if (cold)
 			pos = s->wb_hand;
+		/* Full: collecting would copy and flag pages for nothing. */
+		if (gs_backing_full(s->bk)) {
+			mutex_unlock(&s->wb_lock);
+			ret = -ENOSPC;
+			break;
+		}
 		/*
 		 * Fill the round's batches: each one is collected while the
 		 * writes of the one before are in flight.
@@ -358,10 +411,10 @@ static int __gs_store_writeback(struct gs_store *s, enum gs_wb_mode mode,
 			struct gs_wb_batch *wb = &s->wb[nb++];
 
 			want = gs_budget_take(s, min_t(u64, max - *done - queued,
-						       GS_WB_BATCH));
+						       GS_WB_BATCH), &wb->charged);
 			wb->n = want ? gs_wb_collect(s, wb, mode, &pos, want) : 0;
 			wb->nr_runs = 0;
-			gs_budget_give(s, want - wb->n);
+			gs_budget_give(s, want - wb->n, wb->charged);
 			err = wb->n ? gs_wb_start(s, wb) : 0;
 			queued += wb->n;
 			if (err)
@@ -412,7 +465,8 @@ void gs_store_reclaim(struct gs_store *s, unsigned long target)
 	u64 done;
 	int i;
 
-	for (i = 0; i < 64 && zs_get_total_pages(s->pool) > target; i++) {
+	for (i = 0; i < 64 && zs_get_total_pages(s->pool) > target &&
+	     gs_wb_can_progress(s); i++) {
 		__gs_store_writeback(s, GS_WB_COLD, GS_WB_BATCH * GS_WB_DEPTH,
 				     0, &done);
 		if (!done) {
@@ -440,7 +494,8 @@ static unsigned long gs_shrink_count(struct shrinker *sh,
 	struct gs_store *s = sh->private_data;
 	unsigned long n;
 
-	if (!READ_ONCE(s->wb_shrinker))
+	/* Nothing to gain from us while writeback cannot move a page. */
+	if (!READ_ONCE(s->wb_shrinker) || !gs_wb_can_progress(s))
 		return 0;
 	n = atomic_long_read(&s->stats.comp_pages) +
 	    atomic_long_read(&s->stats.huge_pages);
@@ -458,7 +513,8 @@ static unsigned long gs_shrink_scan(struct shrinker *sh,
 	 * never wait for a writeback that is running (it may be what
 	 * allocates memory).
 	 */
-	if (!(sc->gfp_mask & __GFP_IO) || !READ_ONCE(s->wb_shrinker))
+	if (!(sc->gfp_mask & __GFP_IO) || !READ_ONCE(s->wb_shrinker) ||
+	    !gs_wb_can_progress(s))
 		return SHRINK_STOP;
 	__gs_store_writeback(s, GS_WB_COLD, sc->nr_to_scan, GS_WB_TRY, &done);
 	return done ?: SHRINK_STOP;
@@ -467,36 +523,27 @@ static unsigned long gs_shrink_scan(struct shrinker *sh,
 /* ------------------------------------------------------- direct stores */
 
 /*
- * Store a page on the backing device itself (compressed if it shrinks),
- * replacing what the slot held.
+ * Store a page on the backing device itself, replacing what the slot
+ * held. The page goes out as it is: a backing slot takes a page whatever
+ * it holds, so there is nothing to gain from compressing it, and no
+ * stream is needed. No lock is held across the write: a free or another
+ * store of the slot meanwhile is settled when the entry is installed, and
+ * backing compaction pins the entries it copies (gs_relocate()), so a
+ * backing slot freed and taken again meanwhile cannot be mistaken.
  */
 int gs_store_write_backing(struct gs_store *s, u64 slot, const void *src,
 			   gfp_t gfp)
 {
 	struct gs_backing *bk = s->bk;
-	struct gs_stream *st;
-	unsigned int aux = 0;
-	void *data;
+	void *data = (void *)src;
+	bool charged;
+	int ret;
 	u64 b;
-	int len, ret;
 
 	if (!bk)
 		return -ENOMEM;
-	if (!gs_budget_take(s, 1))
+	if (!gs_budget_take(s, 1, &charged))
 		return -EIO;
-	/*
-	 * Under wb_lock like a batch: backing compaction must not see this
-	 * slot freed and stored again at the same backing slot mid-copy.
-	 */
-	mutex_lock(&s->wb_lock);
-	st = gs_stream_get(s->comp);
-	len = gs_compress(st, src);
-	data = (void *)src;
-	if (len && len < s->huge_size) {
-		memset(st->buf + len, 0, PAGE_SIZE - len);
-		data = st->buf;
-		aux = len;
-	}
 	ret = gs_backing_alloc(bk, &slot, 1, &b, U64_MAX, false);
 	if (ret <= 0) {
 		ret = ret ?: -ENOSPC;
@@ -512,13 +559,11 @@ int gs_store_write_backing(struct gs_store *s, u64 slot, const void *src,
 		goto out;
 	}
 	atomic_long_inc(&s->stats.bd_writes);
-	ret = gs_slot_install(s, slot, gs_entry(GS_KIND_WRITTEN_BACK, 0, b),
-			      aux, gfp);
+	ret = gs_slot_install(s, slot, gs_entry(GS_KIND_WRITTEN_BACK, 0, b), 0,
+			      gfp);
 out:
-	gs_stream_put(st);
-	mutex_unlock(&s->wb_lock);
 	if (ret)
-		gs_budget_give(s, 1);
+		gs_budget_give(s, 1, charged);
 	return ret;
 }
 
@@ -551,45 +596,64 @@ void gs_store_mark_idle(struct gs_store *s, u64 age)
  * Move the page at backing slot @from, owned by ghost slot @owner, to the
  * lowest free slot below it. Returns 1 if moved, 0 if nothing below is
  * free, -EAGAIN if the slot is busy (pinned by a reader, or it changed),
- * or an I/O error.
+ * or an I/O error. The entry is pinned (GS_FLAG_READING) while its page is
+ * copied, as by a reader: a free or an overwrite meanwhile leaves @from
+ * allocated, for us to free, so it cannot be taken again under the copy.
+ * Its I/O counts in bd_compact_reads and bd_compact_writes only.
  */
 static int gs_relocate(struct gs_store *s, u64 owner, u64 from)
 {
+	unsigned long ci = owner >> GS_CLUSTER_SHIFT;
+	unsigned long was = gs_entry(GS_KIND_WRITTEN_BACK, 0, from);
 	unsigned int i = owner & (GS_CLUSTER_SLOTS - 1);
 	struct gs_backing *bk = s->bk;
 	void *buf = s->wb->bufs[0];
 	struct gs_cluster *cl;
-	unsigned long e;
-	bool moved;
+	bool mine;
 	int ret;
 	u64 to;
 
 	ret = gs_backing_alloc(bk, &owner, 1, &to, from, true);
 	if (ret <= 0)
 		return ret;
+	cl = gs_cluster_get(s, ci, 0);
+	mine = cl && atomic_long_read(&cl->table[i]) == was;
+	if (mine)
+		atomic_long_set(&cl->table[i], was | GS_FLAG_READING);
+	if (cl)
+		spin_unlock(&cl->lock);
+	if (!mine) {
+		gs_backing_free(bk, to);
+		return -EAGAIN;
+	}
+
 	ret = bk->ops->read(bk, from, buf);
 	if (ret) {
 		atomic_long_inc(&s->stats.bd_read_errors);
 	} else {
-		atomic_long_inc(&s->stats.bd_reads);
+		atomic_long_inc(&s->stats.bd_compact_reads);
 		ret = bk->ops->write(bk, to, &buf, 1);
 		atomic_long_inc(ret ? &s->stats.bd_write_errors :
-				&s->stats.bd_writes);
+				&s->stats.bd_compact_writes);
 	}
-	if (ret) {
-		gs_backing_free(bk, to);
-		return -EIO;
-	}
-	cl = gs_cluster_get(s, owner >> GS_CLUSTER_SHIFT, 0);
-	e = cl ? atomic_long_read(&cl->table[i]) : 0;
-	moved = e == gs_entry(GS_KIND_WRITTEN_BACK, 0, from);
-	if (moved)
-		atomic_long_set(&cl->table[i],
+
+	/* Unpin: moved, or back where it was if the copy failed. */
+	cl = gs_cluster_get(s, ci, 0);
+	mine = cl && atomic_long_read(&cl->table[i]) ==
+		     (was | GS_FLAG_READING);
+	if (mine)
+		atomic_long_set(&cl->table[i], ret ? was :
 				gs_entry(GS_KIND_WRITTEN_BACK, 0, to));
 	if (cl)
 		spin_unlock(&cl->lock);
-	gs_backing_free(bk, moved ? from : to);
-	return moved ? 1 : -EAGAIN;
+	/* What the entry no longer holds is ours to free. */
+	if (!mine || !ret)
+		gs_backing_free(bk, from);
+	if (!mine || ret)
+		gs_backing_free(bk, to);
+	if (ret)
+		return -EIO;
+	return mine ? 1 : -EAGAIN;
 }
 
 int gs_store_backing_compact(struct gs_store *s, u64 *moved)
@@ -832,17 +896,26 @@ out_bk:
 	return ret;
 }
 
-int gs_store_clear_backing(struct gs_store *s)
+/* Detach and release the backing store, whatever it holds. */
+void gs_store_release_backing(struct gs_store *s)
 {
 	if (!s->bk)
-		return 0;
-	if (atomic_long_read(&s->stats.slots_used))
-		return -EBUSY;
+		return;
+	/* Waits for a running shrinker scan and the background writeback. */
 	gs_store_wb_exit(s);
 	destroy_workqueue(s->wq);
 	s->wq = NULL;
 	gs_wb_batch_free(s);
 	gs_backing_destroy(s->bk);
 	s->bk = NULL;
+}
+
+int gs_store_clear_backing(struct gs_store *s)
+{
+	if (!s->bk)
+		return 0;
+	if (atomic_long_read(&s->stats.slots_used))
+		return -EBUSY;
+	gs_store_release_backing(s);
 	return 0;
 }

@@ -49,10 +49,12 @@ fail() {
 # Fields of cluster_stat and mm_stat (zram's columns), by name.
 cstat() {
 	local f
-	read -r clusters peak slots meta meta_per_slot stream <"$SYS/cluster_stat"
+	read -r clusters peak slots meta meta_per_slot stream reserve _ \
+		<"$SYS/cluster_stat"
 	case $1 in
 	clusters) f=$clusters ;; peak) f=$peak ;; slots) f=$slots ;;
 	meta) f=$meta ;; meta_per_slot) f=$meta_per_slot ;; stream) f=$stream ;;
+	reserve) f=$reserve ;;
 	esac
 	echo "$f"
 }
@@ -116,7 +118,17 @@ slab_objs() {
 	echo "$n"
 }
 
-cluster_objs() { slab_objs gs_cluster "$@"; }
+# Clusters in the store's reserve (cluster_stat's reserve bytes), which
+# are gs_cluster slab objects too; 4 while the device is at rest.
+reserve_objs() { echo $(($(cstat reserve) / ($(cluster_obj_size) + 4096))); }
+
+# cluster_objs [WANT_CLUSTERS]: slab objects of gs_cluster, the reserve's
+# not included.
+cluster_objs() {
+	local r
+	r=$(reserve_objs)
+	echo $(($(slab_objs gs_cluster ${1:+$(($1 + r))}) - r))
+}
 
 # sysw FILE VALUE EXPECT: write VALUE (plus newline) and expect the write to
 # fail with EXPECT (a strerror text) or succeed (EXPECT = ok).
@@ -172,6 +184,11 @@ t_load() {
 	[ "$(cstat clusters)" = 0 ] && [ "$(cstat meta)" = 0 ] &&
 		[ "$(mstat used)" = 0 ] ||
 		fail "fresh device holds memory: $(cat $SYS/cluster_stat $SYS/mm_stat)"
+	# Except its cluster reserve, counted, and all of it in the slab.
+	[ "$(reserve_objs)" = 4 ] &&
+		[ "$(cstat reserve)" = $((4 * ($(cluster_obj_size) + 4096))) ] ||
+		fail "cluster reserve: $(cstat reserve) bytes"
+	[ "$(slab_objs gs_cluster 4)" = 4 ] || fail "slab: $(slab_objs gs_cluster) clusters"
 	grep -q '\[lz4\]' $SYS/comp_algorithm || fail "default algorithm: $(cat $SYS/comp_algorithm)"
 	cat $SYS/comp_algorithm $SYS/cluster_stat $SYS/mm_stat $SYS/io_stat
 }
@@ -223,8 +240,8 @@ t_bad_sysfs() {
 	sysw $SYS/mem_limit 64M ok
 	[ "$(cat $SYS/mem_limit)" = $((64 << 20)) ] || fail "mem_limit not taken"
 	[ "$(mstat limit)" = $((64 << 20)) ] || fail "mm_stat mem_limit column"
-	sysw $SYS/comp_algorithm zstd ok
-	grep -q '\[zstd\]' $SYS/comp_algorithm || fail "zstd not taken"
+	sysw $SYS/comp_algorithm "  zstd " ok
+	grep -q '\[zstd\]' $SYS/comp_algorithm || fail "zstd (with blanks) not taken"
 	sysw $SYS/comp_algorithm "lzo-rle" ok
 	echo "algorithms: $(cat $SYS/comp_algorithm)"
 	sysw $SYS/reset 1 ok
@@ -455,7 +472,8 @@ t_accounting() {
 	[ "$(mstat compr)" -gt $((128 << 20)) ] &&
 		[ "$(mstat compr)" -lt $((160 << 20)) ] || fail "compr_data_size $(mstat compr)"
 	[ "$(cstat clusters)" = 80 ] || fail "clusters $(cstat clusters), want 80"
-	[ "$(cluster_objs 80)" = 80 ] || fail "slab holds $(cluster_objs) cluster objects"
+	[ "$(cluster_objs 80)" = 80 ] ||
+		fail "slab holds $(cluster_objs) cluster objects besides $(reserve_objs) in reserve"
 	[ "$(cstat meta)" = $((80 * (objsz + 4096))) ] ||
 		fail "meta $(cstat meta), slab says $((80 * (objsz + 4096)))"
 	used=$((free0 - free1))
@@ -713,11 +731,13 @@ vdisk() {
 # bd_stat by name: zram's three columns, then ours.
 bdstat() {
 	local f
-	read -r count reads writes clusters meta werr rerr reloc <"$SYS/bd_stat"
+	read -r count reads writes clusters meta werr rerr reloc creads cwrites _ \
+		<"$SYS/bd_stat"
 	case $1 in
 	count) f=$count ;; reads) f=$reads ;; writes) f=$writes ;;
 	clusters) f=$clusters ;; meta) f=$meta ;; werr) f=$werr ;;
-	rerr) f=$rerr ;; reloc) f=$reloc ;;
+	rerr) f=$rerr ;; reloc) f=$reloc ;; creads) f=$creads ;;
+	cwrites) f=$cwrites ;;
 	esac
 	echo "$f"
 }
@@ -767,8 +787,9 @@ t_wb_setup() {
 	$PAGES write $DEV 0 t:1 >/dev/null || fail write
 	sysw $SYS/backing_dev "$big" "Device or resource busy"
 	sysw $SYS/reset 1 ok
-	sysw $SYS/backing_dev "$big" ok
-	[ "$(cat $SYS/backing_dev)" = "$big" ] || fail "backing_dev shows $(cat $SYS/backing_dev)"
+	# Blanks around the path are not part of it.
+	sysw $SYS/backing_dev "  $big  " ok
+	[ "$(cat $SYS/backing_dev)" = "$big" ] || fail "backing_dev shows '$(cat $SYS/backing_dev)'"
 	# Held by us now: nobody else can have it exclusively.
 	out=$(mkswap "$big" 2>&1) && swapon "$big" 2>/dev/null && fail "swapon of our backing device"
 	sysw $SYS/backing_dev "$small" "Device or resource busy"
@@ -870,7 +891,7 @@ t_wb_on_demand() {
 
 # backing_compact packs the device: pages move down into holes.
 t_wb_compact() {
-	local i
+	local i r0 w0
 	attach_backing "$(vdisk gsback)"
 	$PAGES write $DEV 0 t:2000 >/dev/null || fail write
 	sysw $SYS/writeback all ok
@@ -881,9 +902,16 @@ for n in range(0, 2000, 2):
     fcntl.ioctl(fd, 0x1277, struct.pack("QQ", n * 4096, 4096))  # BLKDISCARD
 PY
 	[ "$(bdstat count)" = 1000 ] || fail "count $(bdstat count)"
+	r0=$(bdstat reads)
+	w0=$(bdstat writes)
 	sysw $SYS/backing_compact 1 ok
 	cat $SYS/bd_stat
 	[ "$(bdstat reloc)" = 500 ] || fail "relocated $(bdstat reloc), want 500"
+	# Its I/O in its own columns, not in zram's.
+	[ "$(bdstat reads)" = "$r0" ] && [ "$(bdstat writes)" = "$w0" ] ||
+		fail "compaction counted in bd_reads/bd_writes: $(cat $SYS/bd_stat)"
+	[ "$(bdstat creads)" = 500 ] && [ "$(bdstat cwrites)" = 500 ] ||
+		fail "compaction I/O: $(bdstat creads) read, $(bdstat cwrites) written"
 	gs_check
 	cat /sys/kernel/debug/ghostswap/table | head -n 3
 	python3 - <<'PY' || fail "data after backing compaction"
