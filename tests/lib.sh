@@ -189,11 +189,13 @@ gs_guest_died() {
 
 # gs_guest_end OUTDIR: how the guest ended, from tests/guest.sh's record.
 gs_guest_end() {
-	case $(cat "$1/exit" 2>/dev/null) in
+	local rc report
+	rc=$(cat "$1/exit" 2>/dev/null)
+	report=$(grep -m1 -oE "($GS_REPORT_RE).*" "$1/console.log" 2>/dev/null |
+		cut -c1-80)
+	case $rc in
 	124) echo "killed at its time limit" ;;
 	"") echo "no exit status" ;;
-	*) grep -qE "$GS_REPORT_RE" "$1/console.log" 2>/dev/null &&
-		echo "kernel report: $(grep -m1 -oE "($GS_REPORT_RE).*" "$1/console.log" | cut -c1-80)" ||
-		echo "exit $(cat "$1/exit")" ;;
+	*) echo "${report:+kernel report: }${report:-exit $rc}" ;;
 	esac
 }
