@@ -7,7 +7,9 @@
 # at /opt/gs-out. The guest console goes to OUTDIR/console.log.
 # GS_SYSTEMD=1 boots with systemd as init, the root read-write: only for
 # a throwaway root (GS_BOOT_ROOT, see tests/boot.sh). GS_APPEND: more
-# kernel command line.
+# kernel command line. GS_KVER: boot that release's /boot/vmlinuz-GS_KVER
+# of the guest root instead of the Debian kernel (virtme-ng takes the
+# modules from the root's /lib/modules/GS_KVER); GS_KERNEL: another image.
 #
 # usage: tests/guest.sh OUTDIR COMMAND...
 set -euo pipefail
@@ -15,7 +17,8 @@ set -euo pipefail
 
 out=$(cd "$1" && pwd)
 shift
-kver=$(gs_kver)
+kver=${GS_KVER:-$(gs_kver)}
+kimg=${GS_KERNEL:-$GS_ROOT/boot/vmlinuz-$kver}
 export PATH=$GS_VENV/bin:$PATH:/usr/sbin:/sbin
 kvm=--disable-kvm
 gs_use_kvm && kvm=
@@ -45,7 +48,7 @@ vng_args+=(--qemu "$GS_QEMU_BIN")
 # (gs_guest_died in tests/lib.sh).
 gs_log "booting $kver ($GS_QEMU_DESC), ${GS_MEM:-2G} RAM, running: $*"
 rc=0
-timeout "${GS_GUEST_TIMEOUT:-2400}" vng --run "$GS_ROOT/boot/vmlinuz-$kver" \
+timeout "${GS_GUEST_TIMEOUT:-2400}" vng --run "$kimg" \
 	--root "$GS_BOOT_ROOT" ${init[@]+"${init[@]}"} $kvm \
 	--memory "${GS_MEM:-2G}" --cpus "${GS_CPUS:-2}" \
 	--rodir "/opt/gs-src=$GS_TOP" --rwdir "/opt/gs-out=$out" \

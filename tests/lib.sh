@@ -15,10 +15,11 @@ GS_VNG_VERSION=1.42
 gs_log() { printf '[ghostswap] %s\n' "$*" >&2; }
 gs_die() { gs_log "error: $*"; exit 1; }
 
-# Newest kernel version installed in the guest root, e.g. 7.3.4+deb13-amd64.
+# Newest Debian kernel installed in the guest root, e.g. 7.3.4+deb13-amd64
+# (not the debug-kernel lane's own build, tests/debug-kernel.sh).
 gs_kver() {
 	local v
-	v=$(ls "$GS_ROOT/lib/modules" 2>/dev/null | sort -V | tail -n 1)
+	v=$(ls "$GS_ROOT/lib/modules" 2>/dev/null | grep -- '-amd64$' | sort -V | tail -n 1)
 	[ -n "$v" ] || gs_die "no kernel in $GS_ROOT (run tests/provision.sh)"
 	echo "$v"
 }
