@@ -14,9 +14,10 @@ mkdir -p "$GS_CACHE"
 exec 9>"$GS_CACHE/.provision.lock"
 flock 9
 
-# flex, bison, bc and a compiler build the UML kernel for KUnit (kunit/run.sh).
+# flex, bison, bc and a compiler build the UML kernel for KUnit (kunit/run.sh);
+# with libelf-dev (objtool) also the debug-kernel lane's x86 guest kernel.
 host_pkgs="debootstrap qemu-system-x86 qemu-utils python3-venv kmod busybox-static
-flex bison bc build-essential"
+flex bison bc build-essential libelf-dev"
 missing=
 for p in $host_pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
