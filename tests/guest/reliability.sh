@@ -377,3 +377,67 @@ t_stress() {
 	echo "stress: $round rounds in ${secs}s budget, $((total >> 20)) MiB verified (swap workloads + fio)"
 	echo "stress: $((total >> 20)) MiB verified in $round rounds" >>"$GS_OUT/ratios.txt"
 }
+
+# kmemleak (the debug-kernel lane, tests/debug-kernel.sh: a kernel with
+# kmemleak): after reset and rmmod, no unreferenced object that ghostswap
+# allocated. Used once more first (store, writeback, reset), in case the
+# test runs alone. While the module is loaded its frames have names; after
+# rmmod they print as bare addresses, and everything else in that kernel
+# is built in: a bare address in a backtrace is module code that is gone,
+# ours (named where it falls in this last instance).
+t_kmemleak() {
+	local kl=/sys/kernel/debug/kmemleak big
+	[ -w $kl ] || fail "no kmemleak in this kernel (tests/debug-kernel.sh has one)"
+	big=$(vdisk gsback) || fail "no disk"
+	swapoff $DEV 2>/dev/null
+	if [ ! -d /sys/module/ghostswap ]; then
+		modprobe ghostswap && udevadm settle || fail modprobe
+	fi
+	attach_backing "$big"
+	$PAGES write $DEV 0 t:2000,r:200,s:100 >/dev/null || fail write
+	sysw $SYS/writeback huge ok
+	$PAGES verify $DEV 0 t:2000,r:200,s:100 >/dev/null || fail verify
+	grep '\[ghostswap\]' /proc/kallsyms >/tmp/gs-syms
+	sysw $SYS/reset 1 ok
+	udevadm settle 2>/dev/null
+	rmmod ghostswap || fail rmmod
+	# Reported are objects older than 5 s that did not change since the
+	# previous scan: wait, then scan twice.
+	sleep 6
+	echo scan >$kl && echo scan >$kl || fail "kmemleak scan"
+	cat $kl >/tmp/kmemleak.txt
+	python3 - /tmp/kmemleak.txt /tmp/gs-syms <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+syms = []
+for line in open(sys.argv[2]):
+    f = line.split()
+    if len(f) >= 3 and f[1] in "tT":
+        syms.append((int(f[0], 16), f[2]))
+syms.sort()
+
+def name(addr):
+    best = None
+    for a, s in syms:
+        if a > addr:
+            break
+        best = (a, s)
+    if best and addr - best[0] < 1 << 16:
+        return "%s+0x%x [ghostswap]" % (best[1], addr - best[0])
+    return "unloaded module code"
+
+objs = [o for o in re.split(r"(?m)^(?=unreferenced object)", text) if o.strip()]
+ours = []
+for o in objs:
+    frames = [l.strip() for l in o.split("backtrace", 1)[-1].splitlines()[1:]]
+    bare = [f for f in frames if re.fullmatch(r"0x[0-9a-f]+", f)]
+    if bare or any(re.search(r"ghostswap|\bgs_", f) for f in frames):
+        for f in bare:
+            o = o.replace("    " + f + "\n", "    %s (%s)\n" % (f, name(int(f, 16))))
+        ours.append(o)
+print("kmemleak: %d unreferenced objects, %d allocated by ghostswap" % (len(objs), len(ours)))
+for o in ours[:5]:
+    print(o.rstrip())
+sys.exit(1 if ours else 0)
+PY
+}
