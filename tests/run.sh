@@ -7,7 +7,8 @@
 # "N passed, N failed"; exits non-zero on any failure.
 #
 # usage: tests/run.sh [GUEST_TEST ...]   (default: every guest test, then
-#        the systemd boot test, tests/boot.sh)
+#        the systemd boot test, tests/boot.sh, and the debug-kernel lane,
+#        tests/debug-kernel.sh; GHOSTSWAP_SKIP_DEBUG=1 leaves the lane out)
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -59,6 +60,11 @@ echo "# guest" && cat "$res/guest.tap"
 
 # A second boot, systemd as init: DKMS module, make install, the unit.
 [ -n "${1:-}" ] || stage boot "$GS_TOP/tests/boot.sh" "$res/boot"
+
+# The debug-kernel lane: part of the guest suite in a kernel of our own
+# with KASAN, lockdep, KFENCE and kmemleak (built once, then cached).
+[ -n "${1:-}" ] || [ "${GHOSTSWAP_SKIP_DEBUG:-0}" = 1 ] ||
+	stage debug "$GS_TOP/tests/debug-kernel.sh" "$res/debug"
 
 passed=$(cat "$res"/*.tap | grep -c '^ok ')
 failed=$(cat "$res"/*.tap | grep -c '^not ok ')

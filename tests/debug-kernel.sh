@@ -1,0 +1,238 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The debug-kernel lane: the module in the real swap path of a kernel with
+# KASAN, lockdep (PROVE_LOCKING), DEBUG_ATOMIC_SLEEP, DEBUG_VM, KFENCE and
+# kmemleak. Builds that kernel from the cached linux-source tree with the
+# small configuration tests/debug-kernel.config (allnoconfig plus that
+# fragment), cached by the configuration's hash in
+# $GS_CACHE/kernel-debug-HASH; installs it in the guest root as release
+# VERSION-gsdebug with ghostswap built against it in
+# /lib/modules/VERSION-gsdebug/extra; boots it and runs a subset of the
+# guest suite, ending with a kmemleak scan after reset and rmmod. Every
+# report in the guest's kernel log (KASAN, KFENCE, lockdep, BUG, WARNING,
+# sleeping in atomic context, Oops) is a failing test of its own.
+#
+# Prints TAP on stdout; exits non-zero on any failure.
+#
+# usage: tests/debug-kernel.sh OUTDIR [GUEST_TEST ...]
+#        tests/debug-kernel.sh --build-only
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+# The guest tests of the lane: swap, raw I/O and races, accounting, the
+# writeback tier, injected faults, hostile input, leaks (suite.sh).
+GS_DEBUG_TESTS=${GS_DEBUG_TESTS:-"load swapon_1t workload swapoff_frees fio
+cluster_race accounting reset_frees mm_stat mem_limit wb_setup wb_on_demand
+wb_full wb_race fault_alloc fault_backing hostile leaks unload_final
+kmemleak"}
+
+build_only=0
+if [ "${1:-}" = --build-only ]; then
+	build_only=1
+	out=$GS_CACHE/logs
+else
+	[ -n "${1:-}" ] || gs_die "usage: $0 OUTDIR [GUEST_TEST ...] | --build-only"
+	out=$1
+	shift
+fi
+[ $# = 0 ] || GS_DEBUG_TESTS="$*"
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+GS_STEP_LOGS=$out
+
+frag=$GS_TOP/tests/debug-kernel.config
+# The newest unpacked tree, as kunit/run.sh picks it.
+ksrc=${GHOSTSWAP_KSRC:-}
+if [ -z "$ksrc" ]; then
+	ksrc=$(ls -d "$GS_CACHE"/linux-source-*/.gs-unpacked 2>/dev/null |
+		sort -V | tail -n 1 || true)
+	ksrc=${ksrc%/.gs-unpacked}
+fi
+[ -n "$ksrc" ] && [ -f "$ksrc/Makefile" ] ||
+	gs_die "no kernel source tree in $GS_CACHE (run tests/provision.sh)"
+
+# The cache key: the fragment, the tree, the compiler, and this recipe's
+# revision (bump it when the steps below change what gets built).
+recipe=1
+hash=$( { cat "$frag"; echo "${ksrc##*/} recipe $recipe"; gcc --version | head -n 1; } |
+	sha256sum | cut -c1-16)
+kb=$GS_CACHE/kernel-debug-$hash
+mk() { make -C "$ksrc" O="$kb" "$@"; }
+
+# One build at a time per cache. The kernel tree is kunit/run.sh's too: it
+# hooks drivers/block/ghostswap into it (a link that must resolve) and
+# relinks it on every run, so its lock is held while the tree is in use.
+exec 7>"$GS_CACHE/.debug-kernel.lock"
+flock 7
+exec 6>"$GS_CACHE/kunit.lock"
+flock 6
+if grep -q 'drivers/block/ghostswap/Kconfig' "$ksrc/drivers/block/Kconfig" &&
+	[ ! -r "$ksrc/drivers/block/ghostswap/Kconfig" ]; then
+	gs_die "$ksrc/drivers/block/ghostswap does not resolve: run kunit/run.sh once"
+fi
+
+# allnoconfig, the fragment merged on top, olddefconfig; then every line
+# of the fragment must be in the result as written (an option whose
+# dependencies are not met silently drops out).
+configure() {
+	if [ ! -f "$kb/.gs-configured" ]; then
+		rm -rf "$kb"
+		mkdir -p "$kb"
+		mk allnoconfig &&
+			"$ksrc/scripts/kconfig/merge_config.sh" -m -O "$kb" \
+				"$kb/.config" "$frag" &&
+			mk olddefconfig || return 1
+	fi
+	verify_config && touch "$kb/.gs-configured"
+}
+
+verify_config() {
+	local line sym n=0 bad=0
+	while read -r line; do
+		case $line in
+		CONFIG_*=*) sym=${line%%=*} ;;
+		"# CONFIG_"*" is not set") sym=${line#\# }; sym=${sym%% *} ;;
+		*) continue ;;
+		esac
+		n=$((n + 1))
+		if ! grep -qxF -- "$line" "$kb/.config"; then
+			echo "wanted: $line; got: $(grep -E "^$sym=|^# $sym is not set" "$kb/.config" || echo "(absent)")"
+			bad=1
+		fi
+	done <"$frag"
+	echo "$n options of ${frag##*/} verified in $kb/.config"
+	return $bad
+}
+
+build() {
+	local t0=$SECONDS
+	if [ ! -f "$kb/.gs-built" ]; then
+		mk -j"$(nproc)" all || return 1
+		[ -f "$kb/Module.symvers" ] || { echo "no Module.symvers"; return 1; }
+		echo "$((SECONDS - t0))" >"$kb/.gs-built"
+		# Only the current configuration's build is kept.
+		for d in "$GS_CACHE"/kernel-debug-*; do
+			[ "$d" = "$kb" ] || rm -rf "$d"
+		done
+	fi
+	echo "kernel $(cat "$kb/include/config/kernel.release"), built in $(cat "$kb/.gs-built") s"
+}
+
+step() {
+	gs_step "$@" || {
+		[ $build_only = 1 ] || echo "1..$gs_n"
+		exit 1
+	}
+}
+
+step "debug kernel: configuration has every option of tests/debug-kernel.config" \
+	debug-config configure
+step "debug kernel: build ($(basename "$kb"))" debug-kernel-build build
+echo "# $(tail -n 1 "$out/debug-kernel-build.log")"
+flock -u 6
+[ $build_only = 0 ] || exit 0
+rel=$(cat "$kb/include/config/kernel.release")
+gs_log "debug kernel $rel in $kb"
+
+# The module, built against that tree, in a scratch copy of the sources.
+module() {
+	local src=$out/module rc=0
+	rm -rf "$src"
+	mkdir -p "$src"
+	(cd "$GS_TOP" && cp -r Kbuild Makefile module "$src/") || return 1
+	make -C "$src" KDIR="$kb" modules >"$src/make.log" 2>&1 || rc=$?
+	cat "$src/make.log"
+	# The build must be warning free.
+	[ $rc = 0 ] && ! grep -E 'warning:|error:' "$src/make.log"
+}
+
+# Kernel image in the root's /boot, modules.builtin and friends plus
+# ghostswap in /lib/modules/REL (virtme-ng takes the modules from there),
+# depmod in the root.
+install_root() {
+	local mods=$GS_ROOT/lib/modules/$rel
+	exec 8>"$GS_CACHE/.build.lock"
+	flock 8
+	rm -rf "$mods"
+	install -D -m 644 "$kb/arch/x86/boot/bzImage" "$GS_ROOT/boot/vmlinuz-$rel" &&
+		mk INSTALL_MOD_PATH="$GS_ROOT" DEPMOD=/bin/true modules_install &&
+		install -D -m 644 "$out/module/ghostswap.ko" "$mods/extra/ghostswap.ko" &&
+		gs_chroot depmod -a "$rel" &&
+		gs_chroot modinfo -k "$rel" ghostswap | grep -E '^(filename|vermagic)'
+	local rc=$?
+	flock -u 8
+	return $rc
+}
+
+helpers() {
+	[ -x "$GS_ROOT/usr/local/bin/gsverify" ] ||
+		{ echo "no gsverify in the guest root: run tests/build.sh first"; return 1; }
+}
+
+step "debug kernel: ghostswap builds against $rel, no warnings" debug-module module
+step "debug kernel: installed in the guest root with the module" debug-install install_root
+step "debug kernel: guest helpers present (tests/build.sh)" debug-helpers helpers
+
+# The guest run. kasan_multi_shot: every KASAN report, not just the first.
+mkdir -p "$out/guest"
+rm -f "$out/guest/results.tap" "$out/guest/done"
+t0=$SECONDS
+# shellcheck disable=SC2086
+GS_KVER=$rel GS_DISKS="gsback:1G gssmall:8M" \
+	GS_APPEND="kfence.sample_interval=20 kasan_multi_shot" \
+	GS_GUEST_TIMEOUT=${GS_DEBUG_TIMEOUT:-2400} \
+	"$GS_TOP/tests/guest.sh" "$out/guest" \
+	"bash /opt/gs-src/tests/guest/suite.sh" $GS_DEBUG_TESTS >"$out/guest.log" 2>&1
+echo "# debug kernel: guest boot and $(echo $GS_DEBUG_TESTS | wc -w) tests: $((SECONDS - t0)) s"
+rm -f "$out"/guest/disk-*.img
+[ ! -f "$out/guest/results.tap" ] || gs_tap_append "$out/guest/results.tap"
+con=$out/guest/console.log
+if [ ! -f "$out/guest/done" ]; then
+	gs_n=$((gs_n + 1))
+	gs_rc=1
+	echo "not ok $gs_n - debug kernel: the guest run did not complete (see $con)"
+	tail -n 30 "$con" 2>/dev/null | sed 's/^/# /'
+fi
+
+# The kernel ran with the sanitizers on: their boot messages.
+sanitizers() {
+	local m rc=0
+	for m in 'KernelAddressSanitizer initialized' \
+		'Lock dependency validator' \
+		'kmemleak: Kernel memory leak detector initialized' \
+		'kfence: initialized'; do
+		grep -m1 -F "$m" "$con" || { echo "missing: $m"; rc=1; }
+	done
+	grep -m1 -E "Linux version $rel " "$con" || { echo "not $rel"; rc=1; }
+	return $rc
+}
+gs_step "debug kernel: the guest ran $rel with KASAN, lockdep, kmemleak, KFENCE" \
+	debug-sanitizers sanitizers
+
+# Every report in the kernel log is a failing test, with its first lines.
+reports=$out/reports.tap
+awk -v max=20 '
+	function flush() {
+		if (hdr == "") return
+		printf "not ok 0 - debug kernel report: %s\n", hdr
+		for (i = 1; i <= nl; i++) printf "# %s\n", body[i]
+		hdr = ""; nl = 0
+	}
+	{ sub(/\r$/, ""); line = $0; sub(/^\[ *[0-9.]+\] /, "", line) }
+	line ~ /(BUG:|WARNING:|kernel BUG at|Oops|general protection fault|Kernel panic|UBSAN:|kmemleak: [0-9]+ new suspected)/ {
+		flush()
+		if (++n > max) exit
+		hdr = line
+		next
+	}
+	hdr != "" && nl < 25 { body[++nl] = line }
+	END { flush() }' "$con" 2>/dev/null >"$reports"
+if [ -s "$reports" ]; then
+	gs_tap_append "$reports"
+else
+	gs_n=$((gs_n + 1))
+	echo "ok $gs_n - debug kernel: no KASAN, KFENCE, lockdep, BUG, WARNING or Oops report in the kernel log"
+fi
+echo "1..$gs_n"
+exit $gs_rc
