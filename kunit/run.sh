@@ -65,17 +65,7 @@ exec 9>"$GS_CACHE/kunit.lock"
 flock 9
 
 # Link the repository into the tree. Each run relinks: clones differ.
-link=$GS_CACHE/kunit-link
-mkdir -p "$link"
-if [ "$(readlink "$link/module" || true)" != "$GS_TOP/module" ]; then
-	# Another clone was linked: its objects must not be reused.
-	rm -rf "$GS_CACHE"/kunit-build*/drivers/block/ghostswap
-fi
-ln -sfn "$GS_TOP/kunit/tree/Kconfig" "$link/Kconfig"
-ln -sfn "$GS_TOP/kunit/tree/Makefile" "$link/Makefile"
-ln -sfn "$GS_TOP/module" "$link/module"
-ln -sfn "$GS_TOP/kunit" "$link/kunit"
-ln -sfn "$link" "$ksrc/drivers/block/ghostswap"
+gs_link_tree "$ksrc"
 
 # Hook it into drivers/block once (the Makefile line only matters when the
 # test symbol is set). Kconfig has no optional source any more.

@@ -154,6 +154,23 @@ gs_tap_append() {
 	done <"$1"
 }
 
+# gs_link_tree KSRC: link this checkout into the kernel tree KSRC as
+# drivers/block/ghostswap (KUnit builds it there), through
+# $GS_CACHE/kunit-link. Objects a build made from another clone's sources
+# are removed. The caller holds $GS_CACHE/kunit.lock.
+gs_link_tree() {
+	local link=$GS_CACHE/kunit-link
+	mkdir -p "$link"
+	if [ "$(readlink "$link/module" || true)" != "$GS_TOP/module" ]; then
+		rm -rf "$GS_CACHE"/kunit-build*/drivers/block/ghostswap
+	fi
+	ln -sfn "$GS_TOP/kunit/tree/Kconfig" "$link/Kconfig"
+	ln -sfn "$GS_TOP/kunit/tree/Makefile" "$link/Makefile"
+	ln -sfn "$GS_TOP/module" "$link/module"
+	ln -sfn "$GS_TOP/kunit" "$link/kunit"
+	ln -sfn "$link" "$1/drivers/block/ghostswap"
+}
+
 # gs_console_report CONSOLE: the kernel's first report in a guest console
 # log (Oops, BUG, panic, KASAN, lockdep, a sleeping call in atomic
 # context, WARNING), 40 lines of it, as TAP diagnostics.
