@@ -75,7 +75,7 @@ t_fault_alloc() {
 		fail "allocation failure splat"
 	# A swap workload while allocations keep failing now and then.
 	swap_on lz4 1G || return 1
-	run_cg gs-fault 48 gsverify 128 2 23 zstr &
+	run_cg gs-fault "$(wl_limit 48)" gsverify "$(wl 128)" 2 23 zstr &
 	pid=$!
 	while kill -0 $pid 2>/dev/null; do
 		echo 20 >$FAIL_ALLOC
@@ -363,7 +363,7 @@ t_stress() {
 		echo 1 >$SYS/backing_compact 2>/dev/null; sleep 0.2
 	done) &
 	v=$!
-	DEV=$DEV fio /opt/gs-src/tests/guest/verify.fio --runtime=$((secs / 2 + 10)) \
+	DEV=$DEV FIO_SIZE=128M fio /opt/gs-src/tests/guest/verify.fio --runtime=$((secs / 2 + 10)) \
 		>"$GS_OUT/stress-fio.log" 2>&1
 	rc=$?
 	kill $v; wait $v 2>/dev/null

@@ -331,6 +331,17 @@ t_busy() {
 	echo "rmmod while swapped on: $out"
 }
 
+# wl MIB: a verified workload's data size in MiB, divided by
+# GS_WORKLOAD_DIV (default 1): the debug-kernel lane runs the workloads
+# smaller. wl_limit MIB: its memory cgroup limit, divided the same way plus
+# 8 MiB for what does not shrink with it (the shell, the program, page
+# tables): a smaller cgroup would thrash on its own text.
+wl() { echo $(($1 / ${GS_WORKLOAD_DIV:-1})); }
+wl_limit() {
+	local div=${GS_WORKLOAD_DIV:-1}
+	echo $(($1 / div + (div > 1 ? 8 : 0)))
+}
+
 # run_cg NAME LIMIT_MIB CMD...: run CMD in a fresh memory cgroup.
 run_cg() {
 	local cg=/sys/fs/cgroup/$1 rc
@@ -369,7 +380,7 @@ swap_workload() {
 	rm -f /tmp/mm.best
 	sample_mm "$sys" /tmp/mm.best &
 	sampler=$!
-	run_cg gs-work 64 gsverify 192 2 7 zstr
+	run_cg gs-work "$(wl_limit 64)" gsverify "$(wl 192)" 2 7 zstr
 	rc=$?
 	kill $sampler
 	wait $sampler 2>/dev/null
@@ -400,7 +411,7 @@ t_workload() {
 	swap_workload ghostswap $SYS || fail "workload"
 	after=$(cstat peak)
 	cat $SYS/cluster_stat $SYS/mm_stat $SYS/io_stat
-	[ "$after" -gt 40 ] || fail "only $after clusters ever used: no swap?"
+	[ "$after" -gt "$(wl 40)" ] || fail "only $after clusters ever used: no swap?"
 	echo "clusters peak $before -> $after"
 	mm_consistent /tmp/mm.best
 }
@@ -412,7 +423,7 @@ t_workload_mthp() {
 	[ -d $f ] || { echo "no 64K mTHP in this kernel"; return 1; }
 	echo always >$f/enabled
 	s0=$(cat $f/stats/swpout)
-	run_cg gs-mthp 64 gsverify 192 2 11 zstr
+	run_cg gs-mthp "$(wl_limit 64)" gsverify "$(wl 192)" 2 11 zstr
 	rc=$?
 	s1=$(cat $f/stats/swpout)
 	echo never >$f/enabled
@@ -442,7 +453,7 @@ t_swapoff_frees() {
 t_fio() {
 	sysw $SYS/reset 1 ok
 	sysw $SYS/disksize 4T ok
-	DEV=$DEV fio /opt/gs-src/tests/guest/verify.fio >"$GS_OUT/fio.log" 2>&1
+	DEV=$DEV FIO_SIZE="$(wl 128)M" fio /opt/gs-src/tests/guest/verify.fio >"$GS_OUT/fio.log" 2>&1
 	rc=$?
 	grep -E 'err=|READ:|WRITE:|TRIM:|verify' "$GS_OUT/fio.log"
 	[ $rc = 0 ] || { tail -n 30 "$GS_OUT/fio.log"; fail "fio exit $rc"; }
@@ -1017,7 +1028,7 @@ t_wb_full() {
 t_wb_workload() {
 	local cg=/sys/fs/cgroup/gs-wb rc sampler
 	attach_backing "$(vdisk gsback)"
-	sysw $SYS/mem_limit 12M ok
+	sysw $SYS/mem_limit "$(wl 12)M" ok
 	sysw $SYS/disksize 1T ok
 	mkswap $DEV >/dev/null && swapon $DEV || fail swapon
 	rm -f /tmp/wb.best
@@ -1033,7 +1044,7 @@ t_wb_workload() {
 	done) &
 	sampler=$!
 	# Text and random pages only: same-filled ones are never written back.
-	run_cg gs-wb 40 gsverify 120 2 17 tr
+	run_cg gs-wb "$(wl_limit 40)" gsverify "$(wl 120)" 2 17 tr
 	rc=$?
 	kill $sampler; wait $sampler 2>/dev/null
 	cat $SYS/mm_stat $SYS/bd_stat $SYS/io_stat
@@ -1066,7 +1077,7 @@ t_wb_race() {
 		sleep 0.1
 	done) &
 	loop=$!
-	DEV=$DEV fio /opt/gs-src/tests/guest/wbrace.fio >"$GS_OUT/wbrace.log" 2>&1
+	DEV=$DEV FIO_SIZE="$(wl 32)M" fio /opt/gs-src/tests/guest/wbrace.fio >"$GS_OUT/wbrace.log" 2>&1
 	rc=$?
 	kill $loop; wait $loop 2>/dev/null
 	grep -E 'READ:|WRITE:|TRIM:|verify|err=' "$GS_OUT/wbrace.log"
