@@ -30,13 +30,7 @@ for a in "$@"; do
 	esac
 done
 
-# The newest unpacked tree, unless GHOSTSWAP_KSRC names one.
-ksrc=${GHOSTSWAP_KSRC:-}
-if [ -z "$ksrc" ]; then
-	ksrc=$(ls -d "$GS_CACHE"/linux-source-*/.gs-unpacked 2>/dev/null |
-		sort -V | tail -n 1 || true)
-	ksrc=${ksrc%/.gs-unpacked}
-fi
+ksrc=$(gs_ksrc)
 [ -n "$ksrc" ] && [ -f "$ksrc/tools/testing/kunit/kunit.py" ] ||
 	gs_die "no kernel source tree in $GS_CACHE (run tests/provision.sh)"
 for t in flex bison make gcc python3; do

@@ -41,13 +41,7 @@ out=$(cd "$out" && pwd)
 GS_STEP_LOGS=$out
 
 frag=$GS_TOP/tests/debug-kernel.config
-# The newest unpacked tree, as kunit/run.sh picks it.
-ksrc=${GHOSTSWAP_KSRC:-}
-if [ -z "$ksrc" ]; then
-	ksrc=$(ls -d "$GS_CACHE"/linux-source-*/.gs-unpacked 2>/dev/null |
-		sort -V | tail -n 1 || true)
-	ksrc=${ksrc%/.gs-unpacked}
-fi
+ksrc=$(gs_ksrc)
 [ -n "$ksrc" ] && [ -f "$ksrc/Makefile" ] ||
 	gs_die "no kernel source tree in $GS_CACHE (run tests/provision.sh)"
 

@@ -154,6 +154,18 @@ gs_tap_append() {
 	done <"$1"
 }
 
+# gs_ksrc: the kernel source tree to build in: GHOSTSWAP_KSRC, or the
+# newest tree tests/provision.sh unpacked in the cache (empty if none).
+gs_ksrc() {
+	local t=${GHOSTSWAP_KSRC:-}
+	if [ -z "$t" ]; then
+		t=$(ls -d "$GS_CACHE"/linux-source-*/.gs-unpacked 2>/dev/null |
+			sort -V | tail -n 1 || true)
+		t=${t%/.gs-unpacked}
+	fi
+	echo "$t"
+}
+
 # gs_link_tree KSRC: link this checkout into the kernel tree KSRC as
 # drivers/block/ghostswap (KUnit builds it there), through
 # $GS_CACHE/kunit-link. Objects a build made from another clone's sources
