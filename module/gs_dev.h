@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ghostswap device: /dev/ghostswap and what configures it. The bio path
+ * and module init (gs_main.c), sysfs (gs_sysfs.c) and debugfs (gs_debug.c)
+ * share it; the store below knows nothing of it.
+ */
+#ifndef _GS_DEV_H
+#define _GS_DEV_H
+
+#include <linux/rwsem.h>
+#include <linux/sizes.h>
+#include <linux/types.h>
+
+#define GS_NAME			"ghostswap"
+
+/*
+ * Largest useful size: the swap header counts pages in 32 bits, so swapon
+ * cannot use more than 2^32 - 1 slots of any device.
+ */
+#define GS_MAX_DISKSIZE		((u64)U32_MAX << PAGE_SHIFT)
+#define GS_MIN_DISKSIZE		((u64)SZ_1M)
+
+#define GS_ALG_NAME_LEN		64
+
+struct attribute_group;
+struct dentry;
+struct gendisk;
+struct gs_punt;
+struct gs_store;
+struct workqueue_struct;
+
+struct gs_dev {
+	struct gendisk *disk;
+	struct gs_store *store;	/* replaced only while claimed */
+	/* Write: configuration changes. Read: stats, writeback, compaction. */
+	struct rw_semaphore conf_lock;
+	bool claim;		/* reconfiguring: opens fail with -EBUSY */
+	struct workqueue_struct *io_wq;
+	struct gs_punt __percpu *punt;
+	struct dentry *debugfs;
+	unsigned long dump_cluster;	/* debugfs "table" shows this one */
+};
+
+/* The module parameters: size and algorithm at load and after reset. */
+extern u64 gs_default_disksize;
+extern char gs_default_alg[GS_ALG_NAME_LEN];
+
+/* gs_sysfs.c: the attributes of the disk, and the size syntax they use. */
+extern const struct attribute_group *gs_attr_groups[];
+int gs_parse_size(const char *buf, u64 *out);
+
+/* gs_debug.c: the debugfs directory of the device. */
+void gs_debugfs_create(struct gs_dev *d);
+void gs_debugfs_remove(struct gs_dev *d);
+
+#endif /* _GS_DEV_H */

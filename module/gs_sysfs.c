@@ -1,0 +1,701 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ghostswap sysfs: the attributes of /sys/block/ghostswap/, in two groups,
+ * one per tier: the device and its store (size, algorithm, pool limit,
+ * statistics), and the writeback tier (backing device, writeback, idle
+ * marks, budget, policies, backing compaction, its statistics). The same
+ * names, modes and formats as zram where zram has them.
+ *
+ * Reading and most changes hold the device's conf_lock for reading;
+ * changes that replace or reshape the store need an idle device: they
+ * hold it for writing and claim the device (gs_reconfigure()).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/blkdev.h>
+#include <linux/ctype.h>
+#include <linux/device.h>
+#include <linux/kernel.h>
+#include <linux/mutex.h>
+#include <linux/overflow.h>
+#include <linux/rwsem.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/workqueue.h>
+#include "gs_backing.h"
+#include "gs_comp.h"
+#include "gs_core.h"
+#include "gs_dev.h"
+
+/*
+ * Parse a size: decimal bytes with an optional K, M, G, T or P suffix
+ * (powers of 1024) and an optional trailing newline. Rejects empty input,
+ * signs, junk and overflow, then checks the allowed range.
+ */
+int gs_parse_size(const char *buf, u64 *out)
+{
+	static const char suffixes[] = "KMGTP";
+	char num[24], *s;
+	unsigned int shift = 0;
+	size_t len = strlen(buf);
+	u64 val;
+	int ret;
+
+	if (len && buf[len - 1] == '\n')
+		len--;
+	if (!len || len >= sizeof(num))
+		return -EINVAL;
+	memcpy(num, buf, len);
+	num[len] = '\0';
+	s = strchr(suffixes, toupper(num[len - 1]));
+	if (s && *s) {
+		shift = 10 * (s - suffixes + 1);
+		num[--len] = '\0';
+	}
+	if (!len || !isdigit(num[0]))
+		return -EINVAL;
+	ret = kstrtou64(num, 10, &val);
+	if (ret)
+		return ret == -ERANGE ? -EINVAL : ret;
+	if (check_shl_overflow(val, shift, &val))
+		return -EINVAL;
+	val = round_up(val, PAGE_SIZE);
+	if (val < GS_MIN_DISKSIZE || val > GS_MAX_DISKSIZE)
+		return -EINVAL;
+	*out = val;
+	return 0;
+}
+
+/* Take the device for reconfiguration: fails if anybody has it open. */
+static int gs_claim(struct gs_dev *d)
+{
+	int ret = 0;
+
+	mutex_lock(&d->disk->open_mutex);
+	if (disk_openers(d->disk) || d->claim)
+		ret = -EBUSY;
+	else
+		d->claim = true;
+	mutex_unlock(&d->disk->open_mutex);
+	return ret;
+}
+
+static void gs_unclaim(struct gs_dev *d)
+{
+	mutex_lock(&d->disk->open_mutex);
+	d->claim = false;
+	mutex_unlock(&d->disk->open_mutex);
+}
+
+static void gs_set_size(struct gs_dev *d, u64 bytes)
+{
+	d->store->nr_slots = bytes >> PAGE_SHIFT;
+	set_capacity_and_notify(d->disk, bytes >> SECTOR_SHIFT);
+}
+
+static struct gs_dev *dev_to_gs(struct device *dev)
+{
+	return dev_to_disk(dev)->private_data;
+}
+
+static ssize_t disksize_show(struct device *dev, struct device_attribute *attr,
+			     char *buf)
+{
+	struct gs_dev *d = dev_to_gs(dev);
+
+	guard(rwsem_read)(&d->conf_lock);
+	return sysfs_emit(buf, "%llu\n", d->store->nr_slots << PAGE_SHIFT);
+}
+
+/*
+ * Changes that need an idle device: nobody has it open and, if @empty,
+ * it holds no data. Runs @fn with the device claimed.
+ */
+static int gs_reconfigure(struct gs_dev *d, bool empty,
+			  int (*fn)(struct gs_dev *d, const void *arg),
+			  const void *arg)
+{
+	int ret;
+
+	guard(rwsem_write)(&d->conf_lock);
+	ret = gs_claim(d);
+	if (ret)
+		return ret;
+	/* Bios of the last opener may still be with the workers. */
+	flush_workqueue(d->io_wq);
+	if (empty && atomic_long_read(&d->store->stats.slots_used))
+		ret = -EBUSY;	/* holds data: reset first */
+	else
+		ret = fn(d, arg);
+	gs_unclaim(d);
+	return ret;
+}
+
+static int gs_do_set_size(struct gs_dev *d, const void *arg)
+{
+	gs_set_size(d, *(const u64 *)arg);
+	return 0;
+}
+
+static ssize_t disksize_store(struct device *dev, struct device_attribute *attr,
+			      const char *buf, size_t len)
+{
+	u64 size;
+	int ret;
+
+	ret = gs_parse_size(buf, &size);
+	if (ret)
+		return ret;
+	ret = gs_reconfigure(dev_to_gs(dev), true, gs_do_set_size, &size);
+	return ret ? ret : len;
+}
+static DEVICE_ATTR_RW(disksize);
+
+/* Back to the module defaults: size, algorithm, no limit, no data. */
+static int gs_do_reset(struct gs_dev *d, const void *arg)
+{
+	struct gs_store *s;
+
+	s = gs_store_create(gs_default_alg, gs_default_disksize >> PAGE_SHIFT);
+	if (IS_ERR(s))
+		return PTR_ERR(s);
+	gs_store_destroy(d->store);
+	d->store = s;
+	gs_set_size(d, gs_default_disksize);
+	return 0;
+}
+
+static ssize_t reset_store(struct device *dev, struct device_attribute *attr,
+			   const char *buf, size_t len)
+{
+	bool do_reset;
+	int ret;
+
+	ret = kstrtobool(buf, &do_reset);
+	if (ret)
+		return ret;
+	if (!do_reset)
+		return -EINVAL;
+	ret = gs_reconfigure(dev_to_gs(dev), false, gs_do_reset, NULL);
+	return ret ? ret : len;
+}
+static DEVICE_ATTR_WO(reset);
+
+static ssize_t comp_algorithm_show(struct device *dev,
+				   struct device_attribute *attr, char *buf)
+{
+	struct gs_dev *d = dev_to_gs(dev);
+	const char *cur, *const *alg;
+	bool listed = false;
+	ssize_t n = 0;
+
+	guard(rwsem_read)(&d->conf_lock);
+	cur = gs_store_algorithm(d->store);
+	for (alg = gs_comp_known; *alg; alg++) {
+		if (!strcmp(*alg, cur)) {
+			n += sysfs_emit_at(buf, n, "[%s] ", cur);
+			listed = true;
+		} else if (gs_comp_available(*alg)) {
+			n += sysfs_emit_at(buf, n, "%s ", *alg);
+		}
+	}
+	if (!listed)
+		n += sysfs_emit_at(buf, n, "[%s] ", cur);
+	buf[n - 1] = '\n';
+	return n;
+}
+
+static int gs_do_set_alg(struct gs_dev *d, const void *arg)
+{
+	return gs_store_set_algorithm(d->store, arg);
+}
+
+static ssize_t comp_algorithm_store(struct device *dev,
+				    struct device_attribute *attr,
+				    const char *buf, size_t len)
+{
+	char name[64], *alg;
+	int ret;
+
+	if (len >= sizeof(name))
+		return -EINVAL;
+	strscpy(name, buf, sizeof(name));
+	alg = strim(name);
+	if (!*alg)
+		return -EINVAL;
+	ret = gs_reconfigure(dev_to_gs(dev), true, gs_do_set_alg, alg);
+	if (ret == -ENOENT)
+		return -EINVAL;	/* like zram: no such algorithm */
+	return ret ? ret : len;
+}
+static DEVICE_ATTR_RW(comp_algorithm);
+
+static ssize_t mem_limit_store(struct device *dev,
+			       struct device_attribute *attr, const char *buf,
+			       size_t len)
+{
+	struct gs_dev *d = dev_to_gs(dev);
+	u64 limit;
+	int ret;
+
+	/* "0" lifts the limit; otherwise a size as for disksize. */
+	if (sysfs_streq(buf, "0")) {
+		limit = 0;
+	} else {
+		ret = gs_parse_size(buf, &limit);
+		if (ret)
+			return ret;
+	}
+	guard(rwsem_read)(&d->conf_lock);
+	WRITE_ONCE(d->store->limit_pages, limit >> PAGE_SHIFT);
+	return len;
+}
+
+static ssize_t mem_limit_show(struct device *dev,
+			      struct device_attribute *attr, char *buf)
+{
+	struct gs_dev *d = dev_to_gs(dev);
+
+	guard(rwsem_read)(&d->conf_lock);
+	return sysfs_emit(buf, "%llu\n",
+			  (u64)READ_ONCE(d->store->limit_pages) << PAGE_SHIFT);
+}
+static DEVICE_ATTR_RW(mem_limit);
+
+static ssize_t mem_used_max_store(struct device *dev,
+				  struct device_attribute *attr,
+				  const char *buf, size_t len)
+{
+	struct gs_dev *d = dev_to_gs(dev);
+
+	/* zram semantics: only "0", which restarts the high water mark. */
+	if (!sysfs_streq(buf, "0"))
+		return -EINVAL;
+	guard(rwsem_read)(&d->conf_lock);
+	atomic_long_set(&d->store->stats.max_used_pages,
+			gs_store_pool_pages(d->store));
+	return len;
+}
+static DEVICE_ATTR_WO(mem_used_max);
+
+static ssize_t compact_store(struct device *dev, struct device_attribute *attr,
+			     const char *buf, size_t len)
+{
+	struct gs_dev *d = dev_to_gs(dev);
+
+	guard(rwsem_read)(&d->conf_lock);
+	gs_store_compact(d->store);
+	return len;
+}
+static DEVICE_ATTR_WO(compact);
+
+/* zram's mm_stat: the same nine columns with the same meanings. */
+static ssize_t mm_stat_show(struct device *dev, struct device_attribute *attr,
+			    char *buf)
+{
+	struct gs_dev *d = dev_to_gs(dev);
+	struct gs_stats *st;
+	u64 stored;
+
+	guard(rwsem_read)(&d->conf_lock);
+	st = &d->store->stats;
+	/* Written-back pages are stored data too (as in zram). */
+	stored = atomic_long_read(&st->same_pages) +
+		 atomic_long_read(&st->comp_pages) +
+		 atomic_long_read(&st->huge_pages) +
+		 atomic_long_read(&st->wb_pages);
+	return sysfs_emit(buf, "%8llu %8ld %8llu %8llu %8llu %8ld %8lu %8ld %8ld\n",
+			  stored << PAGE_SHIFT,
+			  atomic_long_read(&st->compr_bytes),
+			  (u64)gs_store_pool_pages(d->store) << PAGE_SHIFT,
+			  (u64)READ_ONCE(d->store->limit_pages) << PAGE_SHIFT,
+			  (u64)atomic_long_read(&st->max_used_pages) << PAGE_SHIFT,
+			  atomic_long_read(&st->same_pages),
+			  gs_store_pages_compacted(d->store),
+			  atomic_long_read(&st->huge_pages),
+			  atomic_long_read(&st->huge_pages_since));
+}
+static DEVICE_ATTR_RO(mm_stat);
+
+/*
+ * clusters, peak clusters, used slots, metadata bytes (cluster headers and
+ * tables), metadata bytes per used slot (two decimals), stream bytes,
+ * bytes of the clusters held in reserve.
+ */
+static ssize_t cluster_stat_show(struct device *dev,
+				 struct device_attribute *attr, char *buf)
+{
+	struct gs_dev *d = dev_to_gs(dev);
+	struct gs_stats *st;
+	unsigned long used, meta, per = 0;
+
+	guard(rwsem_read)(&d->conf_lock);
+	st = &d->store->stats;
+	used = atomic_long_read(&st->slots_used);
+	meta = atomic_long_read(&st->meta_bytes);
+	if (used)
+		per = DIV_ROUND_CLOSEST(meta * 100, used);
+	return sysfs_emit(buf, "%8ld %8ld %8lu %8lu %5lu.%02lu %8zu %8zu\n",
+			  atomic_long_read(&st->clusters),
+			  atomic_long_read(&st->clusters_peak), used, meta,
+			  per / 100, per % 100,
+			  gs_comp_bytes(d->store->comp),
+			  gs_store_reserve_bytes(d->store));
+}
+static DEVICE_ATTR_RO(cluster_stat);
+
+static ssize_t io_stat_show(struct device *dev, struct device_attribute *attr,
+			    char *buf)
+{
+	struct gs_dev *d = dev_to_gs(dev);
+	struct gs_stats *st;
+
+	guard(rwsem_read)(&d->conf_lock);
+	st = &d->store->stats;
+	return sysfs_emit(buf, "%8ld %8ld %8ld %8ld\n",
+			  atomic_long_read(&st->failed_reads),
+			  atomic_long_read(&st->failed_writes),
+			  atomic_long_read(&st->invalid_io),
+			  atomic_long_read(&st->notify_free));
+}
+static DEVICE_ATTR_RO(io_stat);
+
+/* The device and its store: size, algorithm, pool, statistics. */
+static struct attribute *gs_dev_attrs[] = {
+	&dev_attr_disksize.attr,
+	&dev_attr_reset.attr,
+	&dev_attr_comp_algorithm.attr,
+	&dev_attr_mem_limit.attr,
+	&dev_attr_mem_used_max.attr,
+	&dev_attr_compact.attr,
+	&dev_attr_mm_stat.attr,
+	&dev_attr_cluster_stat.attr,
+	&dev_attr_io_stat.attr,
+	NULL,
+};
+
+static const struct attribute_group gs_dev_attr_group = {
+	.attrs = gs_dev_attrs,
+};
+
+/* ---------------------------------------------------------- writeback */
+
+static int gs_do_set_backing(struct gs_dev *d, const void *arg)
+{
+	const char *path = arg;
+	struct gs_backing *bk;
+	dev_t devt;
+
+	if (!strcmp(path, "none"))
+		return gs_store_clear_backing(d->store);
+	if (d->store->bk)
+		return -EBUSY;	/* detach ("none") first */
+	if (!lookup_bdev(path, &devt) && devt == disk_devt(d->disk)) {
+		pr_err("backing_dev: %s is ghostswap itself\n", path);
+		return -EINVAL;
+	}
+	bk = gs_backing_open(path, d);
+	if (IS_ERR(bk)) {
+		pr_err("backing_dev: cannot use %s: %ld\n", path, PTR_ERR(bk));
+		return PTR_ERR(bk);
+	}
+	pr_info("backing device %s, %llu pages\n", path, bk->nr_slots);
+	return gs_store_set_backing(d->store, bk);
+}
+
+static ssize_t backing_dev_store(struct device *dev,
+				 struct device_attribute *attr,
+				 const char *buf, size_t len)
+{
+	char *copy, *path;
+	int ret;
+
+	copy = kstrndup(buf, len, GFP_KERNEL);
+	if (!copy)
+		return -ENOMEM;
+	path = strim(copy);
+	ret = *path ? gs_reconfigure(dev_to_gs(dev), true, gs_do_set_backing,
+				     path) : -EINVAL;
+	kfree(copy);
+	return ret ? ret : len;
+}
+
+static ssize_t backing_dev_show(struct device *dev,
+				struct device_attribute *attr, char *buf)
+{
+	struct gs_dev *d = dev_to_gs(dev);
+	struct gs_backing *bk;
+
+	guard(rwsem_read)(&d->conf_lock);
+	bk = d->store->bk;
+	return sysfs_emit(buf, "%s\n", bk && bk->path ? bk->path : "none");
+}
+static DEVICE_ATTR_RW(backing_dev);
+
+static const char *const gs_wb_modes[] = {
+	[GS_WB_COLD] = "cold",
+	[GS_WB_IDLE] = "idle",
+	[GS_WB_HUGE] = "huge",
+	[GS_WB_HUGE_IDLE] = "huge_idle",
+	[GS_WB_INCOMP] = "incompressible",
+	[GS_WB_ALL] = "all",
+};
+
+/*
+ * "MODE [PAGES]", "type=MODE [PAGES]" (zram's newer form) or "PAGES" (the
+ * coldest ones). MODE: idle huge huge_idle incompressible all.
+ */
+static int gs_parse_writeback(char *buf, enum gs_wb_mode *mode, u64 *max)
+{
+	char *word, *count;
+	int i;
+
+	buf = strim(buf);
+	word = strsep(&buf, " \t");
+	count = buf ? strim(buf) : NULL;
+	*mode = GS_WB_COLD;
+	*max = U64_MAX;
+	if (!word || !*word)
+		return -EINVAL;
+	if (isdigit(*word)) {
+		if (count)
+			return -EINVAL;
+		count = word;
+	} else {
+		if (!strncmp(word, "type=", 5))
+			word += 5;
+		i = match_string(gs_wb_modes, ARRAY_SIZE(gs_wb_modes), word);
+		if (i <= GS_WB_COLD)
+			return -EINVAL;
+		*mode = i;
+	}
+	if (count && (kstrtou64(count, 10, max) || !*max))
+		return -EINVAL;
+	return 0;
+}
+
+static ssize_t writeback_store(struct device *dev,
+			       struct device_attribute *attr, const char *buf,
+			       size_t len)
+{
+	struct gs_dev *d = dev_to_gs(dev);
+	enum gs_wb_mode mode;
+	char *copy;
+	u64 max, done;
+	int ret;
+
+	copy = kstrndup(buf, len, GFP_KERNEL);
+	if (!copy)
+		return -ENOMEM;
+	ret = gs_parse_writeback(copy, &mode, &max);
+	kfree(copy);
+	if (ret)
+		return ret;
+	guard(rwsem_read)(&d->conf_lock);
+	ret = gs_store_writeback(d->store, mode, max, &done);
+	pr_debug("writeback %s: %llu pages, %d\n", gs_wb_modes[mode], done,
+		 ret);
+	return ret ? ret : len;
+}
+static DEVICE_ATTR_WO(writeback);
+
+/* "all", or an age in seconds: entries stored at least that long ago. */
+static ssize_t idle_store(struct device *dev, struct device_attribute *attr,
+			  const char *buf, size_t len)
+{
+	struct gs_dev *d = dev_to_gs(dev);
+	u64 age = 0;
+
+	if (!sysfs_streq(buf, "all") &&
+	    (kstrtou64(buf, 10, &age) || !age))
+		return -EINVAL;
+	guard(rwsem_read)(&d->conf_lock);
+	gs_store_mark_idle(d->store, age);
+	return len;
+}
+static DEVICE_ATTR_WO(idle);
+
+static ssize_t writeback_limit_enable_store(struct device *dev,
+					    struct device_attribute *attr,
+					    const char *buf, size_t len)
+{
+	struct gs_dev *d = dev_to_gs(dev);
+	bool on;
+
+	if (kstrtobool(buf, &on))
+		return -EINVAL;
+	guard(rwsem_read)(&d->conf_lock);
+	gs_store_set_wb_limit_enable(d->store, on);
+	return len;
+}
+
+static ssize_t writeback_limit_enable_show(struct device *dev,
+					   struct device_attribute *attr,
+					   char *buf)
+{
+	struct gs_dev *d = dev_to_gs(dev);
+
+	guard(rwsem_read)(&d->conf_lock);
+	return sysfs_emit(buf, "%d\n", READ_ONCE(d->store->wb_limit_enable));
+}
+static DEVICE_ATTR_RW(writeback_limit_enable);
+
+static ssize_t writeback_limit_store(struct device *dev,
+				     struct device_attribute *attr,
+				     const char *buf, size_t len)
+{
+	struct gs_dev *d = dev_to_gs(dev);
+	u64 pages;
+
+	if (kstrtou64(buf, 10, &pages) || pages > LONG_MAX)
+		return -EINVAL;
+	guard(rwsem_read)(&d->conf_lock);
+	gs_store_set_wb_budget(d->store, pages);
+	return len;
+}
+
+static ssize_t writeback_limit_show(struct device *dev,
+				    struct device_attribute *attr, char *buf)
+{
+	struct gs_dev *d = dev_to_gs(dev);
+
+	guard(rwsem_read)(&d->conf_lock);
+	return sysfs_emit(buf, "%ld\n", atomic_long_read(&d->store->wb_budget));
+}
+static DEVICE_ATTR_RW(writeback_limit);
+
+static ssize_t writeback_shrinker_store(struct device *dev,
+					struct device_attribute *attr,
+					const char *buf, size_t len)
+{
+	struct gs_dev *d = dev_to_gs(dev);
+	bool on;
+
+	if (kstrtobool(buf, &on))
+		return -EINVAL;
+	guard(rwsem_read)(&d->conf_lock);
+	WRITE_ONCE(d->store->wb_shrinker, on);
+	return len;
+}
+
+static ssize_t writeback_shrinker_show(struct device *dev,
+				       struct device_attribute *attr,
+				       char *buf)
+{
+	struct gs_dev *d = dev_to_gs(dev);
+
+	guard(rwsem_read)(&d->conf_lock);
+	return sysfs_emit(buf, "%d\n", READ_ONCE(d->store->wb_shrinker));
+}
+static DEVICE_ATTR_RW(writeback_shrinker);
+
+static const char *const gs_direct_names[] = {
+	[GS_DIRECT_NONE] = "none",
+	[GS_DIRECT_HUGE] = "huge",
+	[GS_DIRECT_INCOMP] = "incompressible",
+};
+
+static ssize_t writeback_direct_store(struct device *dev,
+				      struct device_attribute *attr,
+				      const char *buf, size_t len)
+{
+	struct gs_dev *d = dev_to_gs(dev);
+	int i = sysfs_match_string(gs_direct_names, buf);
+
+	if (i < 0)
+		return -EINVAL;
+	guard(rwsem_read)(&d->conf_lock);
+	WRITE_ONCE(d->store->direct, i);
+	return len;
+}
+
+static ssize_t writeback_direct_show(struct device *dev,
+				     struct device_attribute *attr, char *buf)
+{
+	struct gs_dev *d = dev_to_gs(dev);
+	unsigned int i, cur;
+	ssize_t n = 0;
+
+	guard(rwsem_read)(&d->conf_lock);
+	cur = READ_ONCE(d->store->direct);
+	for (i = 0; i < ARRAY_SIZE(gs_direct_names); i++)
+		n += sysfs_emit_at(buf, n, i == cur ? "[%s] " : "%s ",
+				   gs_direct_names[i]);
+	buf[n - 1] = '\n';
+	return n;
+}
+static DEVICE_ATTR_RW(writeback_direct);
+
+static ssize_t backing_compact_store(struct device *dev,
+				     struct device_attribute *attr,
+				     const char *buf, size_t len)
+{
+	struct gs_dev *d = dev_to_gs(dev);
+	u64 moved;
+	int ret;
+
+	guard(rwsem_read)(&d->conf_lock);
+	ret = gs_store_backing_compact(d->store, &moved);
+	pr_debug("backing compaction moved %llu pages: %d\n", moved, ret);
+	return ret ? ret : len;
+}
+static DEVICE_ATTR_WO(backing_compact);
+
+/*
+ * zram's three columns (pages on the backing device, pages read, pages
+ * written), then: reverse map clusters, bytes of the tier's metadata and
+ * buffers, pages that failed to write, to read, pages relocated, and the
+ * pages backing compaction read and wrote (not in zram's columns).
+ */
+static ssize_t bd_stat_show(struct device *dev, struct device_attribute *attr,
+			    char *buf)
+{
+	struct gs_dev *d = dev_to_gs(dev);
+	struct gs_backing *bk;
+	struct gs_stats *st;
+	u64 used = 0, meta = 0;
+
+	guard(rwsem_read)(&d->conf_lock);
+	st = &d->store->stats;
+	bk = d->store->bk;
+	if (bk) {
+		used = gs_backing_used(bk);
+		meta = atomic_long_read(&bk->meta_bytes);
+	}
+	return sysfs_emit(buf, "%8llu %8ld %8ld %8llu %8llu %8ld %8ld %8ld %8ld %8ld\n",
+			  used, atomic_long_read(&st->bd_reads),
+			  atomic_long_read(&st->bd_writes),
+			  meta / gs_bk_cluster_bytes(),
+			  meta + atomic_long_read(&st->wb_buffer_bytes),
+			  atomic_long_read(&st->bd_write_errors),
+			  atomic_long_read(&st->bd_read_errors),
+			  atomic_long_read(&st->bd_relocated),
+			  atomic_long_read(&st->bd_compact_reads),
+			  atomic_long_read(&st->bd_compact_writes));
+}
+static DEVICE_ATTR_RO(bd_stat);
+
+/* The writeback tier: attach a backing device, write back, and its stats. */
+static struct attribute *gs_wb_attrs[] = {
+	&dev_attr_backing_dev.attr,
+	&dev_attr_writeback.attr,
+	&dev_attr_idle.attr,
+	&dev_attr_writeback_limit.attr,
+	&dev_attr_writeback_limit_enable.attr,
+	&dev_attr_writeback_shrinker.attr,
+	&dev_attr_writeback_direct.attr,
+	&dev_attr_backing_compact.attr,
+	&dev_attr_bd_stat.attr,
+	NULL,
+};
+
+static const struct attribute_group gs_wb_attr_group = {
+	.attrs = gs_wb_attrs,
+};
+
+/* Both groups are unnamed: every attribute sits in the disk's directory. */
+const struct attribute_group *gs_attr_groups[] = {
+	&gs_dev_attr_group,
+	&gs_wb_attr_group,
+	NULL,
+};
