@@ -209,6 +209,9 @@ bool gs_wb_can_progress(struct gs_store *s);
  * that it is used from its start on. *@moved gets the pages moved.
  */
 int gs_store_backing_compact(struct gs_store *s, u64 *moved);
+
+/* ---------------------------------------------------- debugging (gs_debug.c) */
+
 /*
  * Check the table against the reverse map, both ways, and the counters
  * against both. Returns the number of mismatches; details of the first

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ghostswap debugging: the debugfs directory /sys/kernel/debug/ghostswap/.
+ * ghostswap debugging: the consistency check of the table against the
+ * backing store's reverse map, the dump of a cluster's entries, and the
+ * debugfs directory /sys/kernel/debug/ghostswap/ that shows them:
  *
  *  check       the number of mismatches between the table and the backing
  *              store's reverse map, then the first ones in detail
@@ -11,11 +13,131 @@
 #include <linux/debugfs.h>
 #include <linux/fs.h>
 #include <linux/kernel.h>
+#include <linux/mutex.h>
 #include <linux/rwsem.h>
+#include <linux/sched.h>
 #include <linux/seq_file.h>
+#include <linux/slab.h>
 #include <linux/uaccess.h>
+#include "gs_backing.h"
 #include "gs_core.h"
 #include "gs_dev.h"
+
+#define GS_CHECK_DETAILS	20
+
+static void gs_check_report(struct seq_file *m, long *bad, const char *what,
+			    u64 slot, u64 b, u64 other)
+{
+	if (m && *bad < GS_CHECK_DETAILS)
+		seq_printf(m, "%s: slot %llu backing %llu (%llu)\n", what, slot,
+			   b, other);
+	(*bad)++;
+}
+
+long gs_store_check(struct gs_store *s, struct seq_file *m)
+{
+	struct gs_backing *bk = s->bk;
+	u64 fwd = 0, rev = 0, b, slot;
+	unsigned long ci = 0, e;
+	struct gs_cluster *cl;
+	u32 *owners = NULL;
+	unsigned int i;
+	long bad = 0;
+
+	if (bk) {
+		owners = kmalloc_array(GS_BK_CLUSTER_SLOTS, sizeof(*owners),
+				       GFP_KERNEL);
+		if (!owners)
+			return -ENOMEM;
+	}
+	mutex_lock(&s->wb_lock);
+
+	/* Forward: every WRITTEN_BACK entry is its backing slot's owner. */
+	for (; (cl = gs_cluster_next(s, &ci, ULONG_MAX)); ci++) {
+		for (i = 0; i < GS_CLUSTER_SLOTS; i++) {
+			e = atomic_long_read(&cl->table[i]);
+			if (gs_entry_kind(e) != GS_KIND_WRITTEN_BACK)
+				continue;
+			fwd++;
+			slot = ((u64)ci << GS_CLUSTER_SHIFT) + i;
+			b = gs_entry_payload(e);
+			if (!bk || b >= bk->nr_slots)
+				gs_check_report(m, &bad, "no such backing slot",
+						slot, b, 0);
+			else if (gs_backing_owner(bk, b) != slot)
+				gs_check_report(m, &bad, "reverse map differs",
+						slot, b, gs_backing_owner(bk, b));
+		}
+		spin_unlock(&cl->lock);
+		cond_resched();
+	}
+
+	/* Reverse: every used backing slot's owner points back at it. */
+	for (ci = 0; bk && ci <= (bk->nr_slots - 1) >> GS_BK_CLUSTER_SHIFT;
+	     ci++) {
+		if (!gs_backing_cluster_owners(bk, ci, owners))
+			continue;
+		for (i = 0; i < GS_BK_CLUSTER_SLOTS; i++) {
+			if (!owners[i])
+				continue;
+			rev++;
+			b = ((u64)ci << GS_BK_CLUSTER_SHIFT) + i;
+			slot = owners[i] - 1;
+			e = slot < s->nr_slots ? gs_store_entry(s, slot) : 0;
+			if (gs_entry_kind(e) != GS_KIND_WRITTEN_BACK ||
+			    gs_entry_payload(e) != b)
+				gs_check_report(m, &bad, "orphan backing slot",
+						slot, b, e);
+		}
+		cond_resched();
+	}
+
+	/* And the counters. */
+	if (fwd != rev || fwd != atomic_long_read(&s->stats.wb_pages) ||
+	    (bk && rev != gs_backing_used(bk)))
+		gs_check_report(m, &bad, "counts differ: entries, reverse map",
+				fwd, rev, atomic_long_read(&s->stats.wb_pages));
+	mutex_unlock(&s->wb_lock);
+	kfree(owners);
+	return bad;
+}
+
+void gs_store_dump_cluster(struct gs_store *s, unsigned long ci,
+			   struct seq_file *m)
+{
+	static const char *const kinds[] = {
+		"empty", "same", "compressed", "raw", "written_back",
+	};
+	struct gs_cluster *cl;
+	unsigned long e;
+	unsigned int i;
+
+	cl = gs_cluster_get(s, ci, 0);
+	if (!cl) {
+		seq_printf(m, "cluster %lu: none\n", ci);
+		return;
+	}
+	seq_printf(m, "cluster %lu: %u used, stamp %u\n", ci, cl->used,
+		   cl->stamp);
+	for (i = 0; i < GS_CLUSTER_SLOTS; i++) {
+		e = atomic_long_read(&cl->table[i]);
+		if (!e)
+			continue;
+		seq_printf(m, "%llu %s%s%s%s payload %lx aux %u\n",
+			   ((u64)ci << GS_CLUSTER_SHIFT) + i,
+			   gs_entry_kind(e) < ARRAY_SIZE(kinds) ?
+			   kinds[gs_entry_kind(e)] : "bad",
+			   e & GS_FLAG_IDLE ? " idle" : "",
+			   e & GS_FLAG_WB ?
+			   (gs_entry_kind(e) == GS_KIND_WRITTEN_BACK ?
+			    " reading" : " writeback") : "",
+			   e & GS_FLAG_INCOMP ? " incompressible" : "",
+			   gs_entry_payload(e), gs_aux_get(cl->aux, i));
+	}
+	spin_unlock(&cl->lock);
+}
+
+/* ------------------------------------------------------------ debugfs */
 
 /* First line: mismatches between table and reverse map; then details. */
 static int gs_check_show(struct seq_file *m, void *v)
