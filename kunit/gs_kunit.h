@@ -175,7 +175,7 @@ static inline struct gs_store *gs_kunit_wb_store(struct kunit *test,
 								    nr_bk,
 								    kp)), 0);
 	/* Exact expectations: no writeback behind the test's back. */
-	WRITE_ONCE(s->wb_shrinker, false);
+	WRITE_ONCE(s->wb.use_shrinker, false);
 	return s;
 }
 

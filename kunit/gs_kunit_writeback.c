@@ -238,18 +238,18 @@ static void gs_wb_budget(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, gs_store_writeback(s, GS_WB_ALL, U64_MAX, &done),
 			-EIO);
 	KUNIT_EXPECT_EQ(test, done, 3ULL);
-	KUNIT_EXPECT_EQ(test, gs_stat(&s->wb_budget), 0);
+	KUNIT_EXPECT_EQ(test, gs_stat(&s->wb.budget), 0);
 	/* A failed write gives its budget back. */
 	gs_store_set_wb_budget(s, 100);
 	atomic_set(&k->fail_writes, 1);
 	KUNIT_EXPECT_EQ(test, gs_store_writeback(s, GS_WB_ALL, U64_MAX, &done),
 			-EIO);
 	KUNIT_EXPECT_EQ(test, done, 0ULL);
-	KUNIT_EXPECT_EQ(test, gs_stat(&s->wb_budget), 100);
+	KUNIT_EXPECT_EQ(test, gs_stat(&s->wb.budget), 100);
 	KUNIT_EXPECT_EQ(test, gs_store_writeback(s, GS_WB_ALL, U64_MAX, &done),
 			0);
 	KUNIT_EXPECT_EQ(test, done, 7ULL);
-	KUNIT_EXPECT_EQ(test, gs_stat(&s->wb_budget), 93);
+	KUNIT_EXPECT_EQ(test, gs_stat(&s->wb.budget), 93);
 	gs_kunit_verify_slots(test, s, 0, 1, 10);
 }
 
@@ -275,16 +275,16 @@ static void gs_wb_budget_switch(struct kunit *test)
 	gs_store_set_wb_limit_enable(s, true);
 	gs_store_set_wb_limit_enable(s, false);
 	gs_store_set_wb_limit_enable(s, true);
-	KUNIT_EXPECT_EQ(test, gs_stat(&s->wb_budget), 10);
+	KUNIT_EXPECT_EQ(test, gs_stat(&s->wb.budget), 10);
 	KUNIT_EXPECT_EQ(test, gs_store_writeback(s, GS_WB_ALL, 4, &done), 0);
 	KUNIT_EXPECT_EQ(test, done, 4ULL);
-	KUNIT_EXPECT_EQ(test, gs_stat(&s->wb_budget), 6);
+	KUNIT_EXPECT_EQ(test, gs_stat(&s->wb.budget), 6);
 	/* Off: writeback does not use it; on again: it is still there. */
 	gs_store_set_wb_limit_enable(s, false);
 	KUNIT_EXPECT_EQ(test, gs_store_writeback(s, GS_WB_ALL, 2, &done), 0);
 	KUNIT_EXPECT_EQ(test, done, 2ULL);
 	gs_store_set_wb_limit_enable(s, true);
-	KUNIT_EXPECT_EQ(test, gs_stat(&s->wb_budget), 6);
+	KUNIT_EXPECT_EQ(test, gs_stat(&s->wb.budget), 6);
 	/* Taken, switched off mid-write, failed: given back all the same. */
 	k->hook = gs_wb_hook_budget_off;
 	k->arg = s;
@@ -293,8 +293,8 @@ static void gs_wb_budget_switch(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, gs_store_writeback(s, GS_WB_ALL, U64_MAX, &done),
 			-EIO);
 	KUNIT_EXPECT_EQ(test, done, 0ULL);
-	KUNIT_EXPECT_FALSE(test, READ_ONCE(s->wb_limit_enable));
-	KUNIT_EXPECT_EQ(test, gs_stat(&s->wb_budget), 6);
+	KUNIT_EXPECT_FALSE(test, READ_ONCE(s->wb.limit_enable));
+	KUNIT_EXPECT_EQ(test, gs_stat(&s->wb.budget), 6);
 	gs_kunit_verify_slots(test, s, 0, 1, 12);
 	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0L);
 }
@@ -609,7 +609,7 @@ static void gs_wb_nowait(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, *(u8 *)got, 0xaa);
 	KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.bd_reads), 0);
 	/* Direct policy: an incompressible page cannot be stored now. */
-	WRITE_ONCE(s->direct, GS_DIRECT_INCOMP);
+	WRITE_ONCE(s->wb.direct, GS_DIRECT_INCOMP);
 	KUNIT_EXPECT_EQ(test, gs_store_write_nowait(s, 2, rnd, GFP_KERNEL),
 			-EAGAIN);
 	KUNIT_EXPECT_EQ(test, gs_wb_kind(s, 2), GS_KIND_EMPTY);
@@ -627,7 +627,7 @@ static void gs_wb_direct(struct kunit *test)
 	void *text = gs_wb_text(test, 1);
 	unsigned int len;
 
-	WRITE_ONCE(s->direct, GS_DIRECT_INCOMP);
+	WRITE_ONCE(s->wb.direct, GS_DIRECT_INCOMP);
 	gs_wb_write(test, s, 0, rnd);
 	gs_wb_write(test, s, 1, semi);
 	gs_wb_write(test, s, 2, text);
@@ -638,7 +638,7 @@ static void gs_wb_direct(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.huge_pages), 1);
 	KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.bd_writes), 1);
 
-	WRITE_ONCE(s->direct, GS_DIRECT_HUGE);
+	WRITE_ONCE(s->wb.direct, GS_DIRECT_HUGE);
 	gs_wb_write(test, s, 3, semi);
 	KUNIT_EXPECT_EQ(test, gs_wb_kind(s, 3), GS_KIND_WRITTEN_BACK);
 	/* Overwriting a direct slot frees its backing slot. */
@@ -666,7 +666,7 @@ static void gs_wb_pool_limit(struct kunit *test)
 		gs_wb_write(test, s, i, p);
 		KUNIT_ASSERT_LE(test, gs_store_pool_pages(s), 16UL);
 	}
-	flush_work(&s->wb_work);
+	flush_work(&s->wb.work);
 	kunit_info(test, "%d pages: %ld in the pool (%lu pool pages), %ld written back\n",
 		   n, gs_stat(&s->stats.comp_pages), gs_store_pool_pages(s),
 		   gs_stat(&s->stats.wb_pages));
@@ -684,14 +684,14 @@ static void gs_wb_shrinker(struct kunit *test)
 	struct gs_kbk *k;
 	struct gs_store *s = gs_kunit_wb_store(test, "lz4", 1024, 64, &k);
 	struct shrink_control sc = { .gfp_mask = GFP_KERNEL, .nr_to_scan = 8 };
-	struct shrinker *sh = s->shrinker;
+	struct shrinker *sh = s->wb.shrinker;
 
 	KUNIT_ASSERT_NOT_NULL(test, sh);
 	gs_kunit_fill_slots(test, s, 0, 1, 20);
 	/* Switched off: nothing to count, nothing done. */
 	KUNIT_EXPECT_EQ(test, sh->count_objects(sh, &sc), 0UL);
 	KUNIT_EXPECT_EQ(test, sh->scan_objects(sh, &sc), SHRINK_STOP);
-	WRITE_ONCE(s->wb_shrinker, true);
+	WRITE_ONCE(s->wb.use_shrinker, true);
 	KUNIT_EXPECT_EQ(test, sh->count_objects(sh, &sc), 20UL);
 	sc.gfp_mask = GFP_NOIO;
 	KUNIT_EXPECT_EQ(test, sh->scan_objects(sh, &sc), SHRINK_STOP);
@@ -701,9 +701,9 @@ static void gs_wb_shrinker(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.wb_pages), 8);
 	KUNIT_EXPECT_EQ(test, sh->count_objects(sh, &sc), 12UL);
 	/* Busy with another writeback: it does not wait. */
-	mutex_lock(&s->wb_lock);
+	mutex_lock(&s->wb.lock);
 	KUNIT_EXPECT_EQ(test, sh->scan_objects(sh, &sc), SHRINK_STOP);
-	mutex_unlock(&s->wb_lock);
+	mutex_unlock(&s->wb.lock);
 	gs_kunit_verify_slots(test, s, 0, 1, 20);
 	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0L);
 }
@@ -833,7 +833,7 @@ static void gs_wb_hook_direct(struct gs_kbk *k, bool write, u64 b)
 	int cpu, i;
 
 	KUNIT_EXPECT_TRUE(r->test, write);
-	KUNIT_EXPECT_FALSE(r->test, mutex_is_locked(&r->s->wb_lock));
+	KUNIT_EXPECT_FALSE(r->test, mutex_is_locked(&r->s->wb.lock));
 	for_each_online_cpu(cpu) {
 		if (r->n == GS_WB_PROBES)
 			break;
@@ -872,7 +872,7 @@ static void gs_wb_direct_unlocked(struct kunit *test)
 			.want = { text, same, NULL, NULL }, .nr = 4,
 		};
 	}
-	WRITE_ONCE(s->direct, GS_DIRECT_INCOMP);
+	WRITE_ONCE(s->wb.direct, GS_DIRECT_INCOMP);
 	k->hook = gs_wb_hook_direct;
 	k->arg = r;
 	k->hook_runs = 1;
@@ -966,7 +966,7 @@ static void gs_wb_relocate_pin(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, done, 5ULL);
 	/* A hole below slot 7's page: compaction moves that page down. */
 	gs_store_free(s, 1);
-	WRITE_ONCE(s->direct, GS_DIRECT_HUGE);
+	WRITE_ONCE(s->wb.direct, GS_DIRECT_HUGE);
 	k->hook = gs_wb_hook_relocate;
 	k->arg = &r;
 	k->hook_runs = 1;
@@ -992,7 +992,7 @@ static void gs_wb_stuck(struct kunit *test)
 	struct gs_kbk *k;
 	struct gs_store *s = gs_kunit_wb_store(test, "lz4", 1024, 2, &k);
 	struct shrink_control sc = { .gfp_mask = GFP_KERNEL, .nr_to_scan = 8 };
-	struct shrinker *sh = s->shrinker;
+	struct shrinker *sh = s->wb.shrinker;
 	void *rnd = gs_kunit_random(test);
 	unsigned int busy;
 	int i, writes;
@@ -1004,7 +1004,7 @@ static void gs_wb_stuck(struct kunit *test)
 	}
 	KUNIT_EXPECT_EQ(test, gs_store_writeback(s, GS_WB_ALL, 2, &done), 0);
 	KUNIT_EXPECT_EQ(test, done, 2ULL);
-	WRITE_ONCE(s->wb_shrinker, true);
+	WRITE_ONCE(s->wb.use_shrinker, true);
 	KUNIT_EXPECT_EQ(test, sh->count_objects(sh, &sc), 0UL);
 	writes = atomic_read(&k->writes);
 	KUNIT_EXPECT_EQ(test, sh->scan_objects(sh, &sc), SHRINK_STOP);
@@ -1015,15 +1015,15 @@ static void gs_wb_stuck(struct kunit *test)
 
 	/*
 	 * Near the pool limit (but not over it: the store needs no room):
-	 * a background writeback would only wait here for wb_lock.
+	 * a background writeback would only wait here for wb.lock.
 	 */
 	WRITE_ONCE(s->limit_pages, gs_store_pool_pages(s) + 8);
-	mutex_lock(&s->wb_lock);
+	mutex_lock(&s->wb.lock);
 	get_random_bytes(rnd, PAGE_SIZE);
 	gs_wb_write(test, s, 200, rnd);
-	busy = work_busy(&s->wb_work);
-	mutex_unlock(&s->wb_lock);
-	flush_work(&s->wb_work);
+	busy = work_busy(&s->wb.work);
+	mutex_unlock(&s->wb.lock);
+	flush_work(&s->wb.work);
 	KUNIT_EXPECT_EQ(test, busy, 0U);
 	gs_wb_expect(test, s, 200, rnd);
 	WRITE_ONCE(s->limit_pages, 0);
@@ -1040,8 +1040,8 @@ static void gs_wb_stuck(struct kunit *test)
 	gs_store_set_wb_budget(s, 1);
 	KUNIT_EXPECT_GT(test, sh->count_objects(sh, &sc), 0UL);
 	KUNIT_EXPECT_EQ(test, sh->scan_objects(sh, &sc), 1UL);
-	KUNIT_EXPECT_EQ(test, gs_stat(&s->wb_budget), 0);
-	WRITE_ONCE(s->wb_shrinker, false);
+	KUNIT_EXPECT_EQ(test, gs_stat(&s->wb.budget), 0);
+	WRITE_ONCE(s->wb.use_shrinker, false);
 	KUNIT_EXPECT_EQ(test, gs_backing_used(s->bk), 2ULL);
 	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0L);
 }
@@ -1062,7 +1062,7 @@ static void gs_wb_destroy_all(struct kunit *test)
 	KUNIT_ASSERT_FALSE(test, IS_ERR(s));
 	KUNIT_ASSERT_EQ(test, gs_store_set_backing(s, gs_kbk_create(test, 64,
 								    &k)), 0);
-	WRITE_ONCE(s->wb_shrinker, false);
+	WRITE_ONCE(s->wb.use_shrinker, false);
 	k->released = &released;
 	gs_wb_write(test, s, 10, p);
 	gs_wb_write(test, s, 3000, p);

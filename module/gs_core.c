@@ -319,7 +319,7 @@ static bool gs_direct_wanted(struct gs_store *s, enum gs_kind kind,
 {
 	if (!s->bk || kind != GS_KIND_RAW)
 		return false;
-	switch (READ_ONCE(s->direct)) {
+	switch (READ_ONCE(s->wb.direct)) {
 	case GS_DIRECT_HUGE:
 		return true;
 	case GS_DIRECT_INCOMP:
@@ -387,7 +387,7 @@ static int gs_store_pack(struct gs_store *s, const void *src, gfp_t gfp,
 	 */
 	if (s->bk && gs_pool_over(s, pages + READ_ONCE(s->limit_pages) / 16) &&
 	    gs_wb_can_progress(s))
-		queue_work(s->wq, &s->wb_work);
+		queue_work(s->wb.wq, &s->wb.work);
 	*aux = kind == GS_KIND_COMPRESSED ? len : 0;
 	*e = gs_entry(kind, flags, payload);
 	return 0;
@@ -803,10 +803,10 @@ struct gs_store *gs_store_create(const char *alg, u64 nr_slots)
 		return ERR_PTR(-ENOMEM);
 	xa_init(&s->clusters);
 	s->nr_slots = nr_slots;
-	mutex_init(&s->wb_lock);
-	spin_lock_init(&s->wb_limit_lock);
-	INIT_WORK(&s->wb_work, gs_wb_work);
-	s->wb_shrinker = true;
+	mutex_init(&s->wb.lock);
+	spin_lock_init(&s->wb.limit_lock);
+	INIT_WORK(&s->wb.work, gs_wb_work);
+	s->wb.use_shrinker = true;
 	/* zsmalloc wants a distinct name per pool (debugfs). */
 	snprintf(name, sizeof(name), "ghostswap%d",
 		 atomic_inc_return(&pool_id));

@@ -99,6 +99,26 @@ enum gs_direct {
 
 struct gs_wb_batch;
 
+/*
+ * The writeback tier's own state (gs_writeback.c). Its policies (budget,
+ * shrinker, direct) can be set with or without a backing device; the
+ * rest exists only while one is attached.
+ */
+struct gs_wb {
+	struct mutex lock;		/* one writeback at a time */
+	struct gs_wb_batch *batches;	/* GS_WB_DEPTH batches, lock */
+	u64 hand;			/* clock hand of GS_WB_COLD */
+	/* Covers changes of the budget and of limit_enable together. */
+	spinlock_t limit_lock;
+	atomic_long_t budget;		/* pages left, if limit_enable */
+	bool limit_enable;
+	bool use_shrinker;		/* write back under memory pressure */
+	enum gs_direct direct;
+	struct workqueue_struct *wq;
+	struct work_struct work;	/* background writeback to the limit */
+	struct shrinker *shrinker;
+};
+
 struct gs_store {
 	struct xarray clusters;		/* cluster index -> struct gs_cluster */
 	u64 nr_slots;			/* size of the ghost address space */
@@ -111,21 +131,13 @@ struct gs_store {
 	mempool_t *reserve;
 	/* Fault injection (debugfs): fail this many allocations. */
 	atomic_t fail_alloc;
-
-	/* Writeback tier; all NULL/0 without a backing device. */
+	/*
+	 * Where WRITTEN_BACK entries live, NULL without a backing device.
+	 * The writeback tier attaches and detaches it (the store empty);
+	 * freeing an entry frees its backing slot.
+	 */
 	struct gs_backing *bk;
-	struct mutex wb_lock;		/* one writeback at a time */
-	struct gs_wb_batch *wb;		/* GS_WB_DEPTH batches, wb_lock */
-	u64 wb_hand;			/* clock hand of GS_WB_COLD */
-	/* Covers changes of the budget and of wb_limit_enable together. */
-	spinlock_t wb_limit_lock;
-	atomic_long_t wb_budget;	/* pages left, if wb_limit_enable */
-	bool wb_limit_enable;
-	bool wb_shrinker;		/* write back under memory pressure */
-	enum gs_direct direct;
-	struct workqueue_struct *wq;
-	struct work_struct wb_work;	/* background writeback to the limit */
-	struct shrinker *shrinker;
+	struct gs_wb wb;
 };
 
 int gs_core_init(void);

@@ -50,7 +50,7 @@ long gs_store_check(struct gs_store *s, struct seq_file *m)
 		if (!owners)
 			return -ENOMEM;
 	}
-	mutex_lock(&s->wb_lock);
+	mutex_lock(&s->wb.lock);
 
 	/* Forward: every WRITTEN_BACK entry is its backing slot's owner. */
 	for (; (cl = gs_cluster_next(s, &ci, ULONG_MAX)); ci++) {
@@ -97,7 +97,7 @@ long gs_store_check(struct gs_store *s, struct seq_file *m)
 	    (bk && rev != gs_backing_used(bk)))
 		gs_check_report(m, &bad, "counts differ: entries, reverse map",
 				fwd, rev, atomic_long_read(&s->stats.wb_pages));
-	mutex_unlock(&s->wb_lock);
+	mutex_unlock(&s->wb.lock);
 	kfree(owners);
 	return bad;
 }

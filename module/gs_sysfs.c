@@ -536,7 +536,7 @@ static ssize_t writeback_limit_enable_show(struct device *dev,
 	struct gs_dev *d = dev_to_gs(dev);
 
 	guard(rwsem_read)(&d->conf_lock);
-	return sysfs_emit(buf, "%d\n", READ_ONCE(d->store->wb_limit_enable));
+	return sysfs_emit(buf, "%d\n", READ_ONCE(d->store->wb.limit_enable));
 }
 static DEVICE_ATTR_RW(writeback_limit_enable);
 
@@ -560,7 +560,7 @@ static ssize_t writeback_limit_show(struct device *dev,
 	struct gs_dev *d = dev_to_gs(dev);
 
 	guard(rwsem_read)(&d->conf_lock);
-	return sysfs_emit(buf, "%ld\n", atomic_long_read(&d->store->wb_budget));
+	return sysfs_emit(buf, "%ld\n", atomic_long_read(&d->store->wb.budget));
 }
 static DEVICE_ATTR_RW(writeback_limit);
 
@@ -574,7 +574,7 @@ static ssize_t writeback_shrinker_store(struct device *dev,
 	if (kstrtobool(buf, &on))
 		return -EINVAL;
 	guard(rwsem_read)(&d->conf_lock);
-	WRITE_ONCE(d->store->wb_shrinker, on);
+	WRITE_ONCE(d->store->wb.use_shrinker, on);
 	return len;
 }
 
@@ -585,7 +585,7 @@ static ssize_t writeback_shrinker_show(struct device *dev,
 	struct gs_dev *d = dev_to_gs(dev);
 
 	guard(rwsem_read)(&d->conf_lock);
-	return sysfs_emit(buf, "%d\n", READ_ONCE(d->store->wb_shrinker));
+	return sysfs_emit(buf, "%d\n", READ_ONCE(d->store->wb.use_shrinker));
 }
 static DEVICE_ATTR_RW(writeback_shrinker);
 
@@ -605,7 +605,7 @@ static ssize_t writeback_direct_store(struct device *dev,
 	if (i < 0)
 		return -EINVAL;
 	guard(rwsem_read)(&d->conf_lock);
-	WRITE_ONCE(d->store->direct, i);
+	WRITE_ONCE(d->store->wb.direct, i);
 	return len;
 }
 
@@ -617,7 +617,7 @@ static ssize_t writeback_direct_show(struct device *dev,
 	ssize_t n = 0;
 
 	guard(rwsem_read)(&d->conf_lock);
-	cur = READ_ONCE(d->store->direct);
+	cur = READ_ONCE(d->store->wb.direct);
 	for (i = 0; i < ARRAY_SIZE(gs_direct_names); i++)
 		n += sysfs_emit_at(buf, n, i == cur ? "[%s] " : "%s ",
 				   gs_direct_names[i]);

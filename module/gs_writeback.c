@@ -9,7 +9,7 @@
  * (gs_backing.c) holds the ghost slot. Same-filled pages are never written
  * back: they cost nothing.
  *
- * A writeback round, one at a time under wb_lock, of up to GS_WB_DEPTH
+ * A writeback round, one at a time under wb.lock, of up to GS_WB_DEPTH
  * batches of up to GS_WB_BATCH pages:
  *  1. collect: under each cluster's lock, copy the chosen objects into the
  *     batch's pages and set GS_FLAG_WB on their entries;
@@ -93,13 +93,13 @@ static u64 gs_budget_take(struct gs_store *s, u64 want, bool *charged)
 {
 	u64 take = want;
 
-	spin_lock(&s->wb_limit_lock);
-	*charged = s->wb_limit_enable;
+	spin_lock(&s->wb.limit_lock);
+	*charged = s->wb.limit_enable;
 	if (*charged) {
-		take = min_t(u64, want, atomic_long_read(&s->wb_budget));
-		atomic_long_sub(take, &s->wb_budget);
+		take = min_t(u64, want, atomic_long_read(&s->wb.budget));
+		atomic_long_sub(take, &s->wb.budget);
 	}
-	spin_unlock(&s->wb_limit_lock);
+	spin_unlock(&s->wb.limit_lock);
 	return take;
 }
 
@@ -107,9 +107,9 @@ static void gs_budget_give(struct gs_store *s, u64 pages, bool charged)
 {
 	if (!pages || !charged)
 		return;
-	spin_lock(&s->wb_limit_lock);
-	atomic_long_add(pages, &s->wb_budget);
-	spin_unlock(&s->wb_limit_lock);
+	spin_lock(&s->wb.limit_lock);
+	atomic_long_add(pages, &s->wb.budget);
+	spin_unlock(&s->wb.limit_lock);
 }
 
 /*
@@ -118,16 +118,16 @@ static void gs_budget_give(struct gs_store *s, u64 pages, bool charged)
  */
 void gs_store_set_wb_limit_enable(struct gs_store *s, bool enable)
 {
-	spin_lock(&s->wb_limit_lock);
-	WRITE_ONCE(s->wb_limit_enable, enable);
-	spin_unlock(&s->wb_limit_lock);
+	spin_lock(&s->wb.limit_lock);
+	WRITE_ONCE(s->wb.limit_enable, enable);
+	spin_unlock(&s->wb.limit_lock);
 }
 
 void gs_store_set_wb_budget(struct gs_store *s, u64 pages)
 {
-	spin_lock(&s->wb_limit_lock);
-	atomic_long_set(&s->wb_budget, min_t(u64, pages, LONG_MAX));
-	spin_unlock(&s->wb_limit_lock);
+	spin_lock(&s->wb.limit_lock);
+	atomic_long_set(&s->wb.budget, min_t(u64, pages, LONG_MAX));
+	spin_unlock(&s->wb.limit_lock);
 }
 
 /*
@@ -141,8 +141,8 @@ bool gs_wb_can_progress(struct gs_store *s)
 
 	if (!bk || gs_backing_full(bk))
 		return false;
-	return !READ_ONCE(s->wb_limit_enable) ||
-	       atomic_long_read(&s->wb_budget) > 0;
+	return !READ_ONCE(s->wb.limit_enable) ||
+	       atomic_long_read(&s->wb.budget) > 0;
 }
 
 /* ------------------------------------------------------------ collect */
@@ -349,7 +349,7 @@ static bool gs_wb_finish(struct gs_store *s, struct gs_wb_cand *c)
 	return moved;
 }
 
-/* Take wb_lock; with GS_WB_TRY, only if it is free. */
+/* Take wb.lock; with GS_WB_TRY, only if it is free. */
 #define GS_WB_TRY	1
 
 /* Wait for a batch, settle its candidates; returns the pages moved. */
@@ -373,7 +373,7 @@ static u64 gs_wb_settle(struct gs_store *s, struct gs_wb_batch *wb, int *err)
 }
 
 /*
- * The writeback loop, a round at a time. wb_lock is taken per round, so
+ * The writeback loop, a round at a time. wb.lock is taken per round, so
  * that stores waiting for room and other writebacks get their turn
  * between rounds; the GS_FLAG_WB of a round's entries never outlives its
  * hold of the lock.
@@ -390,14 +390,14 @@ static int __gs_store_writeback(struct gs_store *s, enum gs_wb_mode mode,
 	*done = 0;
 	while (!stop && *done < max && !fatal_signal_pending(current)) {
 		if (!(flags & GS_WB_TRY))
-			mutex_lock(&s->wb_lock);
-		else if (!mutex_trylock(&s->wb_lock))
+			mutex_lock(&s->wb.lock);
+		else if (!mutex_trylock(&s->wb.lock))
 			break;
 		if (cold)
-			pos = s->wb_hand;
+			pos = s->wb.hand;
 		/* Full: collecting would copy and flag pages for nothing. */
 		if (gs_backing_full(s->bk)) {
-			mutex_unlock(&s->wb_lock);
+			mutex_unlock(&s->wb.lock);
 			ret = -ENOSPC;
 			break;
 		}
@@ -407,7 +407,7 @@ static int __gs_store_writeback(struct gs_store *s, enum gs_wb_mode mode,
 		 */
 		queued = 0;
 		for (nb = 0; nb < GS_WB_DEPTH;) {
-			struct gs_wb_batch *wb = &s->wb[nb++];
+			struct gs_wb_batch *wb = &s->wb.batches[nb++];
 
 			want = gs_budget_take(s, min_t(u64, max - *done - queued,
 						       GS_WB_BATCH), &wb->charged);
@@ -436,10 +436,10 @@ static int __gs_store_writeback(struct gs_store *s, enum gs_wb_mode mode,
 				break;
 		}
 		for (k = 0; k < nb; k++)
-			*done += gs_wb_settle(s, &s->wb[k], &ret);
+			*done += gs_wb_settle(s, &s->wb.batches[k], &ret);
 		if (cold)
-			s->wb_hand = pos;
-		mutex_unlock(&s->wb_lock);
+			s->wb.hand = pos;
+		mutex_unlock(&s->wb.lock);
 		cond_resched();
 	}
 	memalloc_noio_restore(noio);
@@ -480,7 +480,7 @@ void gs_store_reclaim(struct gs_store *s, unsigned long target)
 
 void gs_wb_work(struct work_struct *work)
 {
-	struct gs_store *s = container_of(work, struct gs_store, wb_work);
+	struct gs_store *s = container_of(work, struct gs_store, wb.work);
 	unsigned long limit = READ_ONCE(s->limit_pages);
 
 	if (limit)
@@ -494,7 +494,7 @@ static unsigned long gs_shrink_count(struct shrinker *sh,
 	unsigned long n;
 
 	/* Nothing to gain from us while writeback cannot move a page. */
-	if (!READ_ONCE(s->wb_shrinker) || !gs_wb_can_progress(s))
+	if (!READ_ONCE(s->wb.use_shrinker) || !gs_wb_can_progress(s))
 		return 0;
 	n = atomic_long_read(&s->stats.comp_pages) +
 	    atomic_long_read(&s->stats.huge_pages);
@@ -512,7 +512,7 @@ static unsigned long gs_shrink_scan(struct shrinker *sh,
 	 * never wait for a writeback that is running (it may be what
 	 * allocates memory).
 	 */
-	if (!(sc->gfp_mask & __GFP_IO) || !READ_ONCE(s->wb_shrinker) ||
+	if (!(sc->gfp_mask & __GFP_IO) || !READ_ONCE(s->wb.use_shrinker) ||
 	    !gs_wb_can_progress(s))
 		return SHRINK_STOP;
 	__gs_store_writeback(s, GS_WB_COLD, sc->nr_to_scan, GS_WB_TRY, &done);
@@ -606,7 +606,7 @@ static int gs_relocate(struct gs_store *s, u64 owner, u64 from)
 	unsigned long was = gs_entry(GS_KIND_WRITTEN_BACK, 0, from);
 	unsigned int i = owner & (GS_CLUSTER_SLOTS - 1);
 	struct gs_backing *bk = s->bk;
-	void *buf = s->wb->bufs[0];
+	void *buf = s->wb.batches->bufs[0];
 	struct gs_cluster *cl;
 	bool mine;
 	int ret;
@@ -669,11 +669,11 @@ int gs_store_backing_compact(struct gs_store *s, u64 *moved)
 	for (steps = gs_backing_used(bk) + 1;
 	     steps && !fatal_signal_pending(current); steps--) {
 		/* Per page, so that stores and writeback are not held up. */
-		mutex_lock(&s->wb_lock);
+		mutex_lock(&s->wb.lock);
 		last = gs_backing_last_used(bk);
 		owner = last == U64_MAX ? U64_MAX : gs_backing_owner(bk, last);
 		ret = owner == U64_MAX ? 0 : gs_relocate(s, owner, last);
-		mutex_unlock(&s->wb_lock);
+		mutex_unlock(&s->wb.lock);
 		if (last == U64_MAX)
 			break;
 		if (ret == 1) {
@@ -703,13 +703,13 @@ static void gs_wb_batch_free(struct gs_store *s)
 {
 	unsigned int i, k;
 
-	if (!s->wb)
+	if (!s->wb.batches)
 		return;
 	for (k = 0; k < GS_WB_DEPTH; k++)
 		for (i = 0; i < GS_WB_BATCH; i++)
-			free_page((unsigned long)s->wb[k].bufs[i]);
-	kfree(s->wb);
-	s->wb = NULL;
+			free_page((unsigned long)s->wb.batches[k].bufs[i]);
+	kfree(s->wb.batches);
+	s->wb.batches = NULL;
 	atomic_long_set(&s->stats.wb_buffer_bytes, 0);
 }
 
@@ -717,15 +717,15 @@ static int gs_wb_batch_alloc(struct gs_store *s)
 {
 	unsigned int i, k;
 
-	s->wb = kcalloc(GS_WB_DEPTH, sizeof(*s->wb), GFP_KERNEL);
-	if (!s->wb)
+	s->wb.batches = kcalloc(GS_WB_DEPTH, sizeof(*s->wb.batches), GFP_KERNEL);
+	if (!s->wb.batches)
 		return -ENOMEM;
 	atomic_long_set(&s->stats.wb_buffer_bytes,
-			ksize(s->wb) + GS_WB_DEPTH * GS_WB_BATCH * PAGE_SIZE);
+			ksize(s->wb.batches) + GS_WB_DEPTH * GS_WB_BATCH * PAGE_SIZE);
 	for (k = 0; k < GS_WB_DEPTH; k++) {
 		for (i = 0; i < GS_WB_BATCH; i++) {
-			s->wb[k].bufs[i] = (void *)__get_free_page(GFP_KERNEL);
-			if (!s->wb[k].bufs[i]) {
+			s->wb.batches[k].bufs[i] = (void *)__get_free_page(GFP_KERNEL);
+			if (!s->wb.batches[k].bufs[i]) {
 				gs_wb_batch_free(s);
 				return -ENOMEM;
 			}
@@ -737,11 +737,11 @@ static int gs_wb_batch_alloc(struct gs_store *s)
 /* Stop what runs on its own: the shrinker and the background worker. */
 void gs_store_wb_exit(struct gs_store *s)
 {
-	if (s->shrinker) {
-		shrinker_free(s->shrinker);
-		s->shrinker = NULL;
+	if (s->wb.shrinker) {
+		shrinker_free(s->wb.shrinker);
+		s->wb.shrinker = NULL;
 	}
-	cancel_work_sync(&s->wb_work);
+	cancel_work_sync(&s->wb.work);
 }
 
 int gs_store_set_backing(struct gs_store *s, struct gs_backing *bk)
@@ -754,24 +754,24 @@ int gs_store_set_backing(struct gs_store *s, struct gs_backing *bk)
 	if (ret)
 		goto out_bk;
 	ret = -ENOMEM;
-	s->wq = alloc_workqueue("ghostswap-wb", WQ_UNBOUND | WQ_MEM_RECLAIM, 1);
-	if (!s->wq)
+	s->wb.wq = alloc_workqueue("ghostswap-wb", WQ_UNBOUND | WQ_MEM_RECLAIM, 1);
+	if (!s->wb.wq)
 		goto out_batch;
-	s->shrinker = shrinker_alloc(0, "ghostswap");
-	if (!s->shrinker)
+	s->wb.shrinker = shrinker_alloc(0, "ghostswap");
+	if (!s->wb.shrinker)
 		goto out_wq;
-	s->shrinker->count_objects = gs_shrink_count;
-	s->shrinker->scan_objects = gs_shrink_scan;
-	s->shrinker->seeks = DEFAULT_SEEKS;
-	s->shrinker->private_data = s;
+	s->wb.shrinker->count_objects = gs_shrink_count;
+	s->wb.shrinker->scan_objects = gs_shrink_scan;
+	s->wb.shrinker->seeks = DEFAULT_SEEKS;
+	s->wb.shrinker->private_data = s;
 	s->bk = bk;
-	s->wb_hand = 0;
-	shrinker_register(s->shrinker);
+	s->wb.hand = 0;
+	shrinker_register(s->wb.shrinker);
 	return 0;
 
 out_wq:
-	destroy_workqueue(s->wq);
-	s->wq = NULL;
+	destroy_workqueue(s->wb.wq);
+	s->wb.wq = NULL;
 out_batch:
 	gs_wb_batch_free(s);
 out_bk:
@@ -786,8 +786,8 @@ void gs_store_release_backing(struct gs_store *s)
 		return;
 	/* Waits for a running shrinker scan and the background writeback. */
 	gs_store_wb_exit(s);
-	destroy_workqueue(s->wq);
-	s->wq = NULL;
+	destroy_workqueue(s->wb.wq);
+	s->wb.wq = NULL;
 	gs_wb_batch_free(s);
 	gs_backing_destroy(s->bk);
 	s->bk = NULL;
