@@ -11,7 +11,7 @@
 #include <linux/string.h>
 #include <linux/vmalloc.h>
 #include "gs_backing.h"
-#include "gs_core.h"
+#include "gs_store.h"
 
 KUNIT_DEFINE_ACTION_WRAPPER(gs_kunit_store_destroy, gs_store_destroy,
 			    struct gs_store *);

@@ -13,7 +13,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/xarray.h>
-#include "gs_core.h"
+#include "gs_store.h"
 #include "gs_kunit.h"
 
 static void gs_expect_stats_zero(struct kunit *test, struct gs_store *s)

@@ -10,7 +10,7 @@
 #include <linux/slab.h>
 #include <linux/xarray.h>
 #include "gs_backing.h"
-#include "gs_core.h"
+#include "gs_store.h"
 #include "gs_kunit.h"
 
 KUNIT_DEFINE_ACTION_WRAPPER(gs_kunit_bk_destroy, gs_backing_destroy,

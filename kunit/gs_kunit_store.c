@@ -12,7 +12,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include "gs_comp.h"
-#include "gs_core.h"
+#include "gs_store.h"
 #include "gs_kunit.h"
 
 static const char *const gs_store_algs[] = {

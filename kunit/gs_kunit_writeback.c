@@ -22,7 +22,7 @@
 #include <linux/workqueue.h>
 #include "gs_backing.h"
 #include "gs_comp.h"
-#include "gs_core.h"
+#include "gs_store.h"
 #include "gs_kunit.h"
 
 /* Compresses, but not below zsmalloc's huge class size: RAW, not INCOMP. */

@@ -24,11 +24,15 @@
  * mutex, then cluster lock, then the backing store's reverse map lock,
  * then zsmalloc's own locks.
  *
- * With a backing device (gs_writeback.c), a slot can also be WRITTEN_BACK.
- * Reading one pins it (READING flag) for the duration of the I/O: a free
- * or overwrite meanwhile leaves the backing slot allocated, and the reader
- * frees it when it finds its entry gone, so a backing slot is never reused
- * under a read of it.
+ * With a backing device, a slot can also be WRITTEN_BACK: the writeback
+ * tier (gs_writeback.c) moves entries there and reads them back; the core
+ * only frees them. A reader of one pins it (READING flag) for the duration
+ * of the I/O: a free or overwrite meanwhile leaves the backing slot
+ * allocated, and the reader frees it when it finds its entry gone, so a
+ * backing slot is never reused under a read of it.
+ *
+ * The core calls nothing above it: the layers built on it (gs_store.c,
+ * gs_writeback.c) call it through gs_core.h.
  */
 #define pr_fmt(fmt) "ghostswap: " fmt
 
@@ -43,6 +47,7 @@
 #include "gs_backing.h"
 #include "gs_comp.h"
 #include "gs_core.h"
+#include "gs_store.h"
 
 static_assert(PAGE_SIZE == 4096, "ghostswap supports 4 KiB pages only");
 
@@ -305,7 +310,6 @@ static bool gs_page_same_filled(const void *src, unsigned long *word)
 	return true;
 }
 
-/* Pool above @pages? (With no limit set, never.) */
 bool gs_pool_over(struct gs_store *s, unsigned long pages)
 {
 	unsigned long limit = READ_ONCE(s->limit_pages);
@@ -313,13 +317,13 @@ bool gs_pool_over(struct gs_store *s, unsigned long pages)
 	return limit && pages > limit;
 }
 
-/* Does the direct policy send a page of this kind past the pool? */
-static bool gs_direct_wanted(struct gs_store *s, enum gs_kind kind,
-			     unsigned long flags)
+/* Does the @direct policy send a page of this kind past the pool? */
+static bool gs_direct_wanted(struct gs_store *s, enum gs_direct direct,
+			     enum gs_kind kind, unsigned long flags)
 {
 	if (!s->bk || kind != GS_KIND_RAW)
 		return false;
-	switch (READ_ONCE(s->wb.direct)) {
+	switch (direct) {
 	case GS_DIRECT_HUGE:
 		return true;
 	case GS_DIRECT_INCOMP:
@@ -329,15 +333,9 @@ static bool gs_direct_wanted(struct gs_store *s, enum gs_kind kind,
 	}
 }
 
-/*
- * Compress @src and put it into the pool. Returns 0 with the new entry in
- * *@e and its aux value in *@aux, or a negative errno: -EAGAIN if the
- * page should go to the backing device instead (pool full, over its
- * limit, or the direct policy). The pool object is not visible to anybody
- * until the caller installs the entry.
- */
-static int gs_store_pack(struct gs_store *s, const void *src, gfp_t gfp,
-			 unsigned long *e, unsigned int *aux)
+/* Compress @src and put it into the pool: gs_page_pack() but SAME. */
+static int gs_pool_pack(struct gs_store *s, const void *src, gfp_t gfp,
+			enum gs_direct direct, struct gs_packed *p)
 {
 	enum gs_kind kind = GS_KIND_COMPRESSED;
 	unsigned long handle, payload, pages, flags = 0;
@@ -355,7 +353,7 @@ static int gs_store_pack(struct gs_store *s, const void *src, gfp_t gfp,
 		len = PAGE_SIZE;
 		data = src;
 	}
-	if (gs_direct_wanted(s, kind, flags)) {
+	if (gs_direct_wanted(s, direct, kind, flags)) {
 		gs_stream_put(st);
 		return -EAGAIN;
 	}
@@ -381,15 +379,21 @@ static int gs_store_pack(struct gs_store *s, const void *src, gfp_t gfp,
 		zs_free(s->pool, handle);
 		return -EIO;
 	}
-	/*
-	 * Nearing the limit: start writing back in the background, unless
-	 * writeback cannot move anything (backing device full, budget spent).
-	 */
-	if (s->bk && gs_pool_over(s, pages + READ_ONCE(s->limit_pages) / 16) &&
-	    gs_wb_can_progress(s))
-		queue_work(s->wb.wq, &s->wb.work);
-	*aux = kind == GS_KIND_COMPRESSED ? len : 0;
-	*e = gs_entry(kind, flags, payload);
+	p->aux = kind == GS_KIND_COMPRESSED ? len : 0;
+	p->entry = gs_entry(kind, flags, payload);
+	p->pool_pages = pages;
+	return 0;
+}
+
+int gs_page_pack(struct gs_store *s, const void *src, gfp_t gfp,
+		 enum gs_direct direct, struct gs_packed *p)
+{
+	unsigned long word;
+
+	if (!gs_page_same_filled(src, &word))
+		return gs_pool_pack(s, src, gfp, direct, p);
+	p->entry = gs_same_entry(word, &p->aux);
+	p->pool_pages = 0;
 	return 0;
 }
 
@@ -453,48 +457,6 @@ int gs_slot_install(struct gs_store *s, u64 slot, unsigned long e,
 	return 0;
 }
 
-int gs_store_write_nowait(struct gs_store *s, u64 slot, const void *src,
-			  gfp_t gfp)
-{
-	unsigned long word, e;
-	unsigned int aux = 0;
-	int ret;
-
-	if (slot >= s->nr_slots)
-		return -EINVAL;
-	if (gs_page_same_filled(src, &word)) {
-		e = gs_same_entry(word, &aux);
-	} else {
-		ret = gs_store_pack(s, src, gfp, &e, &aux);
-		if (ret)
-			return ret;
-	}
-	return gs_slot_install(s, slot, e, aux, gfp);
-}
-
-int gs_store_write(struct gs_store *s, u64 slot, const void *src, gfp_t gfp)
-{
-	unsigned long limit;
-	int ret;
-
-	ret = gs_store_write_nowait(s, slot, src, gfp);
-	if (ret != -EAGAIN)
-		return ret;
-	/*
-	 * Over the pool limit: write back cold pages down to the background
-	 * watermark, then try the pool again; if that did not make room,
-	 * this page goes to the backing device itself.
-	 */
-	limit = READ_ONCE(s->limit_pages);
-	if (limit && gs_pool_over(s, gs_store_pool_pages(s) + limit / 16)) {
-		gs_store_reclaim(s, limit - limit / 16);
-		ret = gs_store_write_nowait(s, slot, src, gfp);
-		if (ret != -EAGAIN)
-			return ret;
-	}
-	return gs_store_write_backing(s, slot, src, gfp);
-}
-
 /*
  * Copy a pool object to @dst under the cluster lock, so that a concurrent
  * free of the slot cannot pull it away while it is being decompressed.
@@ -511,72 +473,7 @@ void gs_obj_copy(struct gs_store *s, unsigned long e, void *dst,
 	zs_obj_read_end(s->pool, handle, len, src);
 }
 
-/* Decompress @len bytes that are at @dst into @dst, through a stream. */
-static int gs_decompress_in_place(struct gs_store *s, u64 slot, void *dst,
-				  unsigned int len)
-{
-	struct gs_stream *st = gs_stream_get(s->comp);
-	int ret;
-
-	memcpy(st->buf, dst, len);
-	ret = gs_decompress(st, len, dst);
-	gs_stream_put(st);
-	return ret;
-}
-
-/*
- * Read a WRITTEN_BACK slot from the backing device. Called with the
- * cluster locked, entry @e; unlocks it. Returns -EAGAIN if another reader
- * has it pinned (try again), else the result.
- */
-static int gs_read_backing(struct gs_store *s, u64 slot, struct gs_cluster *cl,
-			   unsigned long e, void *dst)
-{
-	unsigned long ci = slot >> GS_CLUSTER_SHIFT;
-	unsigned int i = slot & (GS_CLUSTER_SLOTS - 1);
-	u64 b = gs_entry_payload(e);
-	unsigned int len;
-	bool mine;
-	int ret;
-
-	if (e & GS_FLAG_READING) {
-		spin_unlock(&cl->lock);
-		return -EAGAIN;
-	}
-	len = gs_aux_get(cl->aux, i);
-	atomic_long_set(&cl->table[i], e | GS_FLAG_READING);
-	spin_unlock(&cl->lock);
-
-	ret = s->bk->ops->read(s->bk, b, dst);
-	atomic_long_inc(ret ? &s->stats.bd_read_errors : &s->stats.bd_reads);
-
-	/* Unpin; if the entry went away meanwhile, the slot is ours to free. */
-	cl = gs_cluster_get(s, ci, 0);
-	mine = cl && atomic_long_read(&cl->table[i]) == (e | GS_FLAG_READING);
-	if (mine)
-		atomic_long_set(&cl->table[i], e);
-	if (cl)
-		spin_unlock(&cl->lock);
-	if (!mine)
-		gs_backing_free(s->bk, b);
-
-	if (ret) {
-		pr_err_ratelimited("slot %llu: cannot read backing slot %llu: %d\n",
-				   slot, b, ret);
-		return -EIO;
-	}
-	if (len) {
-		ret = gs_decompress_in_place(s, slot, dst, len);
-		if (ret)
-			pr_err_ratelimited("slot %llu: %s cannot decompress %u bytes from backing slot %llu: %d\n",
-					   slot, gs_comp_name(s->comp), len, b,
-					   ret);
-	}
-	return ret;
-}
-
-static int __gs_store_read(struct gs_store *s, u64 slot, void *dst,
-			   bool nowait)
+int gs_slot_read(struct gs_store *s, u64 slot, void *dst)
 {
 	unsigned long ci = slot >> GS_CLUSTER_SHIFT;
 	unsigned int i = slot & (GS_CLUSTER_SLOTS - 1);
@@ -586,8 +483,6 @@ static int __gs_store_read(struct gs_store *s, u64 slot, void *dst,
 	unsigned long e;
 	int ret = 0;
 
-	if (slot >= s->nr_slots)
-		return -EINVAL;
 again:
 	cl = gs_cluster_get(s, ci, 0);
 	if (!cl) {
@@ -626,22 +521,9 @@ again:
 		gs_obj_copy(s, e, st->buf, len);
 		break;
 	case GS_KIND_WRITTEN_BACK:
-		/* Never a stream across backing I/O. */
-		if (st) {
-			gs_stream_put(st);
-			st = NULL;
-		}
-		if (nowait) {
-			spin_unlock(&cl->lock);
-			return -EAGAIN;
-		}
-		ret = gs_read_backing(s, slot, cl, e, dst);
-		if (ret == -EAGAIN) {
-			/* Another reader of this very slot: wait for it. */
-			schedule_timeout_uninterruptible(1);
-			goto again;
-		}
-		return ret;
+		/* For the writeback tier, with no stream held across its I/O. */
+		ret = GS_READ_BACKING;
+		break;
 	default:
 		ret = -EIO;
 		break;
@@ -659,14 +541,20 @@ again:
 	return ret;
 }
 
-int gs_store_read(struct gs_store *s, u64 slot, void *dst)
+bool gs_slot_replace(struct gs_store *s, u64 slot, unsigned long old,
+		     unsigned long new)
 {
-	return __gs_store_read(s, slot, dst, false);
-}
+	unsigned int i = slot & (GS_CLUSTER_SLOTS - 1);
+	struct gs_cluster *cl;
+	bool same;
 
-int gs_store_read_nowait(struct gs_store *s, u64 slot, void *dst)
-{
-	return __gs_store_read(s, slot, dst, true);
+	cl = gs_cluster_get(s, slot >> GS_CLUSTER_SHIFT, 0);
+	same = cl && atomic_long_read(&cl->table[i]) == old;
+	if (same)
+		atomic_long_set(&cl->table[i], new);
+	if (cl)
+		spin_unlock(&cl->lock);
+	return same;
 }
 
 void gs_store_free(struct gs_store *s, u64 slot)
@@ -791,7 +679,7 @@ int gs_store_set_algorithm(struct gs_store *s, const char *alg)
 	return 0;
 }
 
-struct gs_store *gs_store_create(const char *alg, u64 nr_slots)
+struct gs_store *gs_core_create(const char *alg, u64 nr_slots)
 {
 	static atomic_t pool_id = ATOMIC_INIT(0);
 	struct gs_store *s;
@@ -803,10 +691,6 @@ struct gs_store *gs_store_create(const char *alg, u64 nr_slots)
 		return ERR_PTR(-ENOMEM);
 	xa_init(&s->clusters);
 	s->nr_slots = nr_slots;
-	mutex_init(&s->wb.lock);
-	spin_lock_init(&s->wb.limit_lock);
-	INIT_WORK(&s->wb.work, gs_wb_work);
-	s->wb.use_shrinker = true;
 	/* zsmalloc wants a distinct name per pool (debugfs). */
 	snprintf(name, sizeof(name), "ghostswap%d",
 		 atomic_inc_return(&pool_id));
@@ -834,19 +718,15 @@ out_free:
 	return ERR_PTR(ret);
 }
 
-void gs_store_destroy(struct gs_store *s)
+/* All clusters there are, wherever they are. */
+void gs_core_free_all(struct gs_store *s)
 {
-	/*
-	 * Stop what runs on its own (the shrinker, the background writeback;
-	 * waits for them), then free every slot: all clusters there are,
-	 * wherever they are. The backing store goes whatever it still holds
-	 * (it would only hold something if I/O ran concurrently, which the
-	 * caller excludes): nothing of it is ever left behind.
-	 */
-	gs_store_wb_exit(s);
 	__gs_store_free_range(s, 0, U64_MAX);
 	WARN_ON(atomic_long_read(&s->stats.slots_used));
-	gs_store_release_backing(s);
+}
+
+void gs_core_destroy(struct gs_store *s)
+{
 	WARN_ON(!xa_empty(&s->clusters));
 	xa_destroy(&s->clusters);
 	gs_comp_destroy(s->comp);

@@ -1,27 +1,24 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * ghostswap store core: the ghost address space of slots, kept in clusters
- * that exist only while they hold data, with the data compressed in a
- * zsmalloc pool. Independent of the block layer so that it can be driven
- * directly by tests.
+ * ghostswap store core, the inside: the clusters of the table and what
+ * the layers built on the table and pool share of them (gs_store.c,
+ * gs_writeback.c, gs_debug.c). The device, sysfs and the tests use
+ * gs_store.h.
+ *
+ * A cluster lock is a spinlock: nothing under it may sleep. The
+ * functions that return a cluster return it locked; gs_cluster_put()
+ * (or spin_unlock() of a cluster that cannot have gone empty) ends the
+ * hold.
  */
 #ifndef _GS_CORE_H
 #define _GS_CORE_H
 
 #include <linux/atomic.h>
-#include <linux/mempool.h>
-#include <linux/mutex.h>
 #include <linux/rcupdate.h>
 #include <linux/spinlock.h>
-#include <linux/workqueue.h>
-#include <linux/xarray.h>
+#include <linux/types.h>
+#include "gs_store.h"
 #include "gs_table.h"
-
-struct gs_backing;
-struct gs_comp;
-struct seq_file;
-struct shrinker;
-struct zs_pool;
 
 struct gs_cluster {
 	spinlock_t lock;	/* covers every field below */
@@ -40,218 +37,75 @@ struct gs_cluster {
 	};
 };
 
-struct gs_stats {
-	atomic_long_t clusters;
-	atomic_long_t clusters_peak;
-	atomic_long_t slots_used;	/* every non-EMPTY slot */
-	atomic_long_t same_pages;	/* SAME */
-	atomic_long_t comp_pages;	/* COMPRESSED */
-	atomic_long_t huge_pages;	/* RAW */
-	atomic_long_t huge_pages_since;	/* RAW pages ever stored */
-	atomic_long_t compr_bytes;	/* pool bytes asked for (RAW: 4096) */
-	atomic_long_t max_used_pages;	/* pool high water mark */
-	atomic_long_t meta_bytes;	/* clusters: headers + tables */
-	atomic_long_t failed_reads;
-	atomic_long_t failed_writes;
-	atomic_long_t invalid_io;
-	atomic_long_t notify_free;
-	/* The writeback tier, in pages. */
-	atomic_long_t wb_pages;		/* WRITTEN_BACK entries */
-	atomic_long_t bd_reads;		/* pages read from the backing device */
-	atomic_long_t bd_writes;	/* pages written to it */
-	atomic_long_t bd_write_errors;	/* pages whose write failed */
-	atomic_long_t bd_read_errors;	/* pages whose read failed */
-	atomic_long_t bd_relocated;	/* pages moved by backing compaction */
-	/* Backing compaction's own I/O, not in bd_reads/bd_writes. */
-	atomic_long_t bd_compact_reads;
-	atomic_long_t bd_compact_writes;
-	atomic_long_t wb_buffer_bytes;	/* writeback batch buffers */
-	atomic_long_t injected;		/* allocation failures injected */
+/* A page made ready for a slot by gs_page_pack(). */
+struct gs_packed {
+	unsigned long entry;
+	unsigned int aux;
+	unsigned long pool_pages;	/* pool size after its object, 0: none */
 };
 
-/* Which entries a writeback takes (COMPRESSED and RAW ones only). */
-enum gs_wb_mode {
-	GS_WB_COLD,		/* second chance: IDLE ones, marking the rest */
-	GS_WB_IDLE,		/* IDLE */
-	GS_WB_HUGE,		/* RAW */
-	GS_WB_HUGE_IDLE,	/* RAW and IDLE */
-	GS_WB_INCOMP,		/* RAW that did not compress at all */
-	GS_WB_ALL,
-};
+/* gs_slot_read(): the entry is WRITTEN_BACK, for the writeback tier. */
+#define GS_READ_BACKING		1
 
-/* Pages that skip the pool and go straight to the backing device. */
-enum gs_direct {
-	GS_DIRECT_NONE,
-	GS_DIRECT_HUGE,		/* everything that would be stored RAW */
-	GS_DIRECT_INCOMP,	/* what did not compress at all */
-};
+/* --------------------------------------------------- life (gs_store.c) */
+
+/* A new empty store, table and pool only (the writeback tier zeroed). */
+struct gs_store *gs_core_create(const char *alg, u64 nr_slots);
+/* Free every slot, any slot number; may sleep. */
+void gs_core_free_all(struct gs_store *s);
+/* Free the store itself; every slot must be free, the backing detached. */
+void gs_core_destroy(struct gs_store *s);
+
+/* -------------------------------------------------------------- pages */
 
 /*
- * Clusters a store keeps in reserve for the first store into a range when
- * memory is short (4888 bytes each), refilled by clusters that are freed.
+ * The entry that keeps the page at @src, not installed yet: SAME if all
+ * its words are equal, else compressed into the pool (COMPRESSED), or
+ * kept there as is (RAW) if it does not shrink below the huge class size.
+ * Returns 0, or a negative errno: -EAGAIN if the page should go to the
+ * backing device instead (pool full, over its limit, or the @direct
+ * policy). The pool object is not visible to anybody until the caller
+ * installs the entry.
  */
-#define GS_CLUSTER_RESERVE	4
-/* Slots freed under one hold of a cluster lock by gs_store_free_range(). */
-#define GS_FREE_BATCH		64
-
-#define GS_WB_BATCH		32	/* pages per writeback batch */
-#define GS_WB_DEPTH		2	/* batches in flight at once */
-
-struct gs_wb_batch;
-
+int gs_page_pack(struct gs_store *s, const void *src, gfp_t gfp,
+		 enum gs_direct direct, struct gs_packed *p);
 /*
- * The writeback tier's own state (gs_writeback.c). Its policies (budget,
- * shrinker, direct) can be set with or without a backing device; the
- * rest exists only while one is attached.
+ * Install a new entry, replacing what the slot held. On failure (no
+ * memory for a new cluster) what @e holds is given back.
  */
-struct gs_wb {
-	struct mutex lock;		/* one writeback at a time */
-	struct gs_wb_batch *batches;	/* GS_WB_DEPTH batches, lock */
-	u64 hand;			/* clock hand of GS_WB_COLD */
-	/* Covers changes of the budget and of limit_enable together. */
-	spinlock_t limit_lock;
-	atomic_long_t budget;		/* pages left, if limit_enable */
-	bool limit_enable;
-	bool use_shrinker;		/* write back under memory pressure */
-	enum gs_direct direct;
-	struct workqueue_struct *wq;
-	struct work_struct work;	/* background writeback to the limit */
-	struct shrinker *shrinker;
-};
-
-struct gs_store {
-	struct xarray clusters;		/* cluster index -> struct gs_cluster */
-	u64 nr_slots;			/* size of the ghost address space */
-	struct zs_pool *pool;
-	struct gs_comp *comp;
-	size_t huge_size;		/* objects this big are stored RAW */
-	unsigned long limit_pages;	/* pool limit, 0: none */
-	struct gs_stats stats;
-	/* Clusters for when memory is short (GS_CLUSTER_RESERVE of them). */
-	mempool_t *reserve;
-	/* Fault injection (debugfs): fail this many allocations. */
-	atomic_t fail_alloc;
-	/*
-	 * Where WRITTEN_BACK entries live, NULL without a backing device.
-	 * The writeback tier attaches and detaches it (the store empty);
-	 * freeing an entry frees its backing slot.
-	 */
-	struct gs_backing *bk;
-	struct gs_wb wb;
-};
-
-int gs_core_init(void);
-void gs_core_exit(void);
-
-/* A new empty store compressing with @alg; returns an ERR_PTR on failure. */
-struct gs_store *gs_store_create(const char *alg, u64 nr_slots);
-/* Frees every cluster and stored page; no I/O may run concurrently. */
-void gs_store_destroy(struct gs_store *s);
-/* Switch the algorithm of an empty store; no I/O may run concurrently. */
-int gs_store_set_algorithm(struct gs_store *s, const char *alg);
-const char *gs_store_algorithm(struct gs_store *s);
-
-/*
- * @src and @dst are PAGE_SIZE, page aligned kernel buffers in the direct
- * map. May sleep, and may do I/O to the backing device: write back cold
- * pages to make room in the pool, write to or read from it.
- */
-int gs_store_write(struct gs_store *s, u64 slot, const void *src, gfp_t gfp);
-int gs_store_read(struct gs_store *s, u64 slot, void *dst);
-/*
- * The same without backing device I/O: -EAGAIN where it would be needed
- * (nothing has changed then). For the block layer's submit path, which
- * must not wait for another device's bios.
- */
-int gs_store_write_nowait(struct gs_store *s, u64 slot, const void *src,
-			  gfp_t gfp);
-int gs_store_read_nowait(struct gs_store *s, u64 slot, void *dst);
-/* Frees one slot; never sleeps (called under the swap core's spinlock). */
-void gs_store_free(struct gs_store *s, u64 slot);
-/*
- * Frees [first, first + nr); may sleep. Returns the number of slots freed.
- * Holds a cluster lock for GS_FREE_BATCH slots at most at a time.
- */
-u64 gs_store_free_range(struct gs_store *s, u64 first, u64 nr);
-
-/* Pool pages in use (zsmalloc's count) and compaction. */
-unsigned long gs_store_pool_pages(struct gs_store *s);
-unsigned long gs_store_pages_compacted(struct gs_store *s);
-unsigned long gs_store_compact(struct gs_store *s);
-
-/* Bytes one cluster costs: its header (slab object) and its table. */
-size_t gs_cluster_bytes(void);
-/* Bytes of the clusters held in the store's reserve now. */
-size_t gs_store_reserve_bytes(struct gs_store *s);
-/*
- * Kind of a slot's entry, for tests and debugging; *@len (if not NULL)
- * gets the bytes it takes in the pool.
- */
-enum gs_kind gs_store_kind(struct gs_store *s, u64 slot, unsigned int *len);
-/* The whole entry word of a slot (0 if empty), for tests and debugging. */
-unsigned long gs_store_entry(struct gs_store *s, u64 slot);
-
-/* ------------------------------------------------- writeback (gs_writeback.c) */
-
-/*
- * Attach a backing store to an empty store; it owns @bk from then on
- * (also on failure). -EBUSY if the store holds data or has one.
- */
-int gs_store_set_backing(struct gs_store *s, struct gs_backing *bk);
-/* Detach and release the backing store of an empty store. */
-int gs_store_clear_backing(struct gs_store *s);
-
-/*
- * Write back up to @max pages chosen by @mode. *@done gets the number of
- * pages now on the backing device. Returns 0, or the last error seen:
- * -ENODEV (no backing device), -ENOSPC (backing device full), -EIO
- * (write errors, or the writeback budget ran out), -ENOMEM.
- */
-int gs_store_writeback(struct gs_store *s, enum gs_wb_mode mode, u64 max,
-		       u64 *done);
-/* Mark COMPRESSED and RAW entries idle: all, or those stored >= @age s ago. */
-void gs_store_mark_idle(struct gs_store *s, u64 age);
-/* Writeback budget: use it (or not), and set what is left of it. */
-void gs_store_set_wb_limit_enable(struct gs_store *s, bool enable);
-void gs_store_set_wb_budget(struct gs_store *s, u64 pages);
-/* Can writeback make progress: a backing device with room, budget left? */
-bool gs_wb_can_progress(struct gs_store *s);
-/*
- * Move written-back pages down to fill holes on the backing device, so
- * that it is used from its start on. *@moved gets the pages moved.
- */
-int gs_store_backing_compact(struct gs_store *s, u64 *moved);
-
-/* ---------------------------------------------------- debugging (gs_debug.c) */
-
-/*
- * Check the table against the reverse map, both ways, and the counters
- * against both. Returns the number of mismatches; details of the first
- * ones go to @m (may be NULL). Exact on a quiet store only.
- */
-long gs_store_check(struct gs_store *s, struct seq_file *m);
-/* Print the entries of cluster @ci to @m. */
-void gs_store_dump_cluster(struct gs_store *s, unsigned long ci,
-			   struct seq_file *m);
-
-/* --------------------------------- shared by gs_core.c and gs_writeback.c */
-
-struct gs_cluster *gs_cluster_get(struct gs_store *s, unsigned long ci,
-				  gfp_t gfp);
-struct gs_cluster *gs_cluster_next(struct gs_store *s, unsigned long *ci,
-				   unsigned long last);
-void gs_cluster_put(struct gs_store *s, unsigned long ci,
-		    struct gs_cluster *cl);
-void gs_obj_copy(struct gs_store *s, unsigned long e, void *dst,
-		 unsigned int len);
 int gs_slot_install(struct gs_store *s, u64 slot, unsigned long e,
 		    unsigned int aux, gfp_t gfp);
+/*
+ * Read a slot from the table or the pool into @dst; 0 or a negative
+ * errno, or GS_READ_BACKING: the entry is WRITTEN_BACK (nothing read).
+ * Holds no lock and no stream on return.
+ */
+int gs_slot_read(struct gs_store *s, u64 slot, void *dst);
+/*
+ * If the entry of @slot is @old, make it @new (the same aux value).
+ * Returns whether it was @old. For pins (GS_FLAG_READING) around I/O.
+ */
+bool gs_slot_replace(struct gs_store *s, u64 slot, unsigned long old,
+		     unsigned long new);
+/* Copy the pool object of entry @e to @dst, under its cluster lock. */
+void gs_obj_copy(struct gs_store *s, unsigned long e, void *dst,
+		 unsigned int len);
+/* Pool above @pages? (With no limit set, never.) */
 bool gs_pool_over(struct gs_store *s, unsigned long pages);
-void gs_wb_work(struct work_struct *work);
-int gs_store_write_backing(struct gs_store *s, u64 slot, const void *src,
-			   gfp_t gfp);
-void gs_store_reclaim(struct gs_store *s, unsigned long target);
-void gs_store_wb_exit(struct gs_store *s);
-void gs_store_release_backing(struct gs_store *s);
+
+/* ----------------------------------------------------------- clusters */
+
+/*
+ * The cluster of @ci, locked; NULL if it does not exist and @gfp is 0.
+ * With @gfp, a missing cluster is created: an ERR_PTR if that fails.
+ */
+struct gs_cluster *gs_cluster_get(struct gs_store *s, unsigned long ci,
+				  gfp_t gfp);
+/* The first live cluster at *@ci..@last, locked, *@ci set; or NULL. */
+struct gs_cluster *gs_cluster_next(struct gs_store *s, unsigned long *ci,
+				   unsigned long last);
+/* Unlock a cluster; kill it if it went empty. */
+void gs_cluster_put(struct gs_store *s, unsigned long ci,
+		    struct gs_cluster *cl);
 
 #endif /* _GS_CORE_H */

@@ -22,6 +22,7 @@
 #include "gs_backing.h"
 #include "gs_core.h"
 #include "gs_dev.h"
+#include "gs_store.h"
 
 #define GS_CHECK_DETAILS	20
 

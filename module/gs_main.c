@@ -22,8 +22,8 @@
 #include <linux/string.h>
 #include <linux/workqueue.h>
 #include "gs_comp.h"
-#include "gs_core.h"
 #include "gs_dev.h"
+#include "gs_store.h"
 
 #define GS_SECTORS_PER_SLOT	(PAGE_SIZE >> SECTOR_SHIFT)
 #define GS_DEFAULT_DISKSIZE	SZ_64G

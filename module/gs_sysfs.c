@@ -24,8 +24,8 @@
 #include <linux/workqueue.h>
 #include "gs_backing.h"
 #include "gs_comp.h"
-#include "gs_core.h"
 #include "gs_dev.h"
+#include "gs_store.h"
 
 /*
  * Parse a size: decimal bytes with an optional K, M, G, T or P suffix

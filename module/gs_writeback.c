@@ -37,6 +37,13 @@
  * the flag and a second chance. Triggers: the pool limit (a store above
  * it writes back synchronously; nearing it kicks a background worker),
  * memory pressure (a shrinker) and the sysfs `writeback` attribute.
+ *
+ * The tier also owns the other ways to and from the backing device: a
+ * page that does not fit the pool is written there directly
+ * (gs_wb_write_page()), and WRITTEN_BACK pages are read back from it
+ * (gs_wb_read()). It sits on the core and calls it (gs_core.h); the core
+ * never calls it. The store (gs_store.c) calls it where a page does not
+ * fit the pool or is on the backing device.
  */
 #define pr_fmt(fmt) "ghostswap: " fmt
 
@@ -53,6 +60,11 @@
 #include "gs_backing.h"
 #include "gs_comp.h"
 #include "gs_core.h"
+#include "gs_store.h"
+#include "gs_writeback.h"
+
+#define GS_WB_BATCH	32	/* pages per writeback batch */
+#define GS_WB_DEPTH	2	/* batches in flight at once */
 
 struct gs_wb_cand {
 	u64 slot;
@@ -135,7 +147,7 @@ void gs_store_set_wb_budget(struct gs_store *s, u64 pages)
  * budget left if it is in use? If not, the shrinker reports nothing to
  * do and the background writeback is not started, until it can again.
  */
-bool gs_wb_can_progress(struct gs_store *s)
+static bool gs_wb_can_progress(struct gs_store *s)
 {
 	struct gs_backing *bk = s->bk;
 
@@ -457,8 +469,7 @@ int gs_store_writeback(struct gs_store *s, enum gs_wb_mode mode, u64 max,
 
 /* ----------------------------------------------------- pool limit, LRU */
 
-/* Write back cold pages until the pool is at most @target pages. */
-void gs_store_reclaim(struct gs_store *s, unsigned long target)
+void gs_wb_reclaim(struct gs_store *s, unsigned long target)
 {
 	bool compacted = false;
 	u64 done;
@@ -478,13 +489,20 @@ void gs_store_reclaim(struct gs_store *s, unsigned long target)
 	}
 }
 
-void gs_wb_work(struct work_struct *work)
+static void gs_wb_work(struct work_struct *work)
 {
 	struct gs_store *s = container_of(work, struct gs_store, wb.work);
 	unsigned long limit = READ_ONCE(s->limit_pages);
 
 	if (limit)
-		gs_store_reclaim(s, limit - limit / 8);
+		gs_wb_reclaim(s, limit - limit / 8);
+}
+
+void gs_wb_kick(struct gs_store *s, unsigned long pages)
+{
+	if (s->bk && gs_pool_over(s, pages + READ_ONCE(s->limit_pages) / 16) &&
+	    gs_wb_can_progress(s))
+		queue_work(s->wb.wq, &s->wb.work);
 }
 
 static unsigned long gs_shrink_count(struct shrinker *sh,
@@ -530,8 +548,8 @@ static unsigned long gs_shrink_scan(struct shrinker *sh,
  * backing compaction pins the entries it copies (gs_relocate()), so a
  * backing slot freed and taken again meanwhile cannot be mistaken.
  */
-int gs_store_write_backing(struct gs_store *s, u64 slot, const void *src,
-			   gfp_t gfp)
+int gs_wb_write_page(struct gs_store *s, u64 slot, const void *src,
+		     gfp_t gfp)
 {
 	struct gs_backing *bk = s->bk;
 	void *data = (void *)src;
@@ -563,6 +581,74 @@ int gs_store_write_backing(struct gs_store *s, u64 slot, const void *src,
 out:
 	if (ret)
 		gs_budget_give(s, 1, charged);
+	return ret;
+}
+
+/* ------------------------------------------------------------- reads */
+
+/* Decompress @len bytes that are at @dst into @dst, through a stream. */
+static int gs_decompress_in_place(struct gs_store *s, void *dst,
+				  unsigned int len)
+{
+	struct gs_stream *st = gs_stream_get(s->comp);
+	int ret;
+
+	memcpy(st->buf, dst, len);
+	ret = gs_decompress(st, len, dst);
+	gs_stream_put(st);
+	return ret;
+}
+
+/*
+ * The entry is pinned (GS_FLAG_READING) for the duration of the I/O: a
+ * free or overwrite meanwhile leaves the backing slot allocated, and we
+ * free it when we find the entry gone, so a backing slot is never reused
+ * under a read of it. No lock and no stream is held across the I/O.
+ */
+int gs_wb_read(struct gs_store *s, u64 slot, void *dst)
+{
+	unsigned int i = slot & (GS_CLUSTER_SLOTS - 1);
+	struct gs_cluster *cl;
+	unsigned int len;
+	unsigned long e;
+	int ret;
+	u64 b;
+
+	cl = gs_cluster_get(s, slot >> GS_CLUSTER_SHIFT, 0);
+	if (!cl)
+		return -EAGAIN;
+	e = atomic_long_read(&cl->table[i]);
+	if (gs_entry_kind(e) != GS_KIND_WRITTEN_BACK || e & GS_FLAG_READING) {
+		spin_unlock(&cl->lock);
+		/* Another reader of this very slot: wait for it. */
+		if (gs_entry_kind(e) == GS_KIND_WRITTEN_BACK)
+			schedule_timeout_uninterruptible(1);
+		return -EAGAIN;
+	}
+	b = gs_entry_payload(e);
+	len = gs_aux_get(cl->aux, i);
+	atomic_long_set(&cl->table[i], e | GS_FLAG_READING);
+	spin_unlock(&cl->lock);
+
+	ret = s->bk->ops->read(s->bk, b, dst);
+	atomic_long_inc(ret ? &s->stats.bd_read_errors : &s->stats.bd_reads);
+
+	/* Unpin; if the entry went away meanwhile, the slot is ours to free. */
+	if (!gs_slot_replace(s, slot, e | GS_FLAG_READING, e))
+		gs_backing_free(s->bk, b);
+
+	if (ret) {
+		pr_err_ratelimited("slot %llu: cannot read backing slot %llu: %d\n",
+				   slot, b, ret);
+		return -EIO;
+	}
+	if (len) {
+		ret = gs_decompress_in_place(s, dst, len);
+		if (ret)
+			pr_err_ratelimited("slot %llu: %s cannot decompress %u bytes from backing slot %llu: %d\n",
+					   slot, gs_comp_name(s->comp), len, b,
+					   ret);
+	}
 	return ret;
 }
 
@@ -602,12 +688,9 @@ void gs_store_mark_idle(struct gs_store *s, u64 age)
  */
 static int gs_relocate(struct gs_store *s, u64 owner, u64 from)
 {
-	unsigned long ci = owner >> GS_CLUSTER_SHIFT;
 	unsigned long was = gs_entry(GS_KIND_WRITTEN_BACK, 0, from);
-	unsigned int i = owner & (GS_CLUSTER_SLOTS - 1);
 	struct gs_backing *bk = s->bk;
 	void *buf = s->wb.batches->bufs[0];
-	struct gs_cluster *cl;
 	bool mine;
 	int ret;
 	u64 to;
@@ -615,13 +698,7 @@ static int gs_relocate(struct gs_store *s, u64 owner, u64 from)
 	ret = gs_backing_alloc(bk, &owner, 1, &to, from, true);
 	if (ret <= 0)
 		return ret;
-	cl = gs_cluster_get(s, ci, 0);
-	mine = cl && atomic_long_read(&cl->table[i]) == was;
-	if (mine)
-		atomic_long_set(&cl->table[i], was | GS_FLAG_READING);
-	if (cl)
-		spin_unlock(&cl->lock);
-	if (!mine) {
+	if (!gs_slot_replace(s, owner, was, was | GS_FLAG_READING)) {
 		gs_backing_free(bk, to);
 		return -EAGAIN;
 	}
@@ -637,14 +714,8 @@ static int gs_relocate(struct gs_store *s, u64 owner, u64 from)
 	}
 
 	/* Unpin: moved, or back where it was if the copy failed. */
-	cl = gs_cluster_get(s, ci, 0);
-	mine = cl && atomic_long_read(&cl->table[i]) ==
-		     (was | GS_FLAG_READING);
-	if (mine)
-		atomic_long_set(&cl->table[i], ret ? was :
-				gs_entry(GS_KIND_WRITTEN_BACK, 0, to));
-	if (cl)
-		spin_unlock(&cl->lock);
+	mine = gs_slot_replace(s, owner, was | GS_FLAG_READING,
+			       ret ? was : gs_entry(GS_KIND_WRITTEN_BACK, 0, to));
 	/* What the entry no longer holds is ours to free. */
 	if (!mine || !ret)
 		gs_backing_free(bk, from);
@@ -697,35 +768,46 @@ int gs_store_backing_compact(struct gs_store *s, u64 *moved)
 	return ret < 0 ? ret : 0;
 }
 
-/* ------------------------------------------------------ attach, detach */
+/* ---------------------------------------------- life, attach, detach */
+
+void gs_wb_init(struct gs_store *s)
+{
+	mutex_init(&s->wb.lock);
+	spin_lock_init(&s->wb.limit_lock);
+	INIT_WORK(&s->wb.work, gs_wb_work);
+	s->wb.use_shrinker = true;
+}
 
 static void gs_wb_batch_free(struct gs_store *s)
 {
+	struct gs_wb_batch *batches = s->wb.batches;
 	unsigned int i, k;
 
-	if (!s->wb.batches)
+	if (!batches)
 		return;
 	for (k = 0; k < GS_WB_DEPTH; k++)
 		for (i = 0; i < GS_WB_BATCH; i++)
-			free_page((unsigned long)s->wb.batches[k].bufs[i]);
-	kfree(s->wb.batches);
+			free_page((unsigned long)batches[k].bufs[i]);
+	kfree(batches);
 	s->wb.batches = NULL;
 	atomic_long_set(&s->stats.wb_buffer_bytes, 0);
 }
 
 static int gs_wb_batch_alloc(struct gs_store *s)
 {
+	struct gs_wb_batch *batches;
 	unsigned int i, k;
 
-	s->wb.batches = kcalloc(GS_WB_DEPTH, sizeof(*s->wb.batches), GFP_KERNEL);
-	if (!s->wb.batches)
+	batches = kcalloc(GS_WB_DEPTH, sizeof(*batches), GFP_KERNEL);
+	if (!batches)
 		return -ENOMEM;
+	s->wb.batches = batches;
 	atomic_long_set(&s->stats.wb_buffer_bytes,
-			ksize(s->wb.batches) + GS_WB_DEPTH * GS_WB_BATCH * PAGE_SIZE);
+			ksize(batches) + GS_WB_DEPTH * GS_WB_BATCH * PAGE_SIZE);
 	for (k = 0; k < GS_WB_DEPTH; k++) {
 		for (i = 0; i < GS_WB_BATCH; i++) {
-			s->wb.batches[k].bufs[i] = (void *)__get_free_page(GFP_KERNEL);
-			if (!s->wb.batches[k].bufs[i]) {
+			batches[k].bufs[i] = (void *)__get_free_page(GFP_KERNEL);
+			if (!batches[k].bufs[i]) {
 				gs_wb_batch_free(s);
 				return -ENOMEM;
 			}
@@ -734,8 +816,7 @@ static int gs_wb_batch_alloc(struct gs_store *s)
 	return 0;
 }
 
-/* Stop what runs on its own: the shrinker and the background worker. */
-void gs_store_wb_exit(struct gs_store *s)
+void gs_wb_stop(struct gs_store *s)
 {
 	if (s->wb.shrinker) {
 		shrinker_free(s->wb.shrinker);
@@ -746,6 +827,7 @@ void gs_store_wb_exit(struct gs_store *s)
 
 int gs_store_set_backing(struct gs_store *s, struct gs_backing *bk)
 {
+	struct gs_wb *wb = &s->wb;
 	int ret = -EBUSY;
 
 	if (s->bk || atomic_long_read(&s->stats.slots_used))
@@ -754,24 +836,24 @@ int gs_store_set_backing(struct gs_store *s, struct gs_backing *bk)
 	if (ret)
 		goto out_bk;
 	ret = -ENOMEM;
-	s->wb.wq = alloc_workqueue("ghostswap-wb", WQ_UNBOUND | WQ_MEM_RECLAIM, 1);
-	if (!s->wb.wq)
+	wb->wq = alloc_workqueue("ghostswap-wb", WQ_UNBOUND | WQ_MEM_RECLAIM, 1);
+	if (!wb->wq)
 		goto out_batch;
-	s->wb.shrinker = shrinker_alloc(0, "ghostswap");
-	if (!s->wb.shrinker)
+	wb->shrinker = shrinker_alloc(0, "ghostswap");
+	if (!wb->shrinker)
 		goto out_wq;
-	s->wb.shrinker->count_objects = gs_shrink_count;
-	s->wb.shrinker->scan_objects = gs_shrink_scan;
-	s->wb.shrinker->seeks = DEFAULT_SEEKS;
-	s->wb.shrinker->private_data = s;
+	wb->shrinker->count_objects = gs_shrink_count;
+	wb->shrinker->scan_objects = gs_shrink_scan;
+	wb->shrinker->seeks = DEFAULT_SEEKS;
+	wb->shrinker->private_data = s;
 	s->bk = bk;
-	s->wb.hand = 0;
-	shrinker_register(s->wb.shrinker);
+	wb->hand = 0;
+	shrinker_register(wb->shrinker);
 	return 0;
 
 out_wq:
-	destroy_workqueue(s->wb.wq);
-	s->wb.wq = NULL;
+	destroy_workqueue(wb->wq);
+	wb->wq = NULL;
 out_batch:
 	gs_wb_batch_free(s);
 out_bk:
@@ -779,13 +861,12 @@ out_bk:
 	return ret;
 }
 
-/* Detach and release the backing store, whatever it holds. */
-void gs_store_release_backing(struct gs_store *s)
+void gs_wb_detach(struct gs_store *s)
 {
 	if (!s->bk)
 		return;
 	/* Waits for a running shrinker scan and the background writeback. */
-	gs_store_wb_exit(s);
+	gs_wb_stop(s);
 	destroy_workqueue(s->wb.wq);
 	s->wb.wq = NULL;
 	gs_wb_batch_free(s);
@@ -799,6 +880,6 @@ int gs_store_clear_backing(struct gs_store *s)
 		return 0;
 	if (atomic_long_read(&s->stats.slots_used))
 		return -EBUSY;
-	gs_store_release_backing(s);
+	gs_wb_detach(s);
 	return 0;
 }

@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ghostswap store: creating, destroying, writing and reading a store, the
+ * calls that go through both of its tiers.
+ *
+ * A page is kept in the table and the pool (gs_core.c) if it can be. When
+ * the pool has no room for it (full, or over its limit) or the direct
+ * policy sends it past the pool, the writeback tier (gs_writeback.c)
+ * writes cold pages back to make room, and if that did not help, writes
+ * this page to the backing device itself. A read is served from the table
+ * and the pool, unless the entry is WRITTEN_BACK: then the writeback tier
+ * reads it from the backing device.
+ *
+ * The calls go one way: this file calls both tiers, the writeback tier
+ * calls the core, and the core calls neither.
+ */
+#include <linux/compiler.h>
+#include <linux/err.h>
+#include "gs_core.h"
+#include "gs_store.h"
+#include "gs_writeback.h"
+
+struct gs_store *gs_store_create(const char *alg, u64 nr_slots)
+{
+	struct gs_store *s = gs_core_create(alg, nr_slots);
+
+	if (!IS_ERR(s))
+		gs_wb_init(s);
+	return s;
+}
+
+void gs_store_destroy(struct gs_store *s)
+{
+	/*
+	 * Stop what runs on its own (the shrinker, the background writeback;
+	 * waits for them), then free every slot: all clusters there are,
+	 * wherever they are. The backing store goes whatever it still holds
+	 * (it would only hold something if I/O ran concurrently, which the
+	 * caller excludes): nothing of it is ever left behind.
+	 */
+	gs_wb_stop(s);
+	gs_core_free_all(s);
+	gs_wb_detach(s);
+	gs_core_destroy(s);
+}
+
+int gs_store_write_nowait(struct gs_store *s, u64 slot, const void *src,
+			  gfp_t gfp)
+{
+	struct gs_packed p;
+	int ret;
+
+	if (slot >= s->nr_slots)
+		return -EINVAL;
+	ret = gs_page_pack(s, src, gfp, READ_ONCE(s->wb.direct), &p);
+	if (ret)
+		return ret;
+	if (p.pool_pages)
+		gs_wb_kick(s, p.pool_pages);
+	return gs_slot_install(s, slot, p.entry, p.aux, gfp);
+}
+
+int gs_store_write(struct gs_store *s, u64 slot, const void *src, gfp_t gfp)
+{
+	unsigned long limit;
+	int ret;
+
+	ret = gs_store_write_nowait(s, slot, src, gfp);
+	if (ret != -EAGAIN)
+		return ret;
+	/*
+	 * Over the pool limit: write back cold pages down to the background
+	 * watermark, then try the pool again; if that did not make room,
+	 * this page goes to the backing device itself.
+	 */
+	limit = READ_ONCE(s->limit_pages);
+	if (limit && gs_pool_over(s, gs_store_pool_pages(s) + limit / 16)) {
+		gs_wb_reclaim(s, limit - limit / 16);
+		ret = gs_store_write_nowait(s, slot, src, gfp);
+		if (ret != -EAGAIN)
+			return ret;
+	}
+	return gs_wb_write_page(s, slot, src, gfp);
+}
+
+static int __gs_store_read(struct gs_store *s, u64 slot, void *dst,
+			   bool nowait)
+{
+	int ret;
+
+	if (slot >= s->nr_slots)
+		return -EINVAL;
+	for (;;) {
+		ret = gs_slot_read(s, slot, dst);
+		if (ret != GS_READ_BACKING)
+			return ret;
+		if (nowait)
+			return -EAGAIN;
+		ret = gs_wb_read(s, slot, dst);
+		/* Else it changed, or another reader had it: look again. */
+		if (ret != -EAGAIN)
+			return ret;
+	}
+}
+
+int gs_store_read(struct gs_store *s, u64 slot, void *dst)
+{
+	return __gs_store_read(s, slot, dst, false);
+}
+
+int gs_store_read_nowait(struct gs_store *s, u64 slot, void *dst)
+{
+	return __gs_store_read(s, slot, dst, true);
+}

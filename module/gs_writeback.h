@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ghostswap writeback tier: what the store (gs_store.c) calls of it to
+ * put pages past the pool and get them back. Its public calls (attach,
+ * writeback, idle marks, budget, backing compaction) are in gs_store.h.
+ */
+#ifndef _GS_WRITEBACK_H
+#define _GS_WRITEBACK_H
+
+#include <linux/gfp_types.h>
+#include <linux/types.h>
+
+struct gs_store;
+
+/* The tier's state in a new store: no backing device, default policies. */
+void gs_wb_init(struct gs_store *s);
+/* Stop what runs on its own: the shrinker and the background worker. */
+void gs_wb_stop(struct gs_store *s);
+/* Detach and release the backing store, whatever it holds. */
+void gs_wb_detach(struct gs_store *s);
+
+/*
+ * A page went into the pool, which now takes @pages: nearing its limit,
+ * start writing back in the background, unless writeback cannot move
+ * anything (no backing device, or it is full, or the budget is spent).
+ */
+void gs_wb_kick(struct gs_store *s, unsigned long pages);
+/* Write back cold pages until the pool is at most @target pages. */
+void gs_wb_reclaim(struct gs_store *s, unsigned long target);
+/*
+ * Store a page on the backing device itself, as it is, replacing what
+ * the slot held. -ENOMEM without a backing device, -EIO if the budget
+ * is spent or the write failed, -ENOSPC if the device is full.
+ */
+int gs_wb_write_page(struct gs_store *s, u64 slot, const void *src,
+		     gfp_t gfp);
+/*
+ * Read the page of a WRITTEN_BACK slot from the backing device into
+ * @dst. Returns 0 or a negative errno; -EAGAIN if the entry is no longer
+ * WRITTEN_BACK, or another reader has it pinned (after waiting a little
+ * for it): look again.
+ */
+int gs_wb_read(struct gs_store *s, u64 slot, void *dst);
+
+#endif /* _GS_WRITEBACK_H */
