@@ -49,13 +49,13 @@ static size_t gs_req_bytes(struct crypto_acomp *tfm)
 		     CRYPTO_MINALIGN);
 }
 
-static void gs_stream_free(struct gs_comp *c, struct gs_stream *st)
+static void gs_stream_free(struct gs_comp *comp, struct gs_stream *st)
 {
 	if (st->buf)
-		atomic_long_sub(PAGE_SIZE, &c->bytes);
+		atomic_long_sub(PAGE_SIZE, &comp->bytes);
 	kfree(st->buf);
 	if (st->req) {
-		atomic_long_sub(gs_req_bytes(st->tfm), &c->bytes);
+		atomic_long_sub(gs_req_bytes(st->tfm), &comp->bytes);
 		acomp_request_free(st->req);
 	}
 	if (!IS_ERR_OR_NULL(st->tfm))
@@ -65,9 +65,9 @@ static void gs_stream_free(struct gs_comp *c, struct gs_stream *st)
 	st->tfm = NULL;
 }
 
-static int gs_stream_setup(struct gs_comp *c, unsigned int cpu)
+static int gs_stream_setup(struct gs_comp *comp, unsigned int cpu)
 {
-	struct gs_stream *st = per_cpu_ptr(c->streams, cpu);
+	struct gs_stream *st = per_cpu_ptr(comp->streams, cpu);
 	int node = cpu_to_node(cpu);
 
 	/* Already there from an earlier online/offline cycle. */
@@ -76,24 +76,24 @@ static int gs_stream_setup(struct gs_comp *c, unsigned int cpu)
 	st->buf = kmalloc_node(PAGE_SIZE, GFP_KERNEL, node);
 	if (!st->buf)
 		goto nomem;
-	atomic_long_add(PAGE_SIZE, &c->bytes);
-	st->tfm = crypto_alloc_acomp_node(c->name, 0, 0, node);
+	atomic_long_add(PAGE_SIZE, &comp->bytes);
+	st->tfm = crypto_alloc_acomp_node(comp->name, 0, 0, node);
 	if (IS_ERR(st->tfm)) {
 		int ret = PTR_ERR(st->tfm);
 
-		pr_err("cannot set up %s for CPU %u: %d\n", c->name, cpu, ret);
+		pr_err("cannot set up %s for CPU %u: %d\n", comp->name, cpu, ret);
 		st->tfm = NULL;
-		gs_stream_free(c, st);
+		gs_stream_free(comp, st);
 		return ret;
 	}
 	st->req = acomp_request_alloc(st->tfm);
 	if (!st->req)
 		goto nomem;
-	atomic_long_add(gs_req_bytes(st->tfm), &c->bytes);
+	atomic_long_add(gs_req_bytes(st->tfm), &comp->bytes);
 	return 0;
 
 nomem:
-	gs_stream_free(c, st);
+	gs_stream_free(comp, st);
 	return -ENOMEM;
 }
 
@@ -104,58 +104,59 @@ static int gs_comp_cpu_prepare(unsigned int cpu, struct hlist_node *node)
 
 struct gs_comp *gs_comp_create(const char *alg)
 {
-	struct gs_comp *c;
+	struct gs_comp *comp;
 	unsigned int cpu;
 	int ret;
 
 	if (!*alg || strlen(alg) >= GS_ALG_NAME_MAX || !gs_comp_available(alg))
 		return ERR_PTR(-ENOENT);
-	c = kzalloc_obj(*c);
-	if (!c)
+	comp = kzalloc_obj(*comp);
+	if (!comp)
 		return ERR_PTR(-ENOMEM);
-	strscpy(c->name, alg, sizeof(c->name));
-	c->streams = alloc_percpu(struct gs_stream);
-	if (!c->streams) {
-		kfree(c);
+	strscpy(comp->name, alg, sizeof(comp->name));
+	comp->streams = alloc_percpu(struct gs_stream);
+	if (!comp->streams) {
+		kfree(comp);
 		return ERR_PTR(-ENOMEM);
 	}
 	for_each_possible_cpu(cpu)
-		mutex_init(&per_cpu_ptr(c->streams, cpu)->lock);
+		mutex_init(&per_cpu_ptr(comp->streams, cpu)->lock);
 	/* Sets up the streams of the CPUs that are up, serialised with hotplug. */
-	ret = cpuhp_state_add_instance(gs_cpuhp_state, &c->node);
+	ret = cpuhp_state_add_instance(gs_cpuhp_state, &comp->node);
 	if (ret) {
-		gs_comp_destroy(c);
+		gs_comp_destroy(comp);
 		return ERR_PTR(ret);
 	}
-	return c;
+	return comp;
 }
 
-void gs_comp_destroy(struct gs_comp *c)
+void gs_comp_destroy(struct gs_comp *comp)
 {
 	unsigned int cpu;
 
-	if (!hlist_unhashed(&c->node))
-		cpuhp_state_remove_instance_nocalls(gs_cpuhp_state, &c->node);
+	if (!hlist_unhashed(&comp->node))
+		cpuhp_state_remove_instance_nocalls(gs_cpuhp_state,
+						    &comp->node);
 	for_each_possible_cpu(cpu)
-		gs_stream_free(c, per_cpu_ptr(c->streams, cpu));
-	WARN_ON(atomic_long_read(&c->bytes));
-	free_percpu(c->streams);
-	kfree(c);
+		gs_stream_free(comp, per_cpu_ptr(comp->streams, cpu));
+	WARN_ON(atomic_long_read(&comp->bytes));
+	free_percpu(comp->streams);
+	kfree(comp);
 }
 
-const char *gs_comp_name(const struct gs_comp *c)
+const char *gs_comp_name(const struct gs_comp *comp)
 {
-	return c->name;
+	return comp->name;
 }
 
-size_t gs_comp_bytes(const struct gs_comp *c)
+size_t gs_comp_bytes(const struct gs_comp *comp)
 {
-	return atomic_long_read(&c->bytes);
+	return atomic_long_read(&comp->bytes);
 }
 
-struct gs_stream *gs_stream_get(struct gs_comp *c)
+struct gs_stream *gs_stream_get(struct gs_comp *comp)
 {
-	struct gs_stream *st = raw_cpu_ptr(c->streams);
+	struct gs_stream *st = raw_cpu_ptr(comp->streams);
 
 	mutex_lock(&st->lock);
 	return st;

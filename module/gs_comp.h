@@ -29,13 +29,13 @@ void gs_comp_exit(void);
 bool gs_comp_available(const char *alg);
 /* Returns an ERR_PTR: -ENOENT if the kernel has no such algorithm. */
 struct gs_comp *gs_comp_create(const char *alg);
-void gs_comp_destroy(struct gs_comp *c);
-const char *gs_comp_name(const struct gs_comp *c);
+void gs_comp_destroy(struct gs_comp *comp);
+const char *gs_comp_name(const struct gs_comp *comp);
 /* Bytes the streams' buffers and requests take (the transforms excluded). */
-size_t gs_comp_bytes(const struct gs_comp *c);
+size_t gs_comp_bytes(const struct gs_comp *comp);
 
 /* A stream of some CPU, locked; may sleep. */
-struct gs_stream *gs_stream_get(struct gs_comp *c);
+struct gs_stream *gs_stream_get(struct gs_comp *comp);
 void gs_stream_put(struct gs_stream *st);
 
 /*

@@ -521,7 +521,7 @@ again:
 		gs_obj_copy(s, e, st->buf, len);
 		break;
 	case GS_KIND_WRITTEN_BACK:
-		/* For the writeback tier, with no stream held across its I/O. */
+		/* For the writeback tier: no stream held across its I/O. */
 		ret = GS_READ_BACKING;
 		break;
 	default:
@@ -667,15 +667,15 @@ const char *gs_store_algorithm(struct gs_store *s)
 
 int gs_store_set_algorithm(struct gs_store *s, const char *alg)
 {
-	struct gs_comp *c;
+	struct gs_comp *comp;
 
 	if (atomic_long_read(&s->stats.slots_used))
 		return -EBUSY;
-	c = gs_comp_create(alg);
-	if (IS_ERR(c))
-		return PTR_ERR(c);
+	comp = gs_comp_create(alg);
+	if (IS_ERR(comp))
+		return PTR_ERR(comp);
 	gs_comp_destroy(s->comp);
-	s->comp = c;
+	s->comp = comp;
 	return 0;
 }
 

@@ -41,13 +41,13 @@ struct gs_cluster {
 struct gs_packed {
 	unsigned long entry;
 	unsigned int aux;
-	unsigned long pool_pages;	/* pool size after its object, 0: none */
+	unsigned long pool_pages;	/* pool size with its object, 0: none */
 };
 
 /* gs_slot_read(): the entry is WRITTEN_BACK, for the writeback tier. */
 #define GS_READ_BACKING		1
 
-/* --------------------------------------------------- life (gs_store.c) */
+/* -------------------------------------------------- life (gs_store.c) */
 
 /* A new empty store, table and pool only (the writeback tier zeroed). */
 struct gs_store *gs_core_create(const char *alg, u64 nr_slots);

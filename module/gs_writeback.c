@@ -66,7 +66,7 @@
 #define GS_WB_BATCH	32	/* pages per writeback batch */
 #define GS_WB_DEPTH	2	/* batches in flight at once */
 
-struct gs_wb_cand {
+struct gs_wb_candidate {
 	u64 slot;
 	unsigned long e;	/* the entry as marked, GS_FLAG_WB set */
 	unsigned int aux;	/* compressed length, 0: the page as is */
@@ -88,7 +88,7 @@ struct gs_wb_batch {
 	bool charged;		/* its pages came out of the budget */
 	void *bufs[GS_WB_BATCH];
 	u64 owners[GS_WB_BATCH];
-	struct gs_wb_cand cand[GS_WB_BATCH];
+	struct gs_wb_candidate candidates[GS_WB_BATCH];
 	struct gs_wb_run runs[GS_WB_BATCH];
 };
 
@@ -198,10 +198,11 @@ static bool gs_wb_wanted(unsigned long e, enum gs_wb_mode mode, bool *mark)
 #define GS_HOLD_COPY	4
 
 /*
- * Collect up to @max candidates into @wb at slots from *@pos up to the
+ * Collect up to @max candidates into @batch at slots from *@pos up to the
  * end of the address space, advancing *@pos past what was looked at.
  */
-static unsigned int gs_wb_collect(struct gs_store *s, struct gs_wb_batch *wb,
+static unsigned int gs_wb_collect(struct gs_store *s,
+				  struct gs_wb_batch *batch,
 				  enum gs_wb_mode mode, u64 *pos,
 				  unsigned int max)
 {
@@ -225,7 +226,7 @@ static unsigned int gs_wb_collect(struct gs_store *s, struct gs_wb_batch *wb,
 		end = min_t(unsigned int, GS_CLUSTER_SLOTS, i + GS_HOLD_SCAN);
 		for (copied = 0; i < end && n < max && copied < GS_HOLD_COPY;
 		     i++) {
-			struct gs_wb_cand *c = &wb->cand[n];
+			struct gs_wb_candidate *cand = &batch->candidates[n];
 
 			e = atomic_long_read(&cl->table[i]);
 			mark = false;
@@ -235,16 +236,16 @@ static unsigned int gs_wb_collect(struct gs_store *s, struct gs_wb_batch *wb,
 							e | GS_FLAG_IDLE);
 				continue;
 			}
-			c->aux = gs_entry_kind(e) == GS_KIND_RAW ? 0 :
-				 gs_aux_get(cl->aux, i);
-			len = c->aux ?: PAGE_SIZE;
-			gs_obj_copy(s, e, wb->bufs[n], len);
-			memset(wb->bufs[n] + len, 0, PAGE_SIZE - len);
-			c->e = e | GS_FLAG_WB;
-			atomic_long_set(&cl->table[i], c->e);
-			c->slot = base + i;
-			c->b = GS_NO_SLOT;
-			c->err = 0;
+			cand->aux = gs_entry_kind(e) == GS_KIND_RAW ? 0 :
+				    gs_aux_get(cl->aux, i);
+			len = cand->aux ?: PAGE_SIZE;
+			gs_obj_copy(s, e, batch->bufs[n], len);
+			memset(batch->bufs[n] + len, 0, PAGE_SIZE - len);
+			cand->e = e | GS_FLAG_WB;
+			atomic_long_set(&cl->table[i], cand->e);
+			cand->slot = base + i;
+			cand->b = GS_NO_SLOT;
+			cand->err = 0;
 			n++;
 			copied++;
 		}
@@ -262,7 +263,7 @@ static unsigned int gs_wb_collect(struct gs_store *s, struct gs_wb_batch *wb,
  * run of contiguous slots. Returns 0, or -ENOSPC / -ENOMEM if some got no
  * slot (they stay where they are).
  */
-static int gs_wb_start(struct gs_store *s, struct gs_wb_batch *wb)
+static int gs_wb_start(struct gs_store *s, struct gs_wb_batch *batch)
 {
 	struct gs_backing *bk = s->bk;
 	unsigned int j = 0, k;
@@ -270,36 +271,36 @@ static int gs_wb_start(struct gs_store *s, struct gs_wb_batch *wb)
 	int got, ret = 0;
 	u64 b;
 
-	for (k = 0; k < wb->n; k++)
-		wb->owners[k] = wb->cand[k].slot;
-	while (j < wb->n) {
-		got = gs_backing_alloc(bk, wb->owners + j, wb->n - j, &b, U64_MAX,
-				       false);
+	for (k = 0; k < batch->n; k++)
+		batch->owners[k] = batch->candidates[k].slot;
+	while (j < batch->n) {
+		got = gs_backing_alloc(bk, batch->owners + j, batch->n - j, &b,
+				       U64_MAX, false);
 		if (got <= 0) {
 			ret = got ?: -ENOSPC;
 			break;
 		}
 		for (k = 0; k < got; k++) {
-			wb->cand[j + k].b = b + k;
-			wb->cand[j + k].run = wb->nr_runs;
+			batch->candidates[j + k].b = b + k;
+			batch->candidates[j + k].run = batch->nr_runs;
 		}
-		r = &wb->runs[wb->nr_runs++];
+		r = &batch->runs[batch->nr_runs++];
 		r->first = b;
 		r->nr = got;
-		gs_backing_write_start(bk, b, wb->bufs + j, got, &r->io);
+		gs_backing_write_start(bk, b, batch->bufs + j, got, &r->io);
 		j += got;
 	}
 	return ret;
 }
 
 /* Wait for a batch's writes; returns -EIO if one failed. */
-static int gs_wb_wait(struct gs_store *s, struct gs_wb_batch *wb)
+static int gs_wb_wait(struct gs_store *s, struct gs_wb_batch *batch)
 {
 	unsigned int k;
 	int ret = 0;
 
-	for (k = 0; k < wb->nr_runs; k++) {
-		struct gs_wb_run *r = &wb->runs[k];
+	for (k = 0; k < batch->nr_runs; k++) {
+		struct gs_wb_run *r = &batch->runs[k];
 		int err = gs_backing_write_wait(&r->io);
 
 		if (err) {
@@ -311,11 +312,11 @@ static int gs_wb_wait(struct gs_store *s, struct gs_wb_batch *wb)
 			atomic_long_add(r->nr, &s->stats.bd_writes);
 		}
 	}
-	for (k = 0; k < wb->n; k++) {
-		struct gs_wb_cand *c = &wb->cand[k];
+	for (k = 0; k < batch->n; k++) {
+		struct gs_wb_candidate *cand = &batch->candidates[k];
 
-		if (c->b != GS_NO_SLOT)
-			c->err = wb->runs[c->run].io.err;
+		if (cand->b != GS_NO_SLOT)
+			cand->err = batch->runs[cand->run].io.err;
 	}
 	return ret;
 }
@@ -325,39 +326,39 @@ static int gs_wb_wait(struct gs_store *s, struct gs_wb_batch *wb)
  * still the one that was copied and the write succeeded; else it stays
  * (or is gone) and the backing slot is given back. Returns true if moved.
  */
-static bool gs_wb_finish(struct gs_store *s, struct gs_wb_cand *c)
+static bool gs_wb_finish(struct gs_store *s, struct gs_wb_candidate *cand)
 {
-	unsigned int i = c->slot & (GS_CLUSTER_SLOTS - 1);
+	unsigned int i = cand->slot & (GS_CLUSTER_SLOTS - 1);
 	bool same, moved = false;
 	struct gs_cluster *cl;
 	unsigned long e = 0;
 
-	cl = gs_cluster_get(s, c->slot >> GS_CLUSTER_SHIFT, 0);
+	cl = gs_cluster_get(s, cand->slot >> GS_CLUSTER_SHIFT, 0);
 	if (cl)
 		e = atomic_long_read(&cl->table[i]);
 	/* A read meanwhile may have cleared IDLE; that changes nothing. */
-	same = cl && (e | GS_FLAG_IDLE) == (c->e | GS_FLAG_IDLE);
-	if (same && c->b != GS_NO_SLOT && !c->err) {
+	same = cl && (e | GS_FLAG_IDLE) == (cand->e | GS_FLAG_IDLE);
+	if (same && cand->b != GS_NO_SLOT && !cand->err) {
 		if (gs_entry_kind(e) == GS_KIND_RAW) {
 			atomic_long_dec(&s->stats.huge_pages);
 			atomic_long_sub(PAGE_SIZE, &s->stats.compr_bytes);
 		} else {
 			atomic_long_dec(&s->stats.comp_pages);
-			atomic_long_sub(c->aux, &s->stats.compr_bytes);
+			atomic_long_sub(cand->aux, &s->stats.compr_bytes);
 		}
 		atomic_long_inc(&s->stats.wb_pages);
 		zs_free(s->pool, gs_handle_decode(gs_entry_payload(e)));
 		atomic_long_set(&cl->table[i],
-				gs_entry(GS_KIND_WRITTEN_BACK, 0, c->b));
-		gs_aux_set(cl->aux, i, c->aux);
+				gs_entry(GS_KIND_WRITTEN_BACK, 0, cand->b));
+		gs_aux_set(cl->aux, i, cand->aux);
 		moved = true;
 	} else if (same) {
 		atomic_long_set(&cl->table[i], e & ~GS_FLAG_WB);
 	}
 	if (cl)
 		spin_unlock(&cl->lock);
-	if (!moved && c->b != GS_NO_SLOT)
-		gs_backing_free(s->bk, c->b);
+	if (!moved && cand->b != GS_NO_SLOT)
+		gs_backing_free(s->bk, cand->b);
 	return moved;
 }
 
@@ -365,21 +366,22 @@ static bool gs_wb_finish(struct gs_store *s, struct gs_wb_cand *c)
 #define GS_WB_TRY	1
 
 /* Wait for a batch, settle its candidates; returns the pages moved. */
-static u64 gs_wb_settle(struct gs_store *s, struct gs_wb_batch *wb, int *err)
+static u64 gs_wb_settle(struct gs_store *s, struct gs_wb_batch *batch,
+			int *err)
 {
 	unsigned int k;
 	u64 moved = 0;
 
-	if (gs_wb_wait(s, wb))
+	if (gs_wb_wait(s, batch))
 		*err = -EIO;
-	for (k = 0; k < wb->n; k++) {
-		struct gs_wb_cand *c = &wb->cand[k];
+	for (k = 0; k < batch->n; k++) {
+		struct gs_wb_candidate *cand = &batch->candidates[k];
 
-		if (gs_wb_finish(s, c))
+		if (gs_wb_finish(s, cand))
 			moved++;
 		/* Only pages that reached the device use budget. */
-		else if (c->b == GS_NO_SLOT || c->err)
-			gs_budget_give(s, 1, wb->charged);
+		else if (cand->b == GS_NO_SLOT || cand->err)
+			gs_budget_give(s, 1, batch->charged);
 	}
 	return moved;
 }
@@ -419,15 +421,17 @@ static int __gs_store_writeback(struct gs_store *s, enum gs_wb_mode mode,
 		 */
 		queued = 0;
 		for (nb = 0; nb < GS_WB_DEPTH;) {
-			struct gs_wb_batch *wb = &s->wb.batches[nb++];
+			struct gs_wb_batch *batch = &s->wb.batches[nb++];
 
 			want = gs_budget_take(s, min_t(u64, max - *done - queued,
-						       GS_WB_BATCH), &wb->charged);
-			wb->n = want ? gs_wb_collect(s, wb, mode, &pos, want) : 0;
-			wb->nr_runs = 0;
-			gs_budget_give(s, want - wb->n, wb->charged);
-			err = wb->n ? gs_wb_start(s, wb) : 0;
-			queued += wb->n;
+						       GS_WB_BATCH),
+					      &batch->charged);
+			batch->n = want ? gs_wb_collect(s, batch, mode, &pos,
+							want) : 0;
+			batch->nr_runs = 0;
+			gs_budget_give(s, want - batch->n, batch->charged);
+			err = batch->n ? gs_wb_start(s, batch) : 0;
+			queued += batch->n;
 			if (err)
 				ret = err;
 			/* The cold sweep goes round at most twice: mark, take. */
@@ -441,7 +445,7 @@ static int __gs_store_writeback(struct gs_store *s, enum gs_wb_mode mode,
 				stop = true;
 			}
 			if (err == -ENOSPC || err == -ENOMEM || laps > 2 ||
-			    (!wb->n && !cold))
+			    (!batch->n && !cold))
 				stop = true;
 			/* A wrapped sweep may meet this round's slots again. */
 			if (stop || wrapped || *done + queued >= max)
@@ -688,7 +692,7 @@ void gs_store_mark_idle(struct gs_store *s, u64 age)
  */
 static int gs_relocate(struct gs_store *s, u64 owner, u64 from)
 {
-	unsigned long was = gs_entry(GS_KIND_WRITTEN_BACK, 0, from);
+	unsigned long was = gs_entry(GS_KIND_WRITTEN_BACK, 0, from), moved;
 	struct gs_backing *bk = s->bk;
 	void *buf = s->wb.batches->bufs[0];
 	bool mine;
@@ -714,8 +718,9 @@ static int gs_relocate(struct gs_store *s, u64 owner, u64 from)
 	}
 
 	/* Unpin: moved, or back where it was if the copy failed. */
+	moved = gs_entry(GS_KIND_WRITTEN_BACK, 0, to);
 	mine = gs_slot_replace(s, owner, was | GS_FLAG_READING,
-			       ret ? was : gs_entry(GS_KIND_WRITTEN_BACK, 0, to));
+			       ret ? was : moved);
 	/* What the entry no longer holds is ours to free. */
 	if (!mine || !ret)
 		gs_backing_free(bk, from);
@@ -806,11 +811,13 @@ static int gs_wb_batch_alloc(struct gs_store *s)
 			ksize(batches) + GS_WB_DEPTH * GS_WB_BATCH * PAGE_SIZE);
 	for (k = 0; k < GS_WB_DEPTH; k++) {
 		for (i = 0; i < GS_WB_BATCH; i++) {
-			batches[k].bufs[i] = (void *)__get_free_page(GFP_KERNEL);
-			if (!batches[k].bufs[i]) {
+			void *buf = (void *)__get_free_page(GFP_KERNEL);
+
+			if (!buf) {
 				gs_wb_batch_free(s);
 				return -ENOMEM;
 			}
+			batches[k].bufs[i] = buf;
 		}
 	}
 	return 0;
