@@ -104,7 +104,7 @@ static int fail(int rc, const char *fmt, ...)
 	return rc;
 }
 
-static void warn(const char *fmt, ...)
+static void warning(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -289,7 +289,7 @@ static int write_attr(const char *attr, const char *val)
 }
 
 /* The algorithms comp_algorithm offers, without the brackets. */
-static void algorithms(char *buf, size_t n)
+static void available_algorithms(char *buf, size_t n)
 {
 	char *p, *q;
 
@@ -338,7 +338,7 @@ static int write_failed(const char *attr, const char *val, int err)
 			    prog);
 	case -EINVAL:
 		if (!strcmp(attr, "comp_algorithm")) {
-			algorithms(algs, sizeof(algs));
+			available_algorithms(algs, sizeof(algs));
 			return fail(RC_FAIL, "no such algorithm '%s' (available: %s)",
 				    val, algs);
 		}
@@ -377,7 +377,7 @@ static int write_failed(const char *attr, const char *val, int err)
 /* ------------------------------------------------------------ commands */
 
 /* Full path of @cmd in $PATH (plus the sbin directories), or false. */
-static bool find_cmd(const char *cmd, char *out, size_t n)
+static bool find_program(const char *cmd, char *out, size_t n)
 {
 	const char *env = getenv("PATH");
 	char path[PATH_MAX * 2], *dir, *save = NULL;
@@ -410,7 +410,7 @@ static void join_argv(char *const argv[], char *buf, size_t n)
  * Runs argv (NULL terminated), stdout to /dev/null if @quiet. Returns
  * its exit status, 127 if it could not be run. Dry run: prints it.
  */
-static int run(bool quiet, char *const argv[])
+static int run_program(bool quiet, char *const argv[])
 {
 	char line[1024], path[PATH_MAX];
 	int status, fd;
@@ -422,7 +422,7 @@ static int run(bool quiet, char *const argv[])
 		printf("dry run: %s\n", line);
 		return 0;
 	}
-	if (!find_cmd(argv[0], path, sizeof(path))) {
+	if (!find_program(argv[0], path, sizeof(path))) {
 		fail(RC_FAIL, "%s: command not found", argv[0]);
 		return 127;
 	}
@@ -452,14 +452,14 @@ static int run(bool quiet, char *const argv[])
 	return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
 
-#define RUN(quiet, ...) run(quiet, (char *const[]){ __VA_ARGS__, NULL })
+#define RUN(quiet, ...) run_program(quiet, (char *const[]){ __VA_ARGS__, NULL })
 
 /* Waits for udev to finish with the device (its probe holds it open). */
-static void settle(void)
+static void udev_settle(void)
 {
 	char path[PATH_MAX];
 
-	if (dryrun || find_cmd("udevadm", path, sizeof(path)))
+	if (dryrun || find_program("udevadm", path, sizeof(path)))
 		RUN(false, "udevadm", "settle");
 }
 
@@ -501,7 +501,7 @@ static bool is_our_dev(const char *file)
 }
 
 /* Whether the device is swapped on; its priority in *@prio. */
-static bool swap_on(long *prio)
+static bool swapped_on(long *prio)
 {
 	char p[PATH_MAX], *line = NULL, file[PATH_MAX];
 	size_t cap = 0;
@@ -643,7 +643,7 @@ static bool parse_bool(const char *s, bool *out)
 /* ---------------------------------------------------------------- sizes */
 
 /* Human size as util-linux prints it: 1023B, 1.5K, 12.3M, 1T. */
-static void human(uint64_t bytes, char *buf, size_t n)
+static void human_size(uint64_t bytes, char *buf, size_t n)
 {
 	static const char letters[] = "BKMGTPE";
 	unsigned int exp = 0, dec;
@@ -748,7 +748,7 @@ static void current_alg(const char *list, char *out, size_t n)
 	bfmt(out, n, "%s", list);
 }
 
-static int get_info(struct dev_info *d)
+static int read_dev_info(struct dev_info *d)
 {
 	char buf[PATH_MAX];
 	int ret;
@@ -785,7 +785,7 @@ static int get_info(struct dev_info *d)
 	    !d->backing[0])
 		bfmt(d->backing, sizeof(d->backing), "none");
 	d->prio = 0;
-	d->swap = swap_on(&d->prio);
+	d->swap = swapped_on(&d->prio);
 	return RC_OK;
 }
 
@@ -801,7 +801,7 @@ static bool zswap_enabled(void)
 static void zswap_warning(void)
 {
 	if (zswap_enabled())
-		warn("zswap is enabled: it compresses pages before they reach %s (turn it off: '%s setup --disable-zswap' or 'echo N > /sys/module/zswap/parameters/enabled')",
+		warning("zswap is enabled: it compresses pages before they reach %s (turn it off: '%s setup --disable-zswap' or 'echo N > /sys/module/zswap/parameters/enabled')",
 		     DEV_PATH, prog);
 }
 
@@ -943,7 +943,7 @@ static void cell_text(int col, const struct cell *c, bool bytes, char *buf,
 		if (bytes)
 			bfmt(buf, n, "%" PRIu64, c->num);
 		else
-			human(c->num, buf, n);
+			human_size(c->num, buf, n);
 		break;
 	case CT_NUM:
 		bfmt(buf, n, "%" PRIu64, c->num);
@@ -1260,7 +1260,7 @@ static int cmd_status(int argc, char **argv)
 			    argv[optind]);
 	if (json && raw)
 		return fail(RC_USAGE, "--json and --raw exclude each other");
-	rc = get_info(&d);
+	rc = read_dev_info(&d);
 	if (rc)
 		return rc;
 	zswap_warning();
@@ -1273,21 +1273,25 @@ static int cmd_status(int argc, char **argv)
 
 /* ----------------------------------------------------------- settings */
 
-/* What setup does; "set" flags tell what was given. */
+/*
+ * What setup does: one field for each key of ghostswap.conf(5), named as
+ * the key; the has_ flags tell what was given.
+ */
 struct settings {
-	bool has_size, has_alg, has_limit, has_backing, has_prio, has_wbl;
-	bool has_zswap, has_swapon, has_idle_wb, has_wbd, has_wbs;
-	uint64_t size, limit, wbl, idle_wb;
-	bool wbl_none, wbs;
-	char wbd[16];
-	char alg[64];
-	char backing[PATH_MAX];
-	long prio;
+	bool has_size, has_algorithm, has_mem_limit, has_backing_dev;
+	bool has_priority, has_writeback_limit, has_disable_zswap, has_swapon;
+	bool has_idle_writeback, has_writeback_direct, has_writeback_shrinker;
+	uint64_t size, mem_limit, writeback_limit, idle_writeback;
+	bool writeback_limit_none, writeback_shrinker;
+	char writeback_direct[16];
+	char algorithm[64];
+	char backing_dev[PATH_MAX];
+	long priority;
 	bool disable_zswap, swapon;
 };
 
 /* Sets one setting from text; NULL or an error message in @err. */
-static bool set_value(struct settings *s, const char *key, const char *val,
+static bool set_setting(struct settings *s, const char *key, const char *val,
 		      char *err, size_t errlen)
 {
 	bool b;
@@ -1297,61 +1301,63 @@ static bool set_value(struct settings *s, const char *key, const char *val,
 			goto bad_size;
 		s->has_size = true;
 	} else if (!strcmp(key, "algorithm")) {
-		if (strlen(val) >= sizeof(s->alg) || strpbrk(val, " \t"))
+		if (strlen(val) >= sizeof(s->algorithm) || strpbrk(val, " \t"))
 			goto bad;
-		bfmt(s->alg, sizeof(s->alg), "%s", val);
-		s->has_alg = true;
+		bfmt(s->algorithm, sizeof(s->algorithm), "%s", val);
+		s->has_algorithm = true;
 	} else if (!strcmp(key, "mem_limit")) {
-		if (!parse_limit(val, &s->limit))
+		if (!parse_limit(val, &s->mem_limit))
 			goto bad_size;
-		s->has_limit = true;
+		s->has_mem_limit = true;
 	} else if (!strcmp(key, "backing_dev")) {
-		if (strlen(val) >= sizeof(s->backing))
+		if (strlen(val) >= sizeof(s->backing_dev))
 			goto bad;
-		bfmt(s->backing, sizeof(s->backing), "%s", val);
-		s->has_backing = true;
+		bfmt(s->backing_dev, sizeof(s->backing_dev), "%s", val);
+		s->has_backing_dev = true;
 	} else if (!strcmp(key, "priority")) {
-		if (!parse_prio(val, &s->prio)) {
+		if (!parse_prio(val, &s->priority)) {
 			bfmt(err, errlen, "bad priority '%s' (want -1..32767)", val);
 			return false;
 		}
-		s->has_prio = true;
+		s->has_priority = true;
 	} else if (!strcmp(key, "disable_zswap")) {
 		if (!parse_bool(val, &b))
 			goto bad_bool;
 		s->disable_zswap = b;
-		s->has_zswap = true;
+		s->has_disable_zswap = true;
 	} else if (!strcmp(key, "swapon")) {
 		if (!parse_bool(val, &b))
 			goto bad_bool;
 		s->swapon = b;
 		s->has_swapon = true;
 	} else if (!strcmp(key, "writeback_limit")) {
-		s->wbl_none = !strcasecmp(val, "none");
-		if (!s->wbl_none && !parse_count(val, &s->wbl, 0)) {
+		s->writeback_limit_none = !strcasecmp(val, "none");
+		if (!s->writeback_limit_none &&
+		    !parse_count(val, &s->writeback_limit, 0)) {
 			bfmt(err, errlen, "bad writeback_limit '%s' (want a number of pages, or none)", val);
 			return false;
 		}
-		s->has_wbl = true;
+		s->has_writeback_limit = true;
 	} else if (!strcmp(key, "writeback_direct")) {
 		if (strcmp(val, "none") && strcmp(val, "huge") &&
 		    strcmp(val, "incompressible")) {
 			bfmt(err, errlen, "bad writeback_direct '%s' (want none, huge or incompressible)", val);
 			return false;
 		}
-		bfmt(s->wbd, sizeof(s->wbd), "%s", val);
-		s->has_wbd = true;
+		bfmt(s->writeback_direct, sizeof(s->writeback_direct), "%s",
+		     val);
+		s->has_writeback_direct = true;
 	} else if (!strcmp(key, "writeback_shrinker")) {
 		if (!parse_bool(val, &b))
 			goto bad_bool;
-		s->wbs = b;
-		s->has_wbs = true;
+		s->writeback_shrinker = b;
+		s->has_writeback_shrinker = true;
 	} else if (!strcmp(key, "idle_writeback")) {
-		if (!parse_count(val, &s->idle_wb, 1)) {
+		if (!parse_count(val, &s->idle_writeback, 1)) {
 			bfmt(err, errlen, "bad idle_writeback '%s' (want seconds, at least 1)", val);
 			return false;
 		}
-		s->has_idle_wb = true;
+		s->has_idle_writeback = true;
 	} else {
 		bfmt(err, errlen, "unknown key '%s'", key);
 		return false;
@@ -1402,7 +1408,7 @@ static int read_config(const char *file, struct settings *s)
 				  lineno, key);
 			break;
 		}
-		if (!set_value(s, key, val, err, sizeof(err))) {
+		if (!set_setting(s, key, val, err, sizeof(err))) {
 			rc = fail(RC_USAGE, "%s:%d: %s", file, lineno, err);
 			break;
 		}
@@ -1415,28 +1421,35 @@ static int read_config(const char *file, struct settings *s)
 }
 
 /* Command line settings win over the file's. */
-static void merge(struct settings *dst, const struct settings *cli)
+static void merge_settings(struct settings *dst, const struct settings *cli)
 {
 	if (cli->has_size)
 		dst->has_size = true, dst->size = cli->size;
-	if (cli->has_alg)
-		dst->has_alg = true, memcpy(dst->alg, cli->alg, sizeof(dst->alg));
-	if (cli->has_limit)
-		dst->has_limit = true, dst->limit = cli->limit;
-	if (cli->has_backing)
-		dst->has_backing = true,
-		memcpy(dst->backing, cli->backing, sizeof(dst->backing));
-	if (cli->has_prio)
-		dst->has_prio = true, dst->prio = cli->prio;
-	if (cli->has_wbl)
-		dst->has_wbl = true, dst->wbl = cli->wbl,
-		dst->wbl_none = cli->wbl_none;
-	if (cli->has_wbd)
-		dst->has_wbd = true, memcpy(dst->wbd, cli->wbd, sizeof(dst->wbd));
-	if (cli->has_wbs)
-		dst->has_wbs = true, dst->wbs = cli->wbs;
-	if (cli->has_zswap)
-		dst->has_zswap = true, dst->disable_zswap = cli->disable_zswap;
+	if (cli->has_algorithm)
+		dst->has_algorithm = true,
+		memcpy(dst->algorithm, cli->algorithm, sizeof(dst->algorithm));
+	if (cli->has_mem_limit)
+		dst->has_mem_limit = true, dst->mem_limit = cli->mem_limit;
+	if (cli->has_backing_dev)
+		dst->has_backing_dev = true,
+		memcpy(dst->backing_dev, cli->backing_dev,
+		       sizeof(dst->backing_dev));
+	if (cli->has_priority)
+		dst->has_priority = true, dst->priority = cli->priority;
+	if (cli->has_writeback_limit)
+		dst->has_writeback_limit = true,
+		dst->writeback_limit = cli->writeback_limit,
+		dst->writeback_limit_none = cli->writeback_limit_none;
+	if (cli->has_writeback_direct)
+		dst->has_writeback_direct = true,
+		memcpy(dst->writeback_direct, cli->writeback_direct,
+		       sizeof(dst->writeback_direct));
+	if (cli->has_writeback_shrinker)
+		dst->has_writeback_shrinker = true,
+		dst->writeback_shrinker = cli->writeback_shrinker;
+	if (cli->has_disable_zswap)
+		dst->has_disable_zswap = true,
+		dst->disable_zswap = cli->disable_zswap;
 	if (cli->has_swapon)
 		dst->has_swapon = true, dst->swapon = cli->swapon;
 }
@@ -1450,21 +1463,16 @@ static int need_root(const char *cmd)
 	return RC_OK;
 }
 
-static bool is_busy(int err)
-{
-	return err == -EBUSY;
-}
-
 /*
  * A write that needs the device unused: on EBUSY while swap is off, the
  * holder may be udev probing the device; settle and try once more.
  */
-static int write_idle_attr(const char *attr, const char *val)
+static int write_attr_retrying(const char *attr, const char *val)
 {
 	int ret = write_attr(attr, val);
 
-	if (is_busy(ret) && !swap_on(NULL)) {
-		settle();
+	if (ret == -EBUSY && !swapped_on(NULL)) {
+		udev_settle();
 		ret = write_attr(attr, val);
 	}
 	return ret ? write_failed(attr, val, ret) : RC_OK;
@@ -1538,11 +1546,11 @@ static int cmd_setup(int argc, char **argv)
 		switch (c) {
 		case 's': case 'a': case 'm': case 'B': case 'w': case 'p':
 		case 'D': case 'S':
-			if (!set_value(&cli, keys[c], optarg, err, sizeof(err)))
+			if (!set_setting(&cli, keys[c], optarg, err, sizeof(err)))
 				return fail(RC_USAGE, "%s", err);
 			break;
 		case 'Z':
-			cli.has_zswap = true;
+			cli.has_disable_zswap = true;
 			cli.disable_zswap = true;
 			break;
 		case 'N':
@@ -1562,7 +1570,7 @@ static int cmd_setup(int argc, char **argv)
 		if (rc)
 			return rc;
 	}
-	merge(&s, &cli);
+	merge_settings(&s, &cli);
 	rc = need_root("setup");
 	if (rc)
 		return rc;
@@ -1576,15 +1584,15 @@ static int cmd_setup(int argc, char **argv)
 			return fail(RC_NODEV, "modprobe ghostswap did not create %s/%s",
 				    sysroot, DEV_SYS);
 	}
-	settle();
+	udev_settle();
 	if (!dev_present())
 		return fail(RC_NODEV, "ghostswap module not loaded (no %s/%s)",
 			    sysroot, DEV_SYS);
-	if (swap_on(NULL))
+	if (swapped_on(NULL))
 		return fail(RC_BUSY, "device is in use: swapoff and reset first ('%s reset')",
 			    prog);
 
-	if (s.has_zswap && s.disable_zswap) {
+	if (s.has_disable_zswap && s.disable_zswap) {
 		ret = write_sys(ZSWAP_ENABLED, "N");
 		if (ret == -ENOENT)
 			printf("zswap is not in this kernel: nothing to disable\n");
@@ -1594,64 +1602,65 @@ static int cmd_setup(int argc, char **argv)
 	} else {
 		zswap_warning();
 	}
-	if (s.has_backing && !same_backing(s.backing)) {
+	if (s.has_backing_dev && !same_backing(s.backing_dev)) {
 		/* The module takes a new backing device only after "none". */
-		if (strcmp(s.backing, "none") && !no_backing()) {
-			rc = write_idle_attr("backing_dev", "none");
+		if (strcmp(s.backing_dev, "none") && !no_backing()) {
+			rc = write_attr_retrying("backing_dev", "none");
 			if (rc)
 				return rc;
 		}
-		rc = write_idle_attr("backing_dev", s.backing);
+		rc = write_attr_retrying("backing_dev", s.backing_dev);
 		if (rc)
 			return rc;
 	}
-	if (s.has_alg) {
-		rc = write_idle_attr("comp_algorithm", s.alg);
+	if (s.has_algorithm) {
+		rc = write_attr_retrying("comp_algorithm", s.algorithm);
 		if (rc)
 			return rc;
 	}
 	if (s.has_size) {
 		bfmt(val, sizeof(val), "%" PRIu64, s.size);
-		rc = write_idle_attr("disksize", val);
+		rc = write_attr_retrying("disksize", val);
 		if (rc)
 			return rc;
 	}
-	if (s.has_limit) {
-		bfmt(val, sizeof(val), "%" PRIu64, s.limit);
+	if (s.has_mem_limit) {
+		bfmt(val, sizeof(val), "%" PRIu64, s.mem_limit);
 		ret = write_attr("mem_limit", val);
 		if (ret)
 			return write_failed("mem_limit", val, ret);
 	}
-	if (s.has_wbl) {
-		ret = write_attr("writeback_limit_enable", s.wbl_none ? "0" : "1");
+	if (s.has_writeback_limit) {
+		ret = write_attr("writeback_limit_enable",
+				 s.writeback_limit_none ? "0" : "1");
 		if (ret)
 			return write_failed("writeback_limit_enable",
-					    s.wbl_none ? "0" : "1", ret);
-		if (!s.wbl_none) {
-			bfmt(val, sizeof(val), "%" PRIu64, s.wbl);
+					    s.writeback_limit_none ? "0" : "1", ret);
+		if (!s.writeback_limit_none) {
+			bfmt(val, sizeof(val), "%" PRIu64, s.writeback_limit);
 			ret = write_attr("writeback_limit", val);
 			if (ret)
 				return write_failed("writeback_limit", val, ret);
 		}
 	}
 
-	if (s.has_wbd) {
-		ret = write_attr("writeback_direct", s.wbd);
+	if (s.has_writeback_direct) {
+		ret = write_attr("writeback_direct", s.writeback_direct);
 		if (ret)
-			return write_failed("writeback_direct", s.wbd, ret);
+			return write_failed("writeback_direct", s.writeback_direct, ret);
 	}
-	if (s.has_wbs) {
-		ret = write_attr("writeback_shrinker", s.wbs ? "1" : "0");
+	if (s.has_writeback_shrinker) {
+		ret = write_attr("writeback_shrinker", s.writeback_shrinker ? "1" : "0");
 		if (ret)
 			return write_failed("writeback_shrinker",
-					    s.wbs ? "1" : "0", ret);
+					    s.writeback_shrinker ? "1" : "0", ret);
 	}
 
 	if (read_attr("disksize", val, sizeof(val)) ||
 	    !parse_count(val, &s.size, 0))
 		s.size = 0;
-	human(s.size, sz, sizeof(sz));
-	prio = s.has_prio ? s.prio : DEFAULT_PRIO;
+	human_size(s.size, sz, sizeof(sz));
+	prio = s.has_priority ? s.priority : DEFAULT_PRIO;
 	if (s.has_swapon && !s.swapon) {
 		ret = RUN(true, "mkswap", DEV_PATH);
 		if (ret)
@@ -1672,7 +1681,7 @@ static int cmd_setup(int argc, char **argv)
 	}
 	if (ret)
 		return fail(RC_FAIL, "swapon %s failed (exit %d)", DEV_PATH, ret);
-	swap_on(&prio);		/* the kernel's choice for -1 */
+	swapped_on(&prio);		/* the kernel's choice for -1 */
 	printf("%s: %s, swap on, priority %ld\n", DEV_PATH, sz, prio);
 	return RC_OK;
 }
@@ -1680,7 +1689,7 @@ static int cmd_setup(int argc, char **argv)
 /* ---------------------------------------------------------------- reset */
 
 /* Commands without options still take --help. */
-static int no_options(int argc, char **argv, int max_args)
+static int parse_help_only(int argc, char **argv, int max_args)
 {
 	static const struct option opts[] = {
 		{ "help", no_argument, NULL, 'h' },
@@ -1703,7 +1712,7 @@ static int no_options(int argc, char **argv, int max_args)
 
 static int cmd_reset(int argc, char **argv)
 {
-	int rc = no_options(argc, argv, 0), ret;
+	int rc = parse_help_only(argc, argv, 0), ret;
 
 	if (rc)
 		return rc < 0 ? RC_OK : rc;
@@ -1713,13 +1722,13 @@ static int cmd_reset(int argc, char **argv)
 	if (!dev_present())
 		return fail(RC_NODEV, "ghostswap module not loaded (no %s/%s)",
 			    sysroot, DEV_SYS);
-	if (swap_on(NULL)) {
+	if (swapped_on(NULL)) {
 		ret = RUN(false, "swapoff", DEV_PATH);
 		if (ret)
 			return fail(RC_FAIL, "swapoff %s failed (exit %d): not enough memory to take the swapped pages back?",
 				    DEV_PATH, ret);
 	}
-	rc = write_idle_attr("reset", "1");
+	rc = write_attr_retrying("reset", "1");
 	if (rc)
 		return rc;
 	printf("%s: reset\n", DEV_PATH);
@@ -1729,7 +1738,7 @@ static int cmd_reset(int argc, char **argv)
 /* ------------------------------------------------------------ writeback */
 
 /* Pages on the backing device now, or -1 without bd_stat. */
-static int64_t bd_count(void)
+static int64_t backing_pages(void)
 {
 	uint64_t bd[8];
 
@@ -1748,14 +1757,15 @@ static void report_pages(const char *what, int64_t before, int64_t after)
 		return;
 	}
 	delta = after - before;
-	human((uint64_t)(delta < 0 ? -delta : delta) * PAGE_BYTES, h1, sizeof(h1));
-	human((uint64_t)after * PAGE_BYTES, h2, sizeof(h2));
+	human_size((uint64_t)(delta < 0 ? -delta : delta) * PAGE_BYTES, h1,
+		   sizeof(h1));
+	human_size((uint64_t)after * PAGE_BYTES, h2, sizeof(h2));
 	printf("%s: %s%" PRId64 " pages (%s); backing device holds %" PRId64 " pages (%s)\n",
 	       what, delta < 0 ? "-" : "+", delta < 0 ? -delta : delta, h1,
 	       after, h2);
 }
 
-static int do_writeback(const char *val)
+static int write_back(const char *val)
 {
 	int64_t before, after;
 	char what[64];
@@ -1767,9 +1777,9 @@ static int do_writeback(const char *val)
 	if (!attr_exists("writeback"))
 		return fail(RC_NODEV, "this ghostswap module has no writeback (no %s/%s/writeback)",
 			    sysroot, DEV_SYS);
-	before = bd_count();
+	before = backing_pages();
 	ret = write_attr("writeback", val);
-	after = bd_count();
+	after = backing_pages();
 	bfmt(what, sizeof(what), "writeback %s", val);
 	if (ret) {
 		int rc = write_failed("writeback", val, ret);
@@ -1782,7 +1792,7 @@ static int do_writeback(const char *val)
 	return RC_OK;
 }
 
-static int do_idle(const char *val)
+static int mark_idle(const char *val)
 {
 	int ret;
 
@@ -1823,15 +1833,15 @@ static int cmd_writeback(int argc, char **argv)
 		rc = read_config(config, &s);
 		if (rc)
 			return rc;
-		if (!s.has_idle_wb)
+		if (!s.has_idle_writeback)
 			return fail(RC_USAGE, "%s: no idle_writeback set: nothing to write back",
 				    config);
 		rc = need_root("writeback");
 		if (rc)
 			return rc;
-		bfmt(secs, sizeof(secs), "%" PRIu64, s.idle_wb);
-		rc = do_idle(secs);
-		return rc ? rc : do_writeback("idle");
+		bfmt(secs, sizeof(secs), "%" PRIu64, s.idle_writeback);
+		rc = mark_idle(secs);
+		return rc ? rc : write_back("idle");
 	}
 	if (nargs < 1 || nargs > 2)
 		return fail(RC_USAGE, "writeback: want MODE [PAGES] or PAGES (see --help)");
@@ -1856,12 +1866,12 @@ static int cmd_writeback(int argc, char **argv)
 		}
 	}
 	rc = need_root("writeback");
-	return rc ? rc : do_writeback(val);
+	return rc ? rc : write_back(val);
 }
 
 static int cmd_idle(int argc, char **argv)
 {
-	int rc = no_options(argc, argv, 1);
+	int rc = parse_help_only(argc, argv, 1);
 	char val[32];
 	uint64_t n;
 
@@ -1877,7 +1887,7 @@ static int cmd_idle(int argc, char **argv)
 		return fail(RC_USAGE, "idle: bad age '%s' (want 'all' or seconds)",
 			    argv[optind]);
 	rc = need_root("idle");
-	return rc ? rc : do_idle(val);
+	return rc ? rc : mark_idle(val);
 }
 
 /* -------------------------------------------------------------- compact */
@@ -1932,7 +1942,7 @@ static int cmd_compact(int argc, char **argv)
 		return write_failed(attr, "1", ret);
 	if (read_stat("mm_stat", after, 9, 9, -1, NULL, 0))
 		memcpy(after, before, sizeof(after));
-	human(after[MM_USED], h, sizeof(h));
+	human_size(after[MM_USED], h, sizeof(h));
 	printf("compaction: %" PRIu64 " pages freed; pool now %s\n",
 	       after[MM_COMPACTED] - before[MM_COMPACTED], h);
 	return RC_OK;
@@ -1953,7 +1963,7 @@ static int cmd_check(int argc, char **argv)
 {
 	char p[PATH_MAX], buf[65536], *nl, *end;
 	unsigned long long bad;
-	int rc = no_options(argc, argv, 0), ret;
+	int rc = parse_help_only(argc, argv, 0), ret;
 
 	if (rc)
 		return rc < 0 ? RC_OK : rc;
