@@ -229,15 +229,32 @@ static int read_attr(const char *attr, char *buf, size_t n)
 	return read_sys(rel, buf, n);
 }
 
+/* The failures many places report; each returns its exit code. */
+static int fail_not_loaded(void)
+{
+	return fail(RC_NODEV, "ghostswap module not loaded (no %s/%s)",
+		    sysroot, DEV_SYS);
+}
+
+static int fail_no_attribute(const char *attr)
+{
+	return fail(RC_NODEV, "this ghostswap module has no '%s' attribute (an older version?)",
+		    attr);
+}
+
+static int fail_in_use(void)
+{
+	return fail(RC_BUSY, "device is in use: swapoff and reset first ('%s reset')",
+		    prog);
+}
+
 /* Explains a failed read of a device attribute; returns the exit code. */
 static int read_failed(const char *attr, int err)
 {
 	if (err == -ENOENT && !dev_present())
-		return fail(RC_NODEV, "ghostswap module not loaded (no %s/%s)",
-			    sysroot, DEV_SYS);
+		return fail_not_loaded();
 	if (err == -ENOENT)
-		return fail(RC_NODEV, "this ghostswap module has no '%s' attribute (an older version?)",
-			    attr);
+		return fail_no_attribute(attr);
 	if (err == -EACCES || err == -EPERM)
 		return fail(RC_FAIL, "permission denied reading %s/%s/%s (run as root)",
 			    sysroot, DEV_SYS, attr);
@@ -314,11 +331,9 @@ static int write_failed(const char *attr, const char *val, int err)
 	switch (err) {
 	case -ENOENT:
 		if (!dev_present())
-			return fail(RC_NODEV, "ghostswap module not loaded (no %s/%s)",
-				    sysroot, DEV_SYS);
+			return fail_not_loaded();
 		if (!attr_exists(attr))
-			return fail(RC_NODEV, "this ghostswap module has no '%s' attribute (an older version?)",
-				    attr);
+			return fail_no_attribute(attr);
 		if (!strcmp(attr, "backing_dev"))
 			return fail(RC_FAIL, "no such device '%s'", val);
 		return fail(RC_FAIL, "cannot write '%s' to %s/%s/%s: %s", val,
@@ -334,8 +349,7 @@ static int write_failed(const char *attr, const char *val, int err)
 		if (!strcmp(attr, "backing_dev"))
 			return fail(RC_BUSY, "cannot set backing device '%s': busy (the device must be unused and empty: swapoff and reset first; '%s' must not be mounted or in use)",
 				    val, val);
-		return fail(RC_BUSY, "device is in use: swapoff and reset first ('%s reset')",
-			    prog);
+		return fail_in_use();
 	case -EINVAL:
 		if (!strcmp(attr, "comp_algorithm")) {
 			available_algorithms(algs, sizeof(algs));
@@ -372,6 +386,14 @@ static int write_failed(const char *attr, const char *val, int err)
 		return fail(RC_FAIL, "cannot write '%s' to %s/%s/%s: %s", val,
 			    sysroot, DEV_SYS, attr, strerror(-err));
 	}
+}
+
+/* write_attr() with a failure explained: the exit code. */
+static int write_attr_checked(const char *attr, const char *val)
+{
+	int ret = write_attr(attr, val);
+
+	return ret ? write_failed(attr, val, ret) : RC_OK;
 }
 
 /* ------------------------------------------------------------ commands */
@@ -678,26 +700,29 @@ static void human_size(uint64_t bytes, char *buf, size_t n)
 
 /* ---------------------------------------------------------- device state */
 
+/* The columns of the stat files, and how many there are. */
+enum { MM_ORIG, MM_COMPR, MM_USED, MM_LIMIT, MM_MAX, MM_SAME, MM_COMPACTED,
+	MM_HUGE, MM_HUGE_SINCE, MM_STAT_COLS };
+enum { CL_CLUSTERS, CL_PEAK, CL_SLOTS, CL_META, CL_META_PER_SLOT, CL_STREAM,
+	CL_STAT_COLS };
+enum { IO_FAILED_READS, IO_FAILED_WRITES, IO_INVALID, IO_NOTIFY_FREE,
+	IO_STAT_COLS };
+enum { BD_COUNT, BD_READS, BD_WRITES, BD_CLUSTERS, BD_META, BD_WERR, BD_RERR,
+	BD_RELOCATED, BD_STAT_COLS };
+
 struct dev_info {
 	uint64_t disksize;
 	char alg[64];
-	uint64_t mm[9];		/* mm_stat, zram's columns */
-	uint64_t cl[6];		/* cluster_stat; [4] is not a count */
+	uint64_t mm[MM_STAT_COLS];	/* mm_stat, zram's columns */
+	uint64_t cl[CL_STAT_COLS];	/* cluster_stat; [4] is not a count */
 	char meta_per_slot[32];
-	uint64_t io[4];		/* io_stat */
+	uint64_t io[IO_STAT_COLS];	/* io_stat */
 	bool has_bd;
-	uint64_t bd[8];		/* bd_stat; 0 for missing columns */
+	uint64_t bd[BD_STAT_COLS];	/* bd_stat; 0 for missing columns */
 	char backing[PATH_MAX];
 	bool swap;
 	long prio;
 };
-
-enum { MM_ORIG, MM_COMPR, MM_USED, MM_LIMIT, MM_MAX, MM_SAME, MM_COMPACTED,
-	MM_HUGE, MM_HUGE_SINCE };
-enum { CL_CLUSTERS, CL_PEAK, CL_SLOTS, CL_META, CL_META_PER_SLOT, CL_STREAM };
-enum { IO_FAILED_READS, IO_FAILED_WRITES, IO_INVALID, IO_NOTIFY_FREE };
-enum { BD_COUNT, BD_READS, BD_WRITES, BD_CLUSTERS, BD_META, BD_WERR, BD_RERR,
-	BD_RELOCATED };
 
 /*
  * Reads at least @min numbers of a stat file into @v (at most @max; extra
@@ -728,6 +753,18 @@ static int read_stat(const char *attr, uint64_t *v, int min, int max,
 	return i < min ? -EPROTO : 0;
 }
 
+/* mm_stat: every column. */
+static int read_mm_stat(uint64_t mm[MM_STAT_COLS])
+{
+	return read_stat("mm_stat", mm, MM_STAT_COLS, MM_STAT_COLS, -1, NULL, 0);
+}
+
+/* bd_stat: one column at least; the missing ones read as 0. */
+static int read_bd_stat(uint64_t bd[BD_STAT_COLS])
+{
+	return read_stat("bd_stat", bd, 1, BD_STAT_COLS, -1, NULL, 0);
+}
+
 static int stat_failed(const char *attr, int err)
 {
 	if (err == -EPROTO)
@@ -755,8 +792,7 @@ static int read_dev_info(struct dev_info *d)
 
 	memset(d, 0, sizeof(*d));
 	if (!dev_present())
-		return fail(RC_NODEV, "ghostswap module not loaded (no %s/%s)",
-			    sysroot, DEV_SYS);
+		return fail_not_loaded();
 	ret = read_attr("disksize", buf, sizeof(buf));
 	if (ret)
 		return read_failed("disksize", ret);
@@ -766,18 +802,19 @@ static int read_dev_info(struct dev_info *d)
 	if (ret)
 		return read_failed("comp_algorithm", ret);
 	current_alg(buf, d->alg, sizeof(d->alg));
-	ret = read_stat("mm_stat", d->mm, 9, 9, -1, NULL, 0);
+	ret = read_mm_stat(d->mm);
 	if (ret)
 		return stat_failed("mm_stat", ret);
-	ret = read_stat("cluster_stat", d->cl, 6, 6, CL_META_PER_SLOT,
-			d->meta_per_slot, sizeof(d->meta_per_slot));
+	ret = read_stat("cluster_stat", d->cl, CL_STAT_COLS, CL_STAT_COLS,
+			CL_META_PER_SLOT, d->meta_per_slot,
+			sizeof(d->meta_per_slot));
 	if (ret)
 		return stat_failed("cluster_stat", ret);
 	/* io_stat is informative only; an unreadable one reads as zeroes. */
-	if (read_stat("io_stat", d->io, 4, 4, -1, NULL, 0))
+	if (read_stat("io_stat", d->io, IO_STAT_COLS, IO_STAT_COLS, -1, NULL, 0))
 		memset(d->io, 0, sizeof(d->io));
 	/* bd_stat and backing_dev: only modules with a writeback tier. */
-	ret = read_stat("bd_stat", d->bd, 1, 8, -1, NULL, 0);
+	ret = read_bd_stat(d->bd);
 	if (ret && ret != -ENOENT)
 		return stat_failed("bd_stat", ret);
 	d->has_bd = !ret;
@@ -1586,11 +1623,9 @@ static int cmd_setup(int argc, char **argv)
 	}
 	udev_settle();
 	if (!dev_present())
-		return fail(RC_NODEV, "ghostswap module not loaded (no %s/%s)",
-			    sysroot, DEV_SYS);
+		return fail_not_loaded();
 	if (swapped_on(NULL))
-		return fail(RC_BUSY, "device is in use: swapoff and reset first ('%s reset')",
-			    prog);
+		return fail_in_use();
 
 	if (s.has_disable_zswap && s.disable_zswap) {
 		ret = write_sys(ZSWAP_ENABLED, "N");
@@ -1626,34 +1661,32 @@ static int cmd_setup(int argc, char **argv)
 	}
 	if (s.has_mem_limit) {
 		bfmt(val, sizeof(val), "%" PRIu64, s.mem_limit);
-		ret = write_attr("mem_limit", val);
-		if (ret)
-			return write_failed("mem_limit", val, ret);
+		rc = write_attr_checked("mem_limit", val);
+		if (rc)
+			return rc;
 	}
 	if (s.has_writeback_limit) {
-		ret = write_attr("writeback_limit_enable",
-				 s.writeback_limit_none ? "0" : "1");
-		if (ret)
-			return write_failed("writeback_limit_enable",
-					    s.writeback_limit_none ? "0" : "1", ret);
+		rc = write_attr_checked("writeback_limit_enable",
+					s.writeback_limit_none ? "0" : "1");
+		if (rc)
+			return rc;
 		if (!s.writeback_limit_none) {
 			bfmt(val, sizeof(val), "%" PRIu64, s.writeback_limit);
-			ret = write_attr("writeback_limit", val);
-			if (ret)
-				return write_failed("writeback_limit", val, ret);
+			rc = write_attr_checked("writeback_limit", val);
+			if (rc)
+				return rc;
 		}
 	}
-
 	if (s.has_writeback_direct) {
-		ret = write_attr("writeback_direct", s.writeback_direct);
-		if (ret)
-			return write_failed("writeback_direct", s.writeback_direct, ret);
+		rc = write_attr_checked("writeback_direct", s.writeback_direct);
+		if (rc)
+			return rc;
 	}
 	if (s.has_writeback_shrinker) {
-		ret = write_attr("writeback_shrinker", s.writeback_shrinker ? "1" : "0");
-		if (ret)
-			return write_failed("writeback_shrinker",
-					    s.writeback_shrinker ? "1" : "0", ret);
+		rc = write_attr_checked("writeback_shrinker",
+					s.writeback_shrinker ? "1" : "0");
+		if (rc)
+			return rc;
 	}
 
 	if (read_attr("disksize", val, sizeof(val)) ||
@@ -1661,18 +1694,14 @@ static int cmd_setup(int argc, char **argv)
 		s.size = 0;
 	human_size(s.size, sz, sizeof(sz));
 	prio = s.has_priority ? s.priority : DEFAULT_PRIO;
+	ret = RUN(true, "mkswap", DEV_PATH);
+	if (ret)
+		return fail(RC_FAIL, "mkswap %s failed (exit %d)", DEV_PATH, ret);
 	if (s.has_swapon && !s.swapon) {
-		ret = RUN(true, "mkswap", DEV_PATH);
-		if (ret)
-			return fail(RC_FAIL, "mkswap %s failed (exit %d)",
-				    DEV_PATH, ret);
 		printf("%s: %s, ready for swapon (swap not turned on)\n",
 		       DEV_PATH, sz);
 		return RC_OK;
 	}
-	ret = RUN(true, "mkswap", DEV_PATH);
-	if (ret)
-		return fail(RC_FAIL, "mkswap %s failed (exit %d)", DEV_PATH, ret);
 	if (prio >= 0) {
 		bfmt(val, sizeof(val), "%ld", prio);
 		ret = RUN(false, "swapon", "-p", val, DEV_PATH);
@@ -1720,8 +1749,7 @@ static int cmd_reset(int argc, char **argv)
 	if (rc)
 		return rc;
 	if (!dev_present())
-		return fail(RC_NODEV, "ghostswap module not loaded (no %s/%s)",
-			    sysroot, DEV_SYS);
+		return fail_not_loaded();
 	if (swapped_on(NULL)) {
 		ret = RUN(false, "swapoff", DEV_PATH);
 		if (ret)
@@ -1740,9 +1768,9 @@ static int cmd_reset(int argc, char **argv)
 /* Pages on the backing device now, or -1 without bd_stat. */
 static int64_t backing_pages(void)
 {
-	uint64_t bd[8];
+	uint64_t bd[BD_STAT_COLS];
 
-	if (read_stat("bd_stat", bd, 1, 8, -1, NULL, 0))
+	if (read_bd_stat(bd))
 		return -1;
 	return (int64_t)bd[BD_COUNT];
 }
@@ -1772,8 +1800,7 @@ static int write_back(const char *val)
 	int ret;
 
 	if (!dev_present())
-		return fail(RC_NODEV, "ghostswap module not loaded (no %s/%s)",
-			    sysroot, DEV_SYS);
+		return fail_not_loaded();
 	if (!attr_exists("writeback"))
 		return fail(RC_NODEV, "this ghostswap module has no writeback (no %s/%s/writeback)",
 			    sysroot, DEV_SYS);
@@ -1794,13 +1821,9 @@ static int write_back(const char *val)
 
 static int mark_idle(const char *val)
 {
-	int ret;
-
 	if (!dev_present())
-		return fail(RC_NODEV, "ghostswap module not loaded (no %s/%s)",
-			    sysroot, DEV_SYS);
-	ret = write_attr("idle", val);
-	return ret ? write_failed("idle", val, ret) : RC_OK;
+		return fail_not_loaded();
+	return write_attr_checked("idle", val);
 }
 
 static int cmd_writeback(int argc, char **argv)
@@ -1900,8 +1923,9 @@ static int cmd_compact(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *attr = "compact";
-	uint64_t before[9], after[9], bd0[8], bd1[8];
-	int c, rc = RC_OK, ret;
+	uint64_t before[MM_STAT_COLS], after[MM_STAT_COLS];
+	uint64_t bd0[BD_STAT_COLS], bd1[BD_STAT_COLS];
+	int c, rc = RC_OK;
 	char h[32];
 
 	while ((c = next_opt(argc, argv, ":bh", opts, &rc)) != -1) {
@@ -1918,29 +1942,28 @@ static int cmd_compact(int argc, char **argv)
 	if (rc)
 		return rc;
 	if (!dev_present())
-		return fail(RC_NODEV, "ghostswap module not loaded (no %s/%s)",
-			    sysroot, DEV_SYS);
+		return fail_not_loaded();
 	if (strcmp(attr, "compact")) {
 		if (!attr_exists(attr))
 			return fail(RC_NODEV, "this ghostswap module has no backing compaction (no %s)",
 				    attr);
-		if (read_stat("bd_stat", bd0, 1, 8, -1, NULL, 0))
+		if (read_bd_stat(bd0))
 			memset(bd0, 0, sizeof(bd0));
-		ret = write_attr(attr, "1");
-		if (ret)
-			return write_failed(attr, "1", ret);
-		if (read_stat("bd_stat", bd1, 1, 8, -1, NULL, 0))
+		rc = write_attr_checked(attr, "1");
+		if (rc)
+			return rc;
+		if (read_bd_stat(bd1))
 			memcpy(bd1, bd0, sizeof(bd1));
 		printf("backing compaction: %" PRIu64 " pages moved\n",
 		       bd1[BD_RELOCATED] - bd0[BD_RELOCATED]);
 		return RC_OK;
 	}
-	if (read_stat("mm_stat", before, 9, 9, -1, NULL, 0))
+	if (read_mm_stat(before))
 		memset(before, 0, sizeof(before));
-	ret = write_attr(attr, "1");
-	if (ret)
-		return write_failed(attr, "1", ret);
-	if (read_stat("mm_stat", after, 9, 9, -1, NULL, 0))
+	rc = write_attr_checked(attr, "1");
+	if (rc)
+		return rc;
+	if (read_mm_stat(after))
 		memcpy(after, before, sizeof(after));
 	human_size(after[MM_USED], h, sizeof(h));
 	printf("compaction: %" PRIu64 " pages freed; pool now %s\n",
@@ -1971,8 +1994,7 @@ static int cmd_check(int argc, char **argv)
 	if (rc)
 		return rc;
 	if (!dev_present())
-		return fail(RC_NODEV, "ghostswap module not loaded (no %s/%s)",
-			    sysroot, DEV_SYS);
+		return fail_not_loaded();
 	if (!sys_exists(CHECK_FILE) && !is_debugfs(DEBUG_DIR)) {
 		sys_path(p, sizeof(p), DEBUG_DIR);
 		ret = RUN(false, "mount", "-t", "debugfs", "debugfs", p);
