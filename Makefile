@@ -41,8 +41,14 @@ modules_install:
 
 tools: tools/ghostswapctl
 
-tools/ghostswapctl: tools/ghostswapctl.c dkms.conf
-	$(CC) $(GS_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $<
+# ghostswapctl is every tools/*.c, compiled and linked in one command; the
+# version comes from dkms.conf.
+GHOSTSWAPCTL_SRCS := $(sort $(wildcard tools/*.c))
+GHOSTSWAPCTL_HDRS := $(sort $(wildcard tools/*.h))
+
+tools/ghostswapctl: $(GHOSTSWAPCTL_SRCS) $(GHOSTSWAPCTL_HDRS) dkms.conf
+	$(CC) $(GS_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ \
+		$(GHOSTSWAPCTL_SRCS)
 
 install: tools/ghostswapctl
 	install -D -m 755 tools/ghostswapctl $(DESTDIR)$(SBINDIR)/ghostswapctl

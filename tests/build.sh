@@ -41,12 +41,20 @@ dkms_install() {
 		gs_chroot modinfo -k "$kver" ghostswap | grep -E '^(filename|vermagic|version)'
 }
 helpers() {
+	local ctl=/tmp/ghostswapctl f srcs=()
+
 	cp "$GS_TOP/tests/guest/gsverify.c" "$GS_TOP/tests/guest/pagegen.h" \
 		"$GS_ROOT/tmp/" &&
-	gs_chroot gcc -O2 -Wall -Werror -o /usr/local/bin/gsverify /tmp/gsverify.c &&
-	cp "$GS_TOP/tools/ghostswapctl.c" "$GS_ROOT/tmp/ghostswapctl.c" &&
+	gs_chroot gcc -O2 -Wall -Werror -o /usr/local/bin/gsverify /tmp/gsverify.c ||
+		return 1
+	# ghostswapctl: every tools/*.c, as the Makefile builds it.
+	rm -rf "$GS_ROOT$ctl" && mkdir -p "$GS_ROOT$ctl" &&
+		cp "$GS_TOP"/tools/*.c "$GS_TOP"/tools/*.h "$GS_ROOT$ctl/" || return 1
+	for f in "$GS_TOP"/tools/*.c; do
+		srcs+=("$ctl/${f##*/}")
+	done
 	gs_chroot gcc -std=c11 -O2 -Wall -Wextra -Werror -DGS_VERSION="\"$ver\"" \
-		-o /usr/local/sbin/ghostswapctl /tmp/ghostswapctl.c
+		-o /usr/local/sbin/ghostswapctl "${srcs[@]}"
 }
 
 gs_step "dkms stage sources ghostswap-$ver" dkms-stage stage

@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ghostswapctl: what the commands share. --help, the option parsing with
+ * its one-line errors, and the checks before a command changes the device.
+ */
+#include "ghostswapctl.h"
+
+#include <unistd.h>
+
+void usage(FILE *out)
+{
+	fputs(
+"Usage:\n"
+" " PROG " [status] [-b] [-o COLS] [-J] [-r] [-n]\n"
+" " PROG " setup [-s SIZE] [-a ALG] [-m SIZE] [-B DEV] [-w PAGES]\n"
+"              [-p N] [--disable-zswap] [--no-swapon] [-c FILE]\n"
+" " PROG " reset\n"
+" " PROG " writeback idle|huge|huge_idle|incompressible|all [PAGES]\n"
+" " PROG " writeback PAGES | writeback --config FILE\n"
+" " PROG " idle all|SECONDS\n"
+" " PROG " compact [--backing]\n"
+" " PROG " check\n"
+"\n"
+"Set up, inspect and maintain the ghostswap compressed swap device,\n"
+"" DEV_PATH ". See ghostswapctl(8), ghostswap(4), ghostswap.conf(5).\n"
+"\n"
+"Commands:\n"
+" status            show the device as a table (the default)\n"
+" setup             load the module, configure the device, mkswap, swapon\n"
+" reset             swapoff, then reset the device (its data is dropped)\n"
+" writeback         write stored pages to the backing device: MODE, or\n"
+"                   the PAGES coldest pages, or the config's idle_writeback\n"
+" idle              mark pages idle: all, or those stored >= SECONDS ago\n"
+" compact           compact the memory pool (--backing: the backing device)\n"
+" check             compare the table with the backing device's reverse map\n"
+"\n"
+"Status options:\n"
+" -b, --bytes            sizes in bytes\n"
+" -o, --output COLS      columns to print, comma separated; +COLS adds to\n"
+"                        the default ones\n"
+"     --output-all       all columns\n"
+" -J, --json             JSON (sizes in bytes, numbers as numbers)\n"
+" -r, --raw              raw output: one space between fields, no alignment\n"
+" -n, --noheadings       no header line\n"
+"\n"
+"Setup options (each overrides the configuration file):\n"
+" -s, --size SIZE        device size: bytes, suffix K M G T P (1M..16T-4K)\n"
+" -a, --algorithm ALG    compression algorithm\n"
+" -m, --mem-limit SIZE   pool memory limit; 0: none\n"
+" -B, --backing-dev DEV  backing block device for writeback, or none\n"
+" -w, --writeback-limit PAGES|none\n"
+"                        pages writeback may write (until set again), or none\n"
+"     --writeback-direct none|huge|incompressible\n"
+"                        pages that skip memory for the backing device\n"
+"     --writeback-shrinker yes|no\n"
+"                        write back under memory pressure\n"
+" -p, --priority N       swap priority, -1..32767 (default " DEFAULT_PRIO_S "; -1: kernel's)\n"
+" -Z, --disable-zswap    turn zswap off\n"
+"     --no-swapon        configure and mkswap, but do not swapon\n"
+" -c, --config FILE      read settings from FILE (ghostswap.conf(5))\n"
+"\n"
+" -h, --help             this help\n"
+" -V, --version          version\n"
+"\n"
+"Columns (default: NAME ALGORITHM DISKSIZE DATA COMPR TOTAL RATIO WRITTEN\n"
+"CLUSTERS MOUNTPOINT):\n", out);
+	print_column_help(out);
+	fputs(
+"\n"
+"Exit status:\n"
+" 0  success\n"
+" 1  the operation failed (or check found mismatches)\n"
+" 2  usage error, or an error in the configuration file\n"
+" 3  the module, the device or one of its attributes is not present\n"
+" 4  the device is busy (in use, or holds data)\n"
+"\n"
+"Environment:\n"
+" GHOSTSWAP_SYSFS   root of the sysfs and debugfs paths (default /sys)\n"
+" GHOSTSWAP_PROC    root of /proc/swaps (default /proc)\n"
+" GHOSTSWAP_DRYRUN  1: print the commands instead of running them (the\n"
+"                   default when GHOSTSWAP_SYSFS is set); 0: run them\n"
+" GHOSTSWAP_TRACE   FILE: append each sysfs write and command to FILE\n",
+	      out);
+}
+
+/* Options parsing shared by every command: returns the option or -1. */
+int next_opt(int argc, char **argv, const char *shortopts,
+		    const struct option *longopts, int *rc)
+{
+	int c = getopt_long(argc, argv, shortopts, longopts, NULL);
+
+	if (c == '?') {
+		if (optopt)
+			*rc = fail(RC_USAGE, "%s: invalid option -- '%c' (see --help)",
+				   argv[0], optopt);
+		else
+			*rc = fail(RC_USAGE, "%s: unknown option '%s' (see --help)",
+				   argv[0], argv[optind - 1]);
+	} else if (c == ':') {
+		*rc = fail(RC_USAGE, "%s: option '%s' needs an argument",
+			   argv[0], argv[optind - 1]);
+	}
+	return c;
+}
+
+/* Commands without options still take --help. */
+int parse_help_only(int argc, char **argv, int max_args)
+{
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, rc = RC_OK;
+
+	while ((c = next_opt(argc, argv, ":h", opts, &rc)) != -1) {
+		if (c == 'h') {
+			usage(stdout);
+			return -1;
+		}
+		return rc;
+	}
+	if (argc - optind > max_args)
+		return fail(RC_USAGE, "%s: unexpected argument '%s'", argv[0],
+			    argv[optind + max_args]);
+	return RC_OK;
+}
+
+/* Commands that change the device need root (unless on a fake tree). */
+int need_root(const char *cmd)
+{
+	if (geteuid() != 0 && !sysfs_overridden)
+		return fail(RC_FAIL, "permission denied: '%s %s' must be run as root",
+			    PROG, cmd);
+	return RC_OK;
+}

@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ghostswapctl setup and reset: configure the device (loading the module
+ * if need be), mkswap and swapon; swapoff and reset it.
+ */
+#include "ghostswapctl.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * A write that needs the device unused: on EBUSY while swap is off, the
+ * holder may be udev probing the device; settle and try once more.
+ */
+static int write_attr_retrying(const char *attr, const char *val)
+{
+	int ret = write_attr(attr, val);
+
+	if (ret == -EBUSY && !swapped_on(NULL)) {
+		udev_settle();
+		ret = write_attr(attr, val);
+	}
+	return ret ? write_failed(attr, val, ret) : RC_OK;
+}
+
+/* Whether the device has no backing device (or cannot have one). */
+static bool no_backing(void)
+{
+	char cur[PATH_MAX];
+
+	return read_attr("backing_dev", cur, sizeof(cur)) || !cur[0] ||
+	       !strcmp(cur, "none");
+}
+
+/*
+ * Whether the device already has @want as its backing device (the same
+ * path, or one resolving to the same file): then setup leaves it alone,
+ * as the module refuses a second one.
+ */
+static bool same_backing(const char *want)
+{
+	char cur[PATH_MAX], *a, *b;
+	bool same;
+
+	if (read_attr("backing_dev", cur, sizeof(cur)) || !cur[0])
+		return false;
+	if (!strcmp(cur, want))
+		return true;
+	if (!strcmp(cur, "none") || !strcmp(want, "none"))
+		return false;
+	a = realpath(cur, NULL);
+	b = realpath(want, NULL);
+	same = a && b && !strcmp(a, b);
+	free(a);
+	free(b);
+	return same;
+}
+
+int cmd_setup(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "size", required_argument, NULL, 's' },
+		{ "algorithm", required_argument, NULL, 'a' },
+		{ "mem-limit", required_argument, NULL, 'm' },
+		{ "backing-dev", required_argument, NULL, 'B' },
+		{ "writeback-limit", required_argument, NULL, 'w' },
+		{ "writeback-direct", required_argument, NULL, 'D' },
+		{ "writeback-shrinker", required_argument, NULL, 'S' },
+		{ "priority", required_argument, NULL, 'p' },
+		{ "disable-zswap", no_argument, NULL, 'Z' },
+		{ "no-swapon", no_argument, NULL, 'N' },
+		{ "config", required_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static const char *const keys[] = {
+		['s'] = "size", ['a'] = "algorithm", ['m'] = "mem_limit",
+		['B'] = "backing_dev", ['w'] = "writeback_limit",
+		['D'] = "writeback_direct", ['S'] = "writeback_shrinker",
+		['p'] = "priority",
+	};
+	struct settings cli = { 0 }, s = { 0 };
+	char err[PATH_MAX + 128], val[32], sz[32];
+	const char *config = NULL;
+	int c, rc = RC_OK, ret;
+	long prio;
+
+	while ((c = next_opt(argc, argv, ":s:a:m:B:w:p:Zc:h", opts, &rc)) != -1) {
+		switch (c) {
+		case 's': case 'a': case 'm': case 'B': case 'w': case 'p':
+		case 'D': case 'S':
+			if (!set_setting(&cli, keys[c], optarg, err, sizeof(err)))
+				return fail(RC_USAGE, "%s", err);
+			break;
+		case 'Z':
+			cli.has_disable_zswap = true;
+			cli.disable_zswap = true;
+			break;
+		case 'N':
+			cli.has_swapon = true;
+			cli.swapon = false;
+			break;
+		case 'c': config = optarg; break;
+		case 'h': usage(stdout); return RC_OK;
+		default: return rc;
+		}
+	}
+	if (optind < argc)
+		return fail(RC_USAGE, "setup: unexpected argument '%s'",
+			    argv[optind]);
+	if (config) {
+		rc = read_config(config, &s);
+		if (rc)
+			return rc;
+	}
+	merge_settings(&s, &cli);
+	rc = need_root("setup");
+	if (rc)
+		return rc;
+
+	if (!dev_present()) {
+		ret = RUN(false, "modprobe", "ghostswap");
+		if (ret)
+			return fail(RC_NODEV, "ghostswap module not loaded and 'modprobe ghostswap' failed (exit %d)",
+				    ret);
+		if (!dev_present() && !dryrun)
+			return fail(RC_NODEV, "modprobe ghostswap did not create %s/%s",
+				    sysroot, DEV_SYS);
+	}
+	udev_settle();
+	if (!dev_present())
+		return fail_not_loaded();
+	if (swapped_on(NULL))
+		return fail_in_use();
+
+	if (s.has_disable_zswap && s.disable_zswap) {
+		ret = write_sys(ZSWAP_ENABLED, "N");
+		if (ret == -ENOENT)
+			printf("zswap is not in this kernel: nothing to disable\n");
+		else if (ret)
+			return fail(RC_FAIL, "cannot disable zswap: %s/%s: %s",
+				    sysroot, ZSWAP_ENABLED, strerror(-ret));
+	} else {
+		zswap_warning();
+	}
+	if (s.has_backing_dev && !same_backing(s.backing_dev)) {
+		/* The module takes a new backing device only after "none". */
+		if (strcmp(s.backing_dev, "none") && !no_backing()) {
+			rc = write_attr_retrying("backing_dev", "none");
+			if (rc)
+				return rc;
+		}
+		rc = write_attr_retrying("backing_dev", s.backing_dev);
+		if (rc)
+			return rc;
+	}
+	if (s.has_algorithm) {
+		rc = write_attr_retrying("comp_algorithm", s.algorithm);
+		if (rc)
+			return rc;
+	}
+	if (s.has_size) {
+		bfmt(val, sizeof(val), "%" PRIu64, s.size);
+		rc = write_attr_retrying("disksize", val);
+		if (rc)
+			return rc;
+	}
+	if (s.has_mem_limit) {
+		bfmt(val, sizeof(val), "%" PRIu64, s.mem_limit);
+		rc = write_attr_checked("mem_limit", val);
+		if (rc)
+			return rc;
+	}
+	if (s.has_writeback_limit) {
+		rc = write_attr_checked("writeback_limit_enable",
+					s.writeback_limit_none ? "0" : "1");
+		if (rc)
+			return rc;
+		if (!s.writeback_limit_none) {
+			bfmt(val, sizeof(val), "%" PRIu64, s.writeback_limit);
+			rc = write_attr_checked("writeback_limit", val);
+			if (rc)
+				return rc;
+		}
+	}
+	if (s.has_writeback_direct) {
+		rc = write_attr_checked("writeback_direct", s.writeback_direct);
+		if (rc)
+			return rc;
+	}
+	if (s.has_writeback_shrinker) {
+		rc = write_attr_checked("writeback_shrinker",
+					s.writeback_shrinker ? "1" : "0");
+		if (rc)
+			return rc;
+	}
+
+	if (read_attr("disksize", val, sizeof(val)) ||
+	    !parse_count(val, &s.size, 0))
+		s.size = 0;
+	human_size(s.size, sz, sizeof(sz));
+	prio = s.has_priority ? s.priority : DEFAULT_PRIO;
+	ret = RUN(true, "mkswap", DEV_PATH);
+	if (ret)
+		return fail(RC_FAIL, "mkswap %s failed (exit %d)", DEV_PATH, ret);
+	if (s.has_swapon && !s.swapon) {
+		printf("%s: %s, ready for swapon (swap not turned on)\n",
+		       DEV_PATH, sz);
+		return RC_OK;
+	}
+	if (prio >= 0) {
+		bfmt(val, sizeof(val), "%ld", prio);
+		ret = RUN(false, "swapon", "-p", val, DEV_PATH);
+	} else {
+		ret = RUN(false, "swapon", DEV_PATH);
+	}
+	if (ret)
+		return fail(RC_FAIL, "swapon %s failed (exit %d)", DEV_PATH, ret);
+	swapped_on(&prio);		/* the kernel's choice for -1 */
+	printf("%s: %s, swap on, priority %ld\n", DEV_PATH, sz, prio);
+	return RC_OK;
+}
+
+int cmd_reset(int argc, char **argv)
+{
+	int rc = parse_help_only(argc, argv, 0), ret;
+
+	if (rc)
+		return rc < 0 ? RC_OK : rc;
+	rc = need_root("reset");
+	if (rc)
+		return rc;
+	if (!dev_present())
+		return fail_not_loaded();
+	if (swapped_on(NULL)) {
+		ret = RUN(false, "swapoff", DEV_PATH);
+		if (ret)
+			return fail(RC_FAIL, "swapoff %s failed (exit %d): not enough memory to take the swapped pages back?",
+				    DEV_PATH, ret);
+	}
+	rc = write_attr_retrying("reset", "1");
+	if (rc)
+		return rc;
+	printf("%s: reset\n", DEV_PATH);
+	return RC_OK;
+}

@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ghostswapctl: settings (struct settings), from the command line or from
+ * a ghostswap.conf(5) file (/etc/ghostswap.conf).
+ */
+#include "ghostswapctl.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define SIZE_SYNTAX "want 1M to 16T-4K: decimal bytes, optional suffix K M G T P"
+
+/* Sets one setting from text; NULL or an error message in @err. */
+bool set_setting(struct settings *s, const char *key, const char *val,
+		      char *err, size_t errlen)
+{
+	bool b;
+
+	if (!strcmp(key, "size")) {
+		if (!parse_size(val, &s->size))
+			goto bad_size;
+		s->has_size = true;
+	} else if (!strcmp(key, "algorithm")) {
+		if (strlen(val) >= sizeof(s->algorithm) || strpbrk(val, " \t"))
+			goto bad;
+		bfmt(s->algorithm, sizeof(s->algorithm), "%s", val);
+		s->has_algorithm = true;
+	} else if (!strcmp(key, "mem_limit")) {
+		if (!parse_limit(val, &s->mem_limit))
+			goto bad_size;
+		s->has_mem_limit = true;
+	} else if (!strcmp(key, "backing_dev")) {
+		if (strlen(val) >= sizeof(s->backing_dev))
+			goto bad;
+		bfmt(s->backing_dev, sizeof(s->backing_dev), "%s", val);
+		s->has_backing_dev = true;
+	} else if (!strcmp(key, "priority")) {
+		if (!parse_prio(val, &s->priority)) {
+			bfmt(err, errlen, "bad priority '%s' (want -1..32767)", val);
+			return false;
+		}
+		s->has_priority = true;
+	} else if (!strcmp(key, "disable_zswap")) {
+		if (!parse_bool(val, &b))
+			goto bad_bool;
+		s->disable_zswap = b;
+		s->has_disable_zswap = true;
+	} else if (!strcmp(key, "swapon")) {
+		if (!parse_bool(val, &b))
+			goto bad_bool;
+		s->swapon = b;
+		s->has_swapon = true;
+	} else if (!strcmp(key, "writeback_limit")) {
+		s->writeback_limit_none = !strcasecmp(val, "none");
+		if (!s->writeback_limit_none &&
+		    !parse_count(val, &s->writeback_limit, 0)) {
+			bfmt(err, errlen, "bad writeback_limit '%s' (want a number of pages, or none)", val);
+			return false;
+		}
+		s->has_writeback_limit = true;
+	} else if (!strcmp(key, "writeback_direct")) {
+		if (strcmp(val, "none") && strcmp(val, "huge") &&
+		    strcmp(val, "incompressible")) {
+			bfmt(err, errlen, "bad writeback_direct '%s' (want none, huge or incompressible)", val);
+			return false;
+		}
+		bfmt(s->writeback_direct, sizeof(s->writeback_direct), "%s",
+		     val);
+		s->has_writeback_direct = true;
+	} else if (!strcmp(key, "writeback_shrinker")) {
+		if (!parse_bool(val, &b))
+			goto bad_bool;
+		s->writeback_shrinker = b;
+		s->has_writeback_shrinker = true;
+	} else if (!strcmp(key, "idle_writeback")) {
+		if (!parse_count(val, &s->idle_writeback, 1)) {
+			bfmt(err, errlen, "bad idle_writeback '%s' (want seconds, at least 1)", val);
+			return false;
+		}
+		s->has_idle_writeback = true;
+	} else {
+		bfmt(err, errlen, "unknown key '%s'", key);
+		return false;
+	}
+	return true;
+bad_size:
+	bfmt(err, errlen, "bad size '%s' for %s (" SIZE_SYNTAX "%s)", val,
+		 key, strcmp(key, "mem_limit") ? "" : "; or 0");
+	return false;
+bad_bool:
+	bfmt(err, errlen, "bad value '%s' for %s (want yes or no)", val, key);
+	return false;
+bad:
+	bfmt(err, errlen, "bad value '%s' for %s", val, key);
+	return false;
+}
+
+/* Reads a ghostswap.conf(5) file into @s. Errors name FILE:LINE. */
+int read_config(const char *file, struct settings *s)
+{
+	char *line = NULL, *p, *key, *val, *eq, err[PATH_MAX + 128];
+	size_t cap = 0;
+	int lineno = 0, rc = RC_OK;
+	FILE *f;
+
+	f = fopen(file, "r");
+	if (!f)
+		return fail(RC_USAGE, "cannot read %s: %s", file, strerror(errno));
+	while (getline(&line, &cap, f) > 0) {
+		lineno++;
+		p = strchr(line, '#');
+		if (p)
+			*p = '\0';
+		p = trim(line);
+		if (!*p)
+			continue;
+		eq = strchr(p, '=');
+		if (!eq || eq == p) {
+			rc = fail(RC_USAGE, "%s:%d: expected 'key = value'",
+				  file, lineno);
+			break;
+		}
+		*eq = '\0';
+		key = trim(p);
+		val = trim(eq + 1);
+		if (!*val) {
+			rc = fail(RC_USAGE, "%s:%d: no value for '%s'", file,
+				  lineno, key);
+			break;
+		}
+		if (!set_setting(s, key, val, err, sizeof(err))) {
+			rc = fail(RC_USAGE, "%s:%d: %s", file, lineno, err);
+			break;
+		}
+	}
+	if (!rc && ferror(f))
+		rc = fail(RC_USAGE, "cannot read %s: %s", file, strerror(errno));
+	free(line);
+	fclose(f);
+	return rc;
+}
+
+/* Command line settings win over the file's. */
+void merge_settings(struct settings *dst, const struct settings *cli)
+{
+	if (cli->has_size)
+		dst->has_size = true, dst->size = cli->size;
+	if (cli->has_algorithm)
+		dst->has_algorithm = true,
+		memcpy(dst->algorithm, cli->algorithm, sizeof(dst->algorithm));
+	if (cli->has_mem_limit)
+		dst->has_mem_limit = true, dst->mem_limit = cli->mem_limit;
+	if (cli->has_backing_dev)
+		dst->has_backing_dev = true,
+		memcpy(dst->backing_dev, cli->backing_dev,
+		       sizeof(dst->backing_dev));
+	if (cli->has_priority)
+		dst->has_priority = true, dst->priority = cli->priority;
+	if (cli->has_writeback_limit)
+		dst->has_writeback_limit = true,
+		dst->writeback_limit = cli->writeback_limit,
+		dst->writeback_limit_none = cli->writeback_limit_none;
+	if (cli->has_writeback_direct)
+		dst->has_writeback_direct = true,
+		memcpy(dst->writeback_direct, cli->writeback_direct,
+		       sizeof(dst->writeback_direct));
+	if (cli->has_writeback_shrinker)
+		dst->has_writeback_shrinker = true,
+		dst->writeback_shrinker = cli->writeback_shrinker;
+	if (cli->has_disable_zswap)
+		dst->has_disable_zswap = true,
+		dst->disable_zswap = cli->disable_zswap;
+	if (cli->has_swapon)
+		dst->has_swapon = true, dst->swapon = cli->swapon;
+}

@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ghostswapctl: the state of the device. Whether it is swapped on
+ * (/proc/swaps under $GHOSTSWAP_PROC), what status shows of it
+ * (struct dev_info), and whether zswap is in its way.
+ */
+#include "ghostswapctl.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+char procroot[PATH_MAX] = "/proc";
+
+/* /proc/swaps escapes blanks and backslashes as \ooo. */
+static void unescape(char *s)
+{
+	char *d = s;
+
+	while (*s) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' &&
+		    s[2] >= '0' && s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
+			*d++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 +
+				      (s[3] - '0'));
+			s += 4;
+		} else {
+			*d++ = *s++;
+		}
+	}
+	*d = '\0';
+}
+
+/* Is @file our device: by name, or by device number. */
+static bool is_our_dev(const char *file)
+{
+	char buf[64];
+	unsigned int maj, min;
+	struct stat st;
+
+	if (!strcmp(file, DEV_PATH))
+		return true;
+	if (stat(file, &st) || !S_ISBLK(st.st_mode))
+		return false;
+	if (read_attr("dev", buf, sizeof(buf)) ||
+	    sscanf(buf, "%u:%u", &maj, &min) != 2)
+		return false;
+	return major(st.st_rdev) == maj && minor(st.st_rdev) == min;
+}
+
+/* Whether the device is swapped on; its priority in *@prio. */
+bool swapped_on(long *prio)
+{
+	char p[PATH_MAX], *line = NULL, file[PATH_MAX];
+	size_t cap = 0;
+	bool found = false;
+	long pr;
+	FILE *f;
+
+	bfmt(p, sizeof(p), "%s/swaps", procroot);
+	f = fopen(p, "r");
+	if (!f)
+		return false;
+	while (!found && getline(&line, &cap, f) > 0) {
+		if (sscanf(line, "%4095s %*s %*s %*s %ld", file, &pr) != 2)
+			continue;
+		unescape(file);
+		if (is_our_dev(file)) {
+			found = true;
+			if (prio)
+				*prio = pr;
+		}
+	}
+	free(line);
+	fclose(f);
+	return found;
+}
+
+/* The current algorithm: the bracketed one, or the only one. */
+static void current_alg(const char *list, char *out, size_t n)
+{
+	const char *a = strchr(list, '['), *b;
+
+	if (a && (b = strchr(a, ']'))) {
+		bfmt(out, n, "%.*s", (int)(b - a - 1), a + 1);
+		return;
+	}
+	bfmt(out, n, "%s", list);
+}
+
+int read_dev_info(struct dev_info *d)
+{
+	char buf[PATH_MAX];
+	int ret;
+
+	memset(d, 0, sizeof(*d));
+	if (!dev_present())
+		return fail_not_loaded();
+	ret = read_attr("disksize", buf, sizeof(buf));
+	if (ret)
+		return read_failed("disksize", ret);
+	if (!parse_count(buf, &d->disksize, 0))
+		return stat_failed("disksize", -EPROTO);
+	ret = read_attr("comp_algorithm", buf, sizeof(buf));
+	if (ret)
+		return read_failed("comp_algorithm", ret);
+	current_alg(buf, d->alg, sizeof(d->alg));
+	ret = read_mm_stat(d->mm);
+	if (ret)
+		return stat_failed("mm_stat", ret);
+	ret = read_stat("cluster_stat", d->cl, CL_STAT_COLS, CL_STAT_COLS,
+			CL_META_PER_SLOT, d->meta_per_slot,
+			sizeof(d->meta_per_slot));
+	if (ret)
+		return stat_failed("cluster_stat", ret);
+	/* io_stat is informative only; an unreadable one reads as zeroes. */
+	if (read_stat("io_stat", d->io, IO_STAT_COLS, IO_STAT_COLS, -1, NULL, 0))
+		memset(d->io, 0, sizeof(d->io));
+	/* bd_stat and backing_dev: only modules with a writeback tier. */
+	ret = read_bd_stat(d->bd);
+	if (ret && ret != -ENOENT)
+		return stat_failed("bd_stat", ret);
+	d->has_bd = !ret;
+	if (read_attr("backing_dev", d->backing, sizeof(d->backing)) ||
+	    !d->backing[0])
+		bfmt(d->backing, sizeof(d->backing), "none");
+	d->prio = 0;
+	d->swap = swapped_on(&d->prio);
+	return RC_OK;
+}
+
+/* zswap compresses pages before any swap device sees them. */
+static bool zswap_enabled(void)
+{
+	char buf[16];
+
+	return !read_sys(ZSWAP_ENABLED, buf, sizeof(buf)) &&
+	       (buf[0] == 'Y' || buf[0] == 'y' || buf[0] == '1');
+}
+
+void zswap_warning(void)
+{
+	if (zswap_enabled())
+		warning("zswap is enabled: it compresses pages before they reach %s (turn it off: '%s setup --disable-zswap' or 'echo N > /sys/module/zswap/parameters/enabled')",
+		     DEV_PATH, PROG);
+}

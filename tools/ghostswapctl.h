@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ghostswapctl: set up, inspect and maintain /dev/ghostswap, the ghostswap
+ * compressed swap device. Modelled on util-linux zramctl.
+ *
+ * What the files of the tool share. The first include of every one of
+ * them (it sets _XOPEN_SOURCE). Each file says what it holds:
+ *   ghostswapctl.c   main(): the environment, the command table
+ *   cmd_*.c          the commands: status, setup and reset, writeback and
+ *                    idle, compact, check
+ *   cmd_common.c     what they share: --help, options, root and device
+ *   output.c         the status columns: table, raw, JSON; human sizes
+ *   config.c         settings from the command line and ghostswap.conf(5)
+ *   device.c         the device's state: dev_info, /proc/swaps, zswap
+ *   programs.c       running modprobe, udevadm, mkswap, swapon, ...
+ *   sysfs.c          reading and writing sysfs, failures explained
+ *   parse.c          sizes, counts, priorities, booleans
+ *   messages.c       errors and warnings, the trace file, bfmt()
+ * Calls go down this list, never up.
+ *
+ * Every sysfs and debugfs path is taken under $GHOSTSWAP_SYSFS (default
+ * /sys) and /proc/swaps under $GHOSTSWAP_PROC (default /proc), so the tool
+ * can run against a fake tree. Commands it runs (modprobe, udevadm,
+ * mkswap, swapon, swapoff, mount) are only printed, not run, when
+ * GHOSTSWAP_DRYRUN=1, and by default when GHOSTSWAP_SYSFS is set.
+ * GHOSTSWAP_TRACE=FILE appends each sysfs write and each command to FILE.
+ *
+ * C11 and POSIX (XSI) libc only.
+ */
+#ifndef GHOSTSWAPCTL_H
+#define GHOSTSWAPCTL_H
+
+#define _XOPEN_SOURCE 700
+
+#include <getopt.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifndef GS_VERSION
+#define GS_VERSION "0.1.0"
+#endif
+
+#define DEV_PATH	"/dev/ghostswap"
+#define DEV_SYS		"block/ghostswap"
+#define DEBUG_DIR	"kernel/debug"
+#define CHECK_FILE	"kernel/debug/ghostswap/check"
+#define ZSWAP_ENABLED	"module/zswap/parameters/enabled"
+#define PAGE_BYTES	4096ULL
+#define MIN_SIZE	(1ULL << 20)
+#define MAX_SIZE	(0xffffffffULL * PAGE_BYTES)	/* 16 TiB - 4 KiB */
+#define DEFAULT_PRIO	100
+#define DEFAULT_PRIO_S	"100"
+#define PROG		"ghostswapctl"
+#define DEBUGFS_MAGIC	0x64626720
+#define MAX_COLUMNS	64	/* status columns on one line */
+
+/* Exit codes (documented in --help and ghostswapctl(8)). */
+enum {
+	RC_OK = 0,
+	RC_FAIL = 1,		/* the operation failed */
+	RC_USAGE = 2,		/* bad command line or configuration file */
+	RC_NODEV = 3,		/* module, device or attribute not present */
+	RC_BUSY = 4,		/* device busy */
+};
+
+/* The columns of the stat files, and how many there are. */
+enum { MM_ORIG, MM_COMPR, MM_USED, MM_LIMIT, MM_MAX, MM_SAME, MM_COMPACTED,
+	MM_HUGE, MM_HUGE_SINCE, MM_STAT_COLS };
+enum { CL_CLUSTERS, CL_PEAK, CL_SLOTS, CL_META, CL_META_PER_SLOT, CL_STREAM,
+	CL_STAT_COLS };
+enum { IO_FAILED_READS, IO_FAILED_WRITES, IO_INVALID, IO_NOTIFY_FREE,
+	IO_STAT_COLS };
+enum { BD_COUNT, BD_READS, BD_WRITES, BD_CLUSTERS, BD_META, BD_WERR, BD_RERR,
+	BD_RELOCATED, BD_STAT_COLS };
+
+/* What status shows of the device (device.c). */
+struct dev_info {
+	uint64_t disksize;
+	char alg[64];
+	uint64_t mm[MM_STAT_COLS];	/* mm_stat, zram's columns */
+	uint64_t cl[CL_STAT_COLS];	/* cluster_stat; [4] is not a count */
+	char meta_per_slot[32];
+	uint64_t io[IO_STAT_COLS];	/* io_stat */
+	bool has_bd;
+	uint64_t bd[BD_STAT_COLS];	/* bd_stat; 0 for missing columns */
+	char backing[PATH_MAX];
+	bool swap;
+	long prio;
+};
+
+/*
+ * What setup does: one field for each key of ghostswap.conf(5), named as
+ * the key; the has_ flags tell what was given (config.c).
+ */
+struct settings {
+	bool has_size, has_algorithm, has_mem_limit, has_backing_dev;
+	bool has_priority, has_writeback_limit, has_disable_zswap, has_swapon;
+	bool has_idle_writeback, has_writeback_direct, has_writeback_shrinker;
+	uint64_t size, mem_limit, writeback_limit, idle_writeback;
+	bool writeback_limit_none, writeback_shrinker;
+	char writeback_direct[16];
+	char algorithm[64];
+	char backing_dev[PATH_MAX];
+	long priority;
+	bool disable_zswap, swapon;
+};
+
+/* The environment, as main() reads it (setup_env()). */
+extern char sysroot[PATH_MAX];		/* $GHOSTSWAP_SYSFS or /sys */
+extern bool sysfs_overridden;		/* $GHOSTSWAP_SYSFS was given */
+extern char procroot[PATH_MAX];		/* $GHOSTSWAP_PROC or /proc */
+extern bool dryrun;			/* print commands, do not run them */
+extern const char *trace_path;		/* $GHOSTSWAP_TRACE or NULL */
+
+/* messages.c */
+__attribute__((format(printf, 3, 4)))
+int bfmt(char *buf, size_t n, const char *format, ...);
+int fail(int rc, const char *fmt, ...);
+void warning(const char *fmt, ...);
+void trace(const char *fmt, ...);
+
+/* sysfs.c: paths relative to sysroot; 0 or -errno unless said otherwise */
+void sys_path(char *buf, size_t n, const char *rel);
+bool sys_exists(const char *rel);
+bool attr_exists(const char *attr);
+bool dev_present(void);
+int read_sys(const char *rel, char *buf, size_t n);
+int read_attr(const char *attr, char *buf, size_t n);
+int write_sys(const char *rel, const char *val);
+int write_attr(const char *attr, const char *val);
+int read_stat(const char *attr, uint64_t *v, int min, int max, int text,
+	      char *txt, size_t txtlen);
+int read_mm_stat(uint64_t mm[MM_STAT_COLS]);
+int read_bd_stat(uint64_t bd[BD_STAT_COLS]);
+/* sysfs.c: failures explained in one line; these return the exit code */
+int fail_not_loaded(void);
+int fail_in_use(void);
+int read_failed(const char *attr, int err);
+int write_failed(const char *attr, const char *val, int err);
+int stat_failed(const char *attr, int err);
+int write_attr_checked(const char *attr, const char *val);
+
+/* device.c */
+bool swapped_on(long *prio);
+int read_dev_info(struct dev_info *d);
+void zswap_warning(void);
+
+/* programs.c */
+int run_program(bool quiet, char *const argv[]);
+#define RUN(quiet, ...) run_program(quiet, (char *const[]){ __VA_ARGS__, NULL })
+void udev_settle(void);
+
+/* parse.c */
+char *trim(char *s);
+bool parse_size(const char *s, uint64_t *out);
+bool parse_limit(const char *s, uint64_t *out);
+bool parse_count(const char *s, uint64_t *out, uint64_t min);
+bool parse_prio(const char *s, long *out);
+bool parse_bool(const char *s, bool *out);
+
+/* config.c */
+bool set_setting(struct settings *s, const char *key, const char *val,
+		 char *err, size_t errlen);
+int read_config(const char *file, struct settings *s);
+void merge_settings(struct settings *dst, const struct settings *cli);
+
+/* output.c */
+void human_size(uint64_t bytes, char *buf, size_t n);
+/* @cols: room for MAX_COLUMNS */
+int default_columns(int *cols);
+int all_columns(int *cols);
+int parse_columns(const char *spec, int *cols, int *ncols);
+void print_table(const struct dev_info *d, const int *cols, int ncols,
+		 bool bytes, bool raw, bool headings);
+void print_json(const struct dev_info *d, const int *cols, int ncols);
+void print_column_help(FILE *out);
+
+/* cmd_common.c */
+void usage(FILE *out);
+int next_opt(int argc, char **argv, const char *shortopts,
+	     const struct option *longopts, int *rc);
+int parse_help_only(int argc, char **argv, int max_args);
+int need_root(const char *cmd);
+
+/* The commands: argv[0] is the command's name; they return the exit code. */
+int cmd_status(int argc, char **argv);
+int cmd_setup(int argc, char **argv);
+int cmd_reset(int argc, char **argv);
+int cmd_writeback(int argc, char **argv);
+int cmd_idle(int argc, char **argv);
+int cmd_compact(int argc, char **argv);
+int cmd_check(int argc, char **argv);
+
+#endif /* GHOSTSWAPCTL_H */
