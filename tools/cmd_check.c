@@ -28,11 +28,9 @@ int cmd_check(int argc, char **argv)
 
 	if (rc)
 		return rc < 0 ? RC_OK : rc;
-	rc = need_root("check");
+	rc = need_root_and_device("check");
 	if (rc)
 		return rc;
-	if (!dev_present())
-		return fail_not_loaded();
 	if (!sys_exists(CHECK_FILE) && !is_debugfs(DEBUG_DIR)) {
 		sys_path(p, sizeof(p), DEBUG_DIR);
 		ret = RUN(false, "mount", "-t", "debugfs", "debugfs", p);

@@ -133,3 +133,13 @@ int need_root(const char *cmd)
 			    PROG, cmd);
 	return RC_OK;
 }
+
+/* need_root(), then the module loaded: what most commands check first. */
+int need_root_and_device(const char *cmd)
+{
+	int rc = need_root(cmd);
+
+	if (rc)
+		return rc;
+	return dev_present() ? RC_OK : fail_not_loaded();
+}

@@ -28,11 +28,9 @@ int cmd_compact(int argc, char **argv)
 	if (optind < argc)
 		return fail(RC_USAGE, "compact: unexpected argument '%s'",
 			    argv[optind]);
-	rc = need_root("compact");
+	rc = need_root_and_device("compact");
 	if (rc)
 		return rc;
-	if (!dev_present())
-		return fail_not_loaded();
 	if (strcmp(attr, "compact")) {
 		if (!attr_exists(attr))
 			return fail(RC_NODEV, "this ghostswap module has no backing compaction (no %s)",

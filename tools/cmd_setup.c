@@ -229,11 +229,9 @@ int cmd_reset(int argc, char **argv)
 
 	if (rc)
 		return rc < 0 ? RC_OK : rc;
-	rc = need_root("reset");
+	rc = need_root_and_device("reset");
 	if (rc)
 		return rc;
-	if (!dev_present())
-		return fail_not_loaded();
 	if (swapped_on(NULL)) {
 		ret = RUN(false, "swapoff", DEV_PATH);
 		if (ret)

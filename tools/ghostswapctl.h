@@ -184,6 +184,7 @@ int next_opt(int argc, char **argv, const char *shortopts,
 	     const struct option *longopts, int *rc);
 int parse_help_only(int argc, char **argv, int max_args);
 int need_root(const char *cmd);
+int need_root_and_device(const char *cmd);
 
 /* The commands: argv[0] is the command's name; they return the exit code. */
 int cmd_status(int argc, char **argv);
