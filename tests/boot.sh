@@ -17,6 +17,10 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 out=$(mkdir -p "$1" && cd "$1" && pwd)
+# The guest root is the overlay's lower layer: nothing may install into it
+# (tests/build.sh, tests/debug-kernel.sh) while the overlay is mounted.
+exec 8>"$GS_CACHE/.build.lock"
+flock -s 8
 ov=$GS_CACHE/boot-overlay
 merged=$ov/root
 GS_STEP_LOGS=$out

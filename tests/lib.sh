@@ -57,16 +57,27 @@ gs_chroot() {
 	return $rc
 }
 
-# The emulator for software emulation (TCG). Debian bookworm's QEMU 7.2,
-# with one translation thread per vCPU, goes on running a stale
-# translation of kernel text that the guest has just patched (a static key
-# flipped by text_poke: int3 first, then the new bytes): the guest dies with
-# "Oops: int3" at a site whose bytes in memory are already the new ones.
-# tests/guest/suite.sh t_testbed_text_patching reproduces it in under a
-# minute on 7.2; QEMU 10.0 ran the same for 8 minutes without a fault.
-# QEMU older than GS_QEMU_MIN is not trusted with more than one TCG thread:
-# tests/provision.sh unpacks Debian's newer build (the host release's
-# backports) into GS_QEMU_DIR; failing that, TCG runs single-threaded.
+# The emulator for software emulation (TCG). TCG runs single-threaded:
+# all vCPUs take turns on one host thread. With one thread per vCPU
+# (thread=multi) QEMU can keep a stale translation of kernel text that
+# the guest has just live-patched, and the guest dies with "Oops: int3" at
+# a site whose bytes in memory are already the new ones. The cause is in
+# QEMU's store path (accel/tcg/cputlb.c, notdirty_write()): a store to a
+# page holding translated code first invalidates the page's translations,
+# under the page lock, and only then writes the bytes. A vCPU that
+# translates that code in between reads the old bytes and installs a
+# translation of them that nothing invalidates again. Linux patches a
+# static key site with int3, then the tail, then the first byte
+# (text_poke_bp); a translation made just before that last store keeps
+# the int3 after the patch has finished, and every vCPU that runs the
+# block dies on it. With one thread no vCPU runs between the
+# invalidation and the store. Seen with QEMU 7.2 and 10.0 alike (a memcg
+# key flipped by the first memory cgroup; tracepoint and schedstats keys
+# in tests/guest/suite.sh t_testbed_text_patching). Each guest then
+# keeps one host CPU busy, so tests/run.sh runs its two long guests side
+# by side. GHOSTSWAP_TCG=multi brings the fault back (to reproduce it).
+# GS_QEMU_MIN: tests/provision.sh unpacks Debian's newer build (the host
+# release's backports) into GS_QEMU_DIR on a host with an older QEMU.
 GS_QEMU_MIN=10.0
 GS_QEMU_DIR=$GS_CACHE/qemu
 
@@ -83,8 +94,8 @@ gs_version_ge() {
 
 # gs_qemu_env: choose the emulator: GS_QEMU_BIN (the binary), GS_QEMU_OPTS
 # (extra QEMU options) and GS_QEMU_DESC (for logs and reports).
-# GHOSTSWAP_QEMU=BIN forces a binary, GHOSTSWAP_TCG=single|multi the TCG
-# threading (to reproduce the fault above, or to rule it out).
+# GHOSTSWAP_QEMU=BIN forces a binary, GHOSTSWAP_TCG=multi one TCG thread
+# per vCPU (unsafe: see above).
 gs_qemu_env() {
 	local v tcg
 	GS_QEMU_BIN=${GHOSTSWAP_QEMU:-}
@@ -100,11 +111,11 @@ gs_qemu_env() {
 		GS_QEMU_DESC="$GS_QEMU_DESC, KVM"
 		return
 	fi
-	tcg=${GHOSTSWAP_TCG:-}
-	if [ -z "$tcg" ]; then
-		tcg=single
-		[ -z "$v" ] || ! gs_version_ge "$v" "$GS_QEMU_MIN" || tcg=multi
-	fi
+	tcg=${GHOSTSWAP_TCG:-single}
+	case $tcg in
+	single|multi) ;;
+	*) gs_die "GHOSTSWAP_TCG=$tcg: single or multi" ;;
+	esac
 	GS_QEMU_OPTS="-accel tcg,thread=$tcg"
 	GS_QEMU_DESC="$GS_QEMU_DESC, TCG $tcg-threaded"
 }

@@ -30,12 +30,12 @@ if [ -n "$missing" ]; then
 		--no-install-recommends $missing >/dev/null
 fi
 
-# The emulator: without usable KVM, the guest runs under TCG, which needs
-# QEMU GS_QEMU_MIN or newer to run more than one vCPU safely (tests/lib.sh).
-# A host whose QEMU is older gets Debian's newer build from its release's
+# The emulator: without usable KVM, the guest runs under TCG. The test
+# bed is verified with QEMU GS_QEMU_MIN or newer (tests/lib.sh): a host
+# whose QEMU is older gets Debian's newer build from its release's
 # backports, unpacked under GS_QEMU_DIR (the host's packages stay as they
 # are); it runs on the libraries that the host's own QEMU pulled in.
-# Should that fail, tests/guest.sh falls back to single-threaded TCG.
+# Should that fail, the host's own QEMU runs the guests.
 qemu_fetch() {
 	local d=$GS_CACHE/qemu-tmp codename o p v
 	codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
@@ -77,7 +77,7 @@ if ! gs_use_kvm && ! gs_version_ge "${v:-0}" "$GS_QEMU_MIN" &&
 		gs_log "using Debian's QEMU" \
 			"$(gs_qemu_version "$GS_QEMU_DIR/bin/qemu-system-x86_64") from backports"
 	else
-		gs_log "no newer QEMU (see $GS_CACHE/qemu.log): TCG will run single-threaded"
+		gs_log "no newer QEMU (see $GS_CACHE/qemu.log): using QEMU ${v:-?}"
 	fi
 fi
 

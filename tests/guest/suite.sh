@@ -1134,8 +1134,8 @@ t_unload_final() {
 # The test bed itself: the guest kernel patches its own text (static keys
 # of tracepoints and schedstats) over and over while both vCPUs run the
 # patched code. An emulator that runs stale translations of patched text
-# kills the guest here ("Oops: int3"), not in the middle of a test of
-# ghostswap (tests/lib.sh, GS_QEMU_MIN).
+# (multi-threaded TCG: tests/lib.sh, gs_qemu_env) kills the guest here
+# ("Oops: int3"), not in the middle of a test of ghostswap.
 t_testbed_text_patching() {
 	local t=/sys/kernel/tracing end flips=0 load
 	mountpoint -q $t || mount -t tracefs none $t || fail "no tracefs"
