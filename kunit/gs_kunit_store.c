@@ -4,7 +4,6 @@
  * every kind of page and every compression algorithm the kernel offers, and
  * the store's statistics say exactly what it holds.
  */
-#include <crypto/acompress.h>
 #include <kunit/test.h>
 #include <linux/crypto.h>
 #include <linux/mm.h>
@@ -12,6 +11,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include "gs_comp.h"
+#include "gs_compat.h"
 #include "gs_store.h"
 #include "gs_kunit.h"
 
@@ -39,6 +39,7 @@ static const char *gs_param_alg(struct kunit *test)
 static int gs_reference_len(struct kunit *test, const char *alg,
 			    const void *src)
 {
+	struct gs_acomp_bufs bufs;
 	struct crypto_acomp *tfm;
 	struct acomp_req *req;
 	DECLARE_CRYPTO_WAIT(wait);
@@ -53,8 +54,7 @@ static int gs_reference_len(struct kunit *test, const char *alg,
 	KUNIT_ASSERT_NOT_NULL(test, req);
 	acomp_request_set_callback(req, CRYPTO_TFM_REQ_MAY_BACKLOG,
 				   crypto_req_done, &wait);
-	acomp_request_set_src_nondma(req, src, PAGE_SIZE);
-	acomp_request_set_dst_nondma(req, dst, PAGE_SIZE);
+	gs_acomp_set_bufs(req, &bufs, src, PAGE_SIZE, dst, PAGE_SIZE);
 	ret = crypto_wait_req(crypto_acomp_compress(req), &wait);
 	if (!ret)
 		ret = req->dlen;

@@ -24,6 +24,7 @@
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include "gs_backing.h"
+#include "gs_compat.h"
 
 static struct kmem_cache *gs_bk_cluster_cache;
 

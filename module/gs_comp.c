@@ -14,13 +14,13 @@
  */
 #define pr_fmt(fmt) "ghostswap: " fmt
 
-#include <crypto/acompress.h>
 #include <linux/cpuhotplug.h>
 #include <linux/err.h>
 #include <linux/percpu.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include "gs_comp.h"
+#include "gs_compat.h"
 
 #define GS_ALG_NAME_MAX	64
 
@@ -174,8 +174,8 @@ int gs_compress(struct gs_stream *st, const void *src)
 
 	acomp_request_set_callback(st->req, CRYPTO_TFM_REQ_MAY_BACKLOG,
 				   crypto_req_done, &wait);
-	acomp_request_set_src_nondma(st->req, src, PAGE_SIZE);
-	acomp_request_set_dst_nondma(st->req, st->buf, PAGE_SIZE);
+	gs_acomp_set_bufs(st->req, &st->bufs, src, PAGE_SIZE, st->buf,
+			  PAGE_SIZE);
 	ret = crypto_wait_req(crypto_acomp_compress(st->req), &wait);
 	/*
 	 * Algorithms report output that does not fit differently (lz4 and
@@ -193,8 +193,7 @@ int gs_decompress(struct gs_stream *st, unsigned int len, void *dst)
 
 	acomp_request_set_callback(st->req, CRYPTO_TFM_REQ_MAY_BACKLOG,
 				   crypto_req_done, &wait);
-	acomp_request_set_src_nondma(st->req, st->buf, len);
-	acomp_request_set_dst_nondma(st->req, dst, PAGE_SIZE);
+	gs_acomp_set_bufs(st->req, &st->bufs, st->buf, len, dst, PAGE_SIZE);
 	ret = crypto_wait_req(crypto_acomp_decompress(st->req), &wait);
 	if (ret)
 		return ret;

@@ -8,6 +8,7 @@
 
 #include <linux/mutex.h>
 #include <linux/types.h>
+#include "gs_compat.h"
 
 struct crypto_acomp;
 struct acomp_req;
@@ -17,6 +18,7 @@ struct gs_stream {
 	struct mutex lock;	/* held by the stream's user */
 	struct crypto_acomp *tfm;
 	struct acomp_req *req;
+	struct gs_acomp_bufs bufs;	/* the request's buffers, if it keeps them */
 	u8 *buf;		/* PAGE_SIZE: compressed data, in or out */
 };
 

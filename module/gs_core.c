@@ -43,9 +43,9 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
-#include <linux/zsmalloc.h>
 #include "gs_backing.h"
 #include "gs_comp.h"
+#include "gs_compat.h"
 #include "gs_core.h"
 #include "gs_store.h"
 

@@ -22,6 +22,7 @@
 #include <linux/string.h>
 #include <linux/workqueue.h>
 #include "gs_comp.h"
+#include "gs_compat.h"
 #include "gs_dev.h"
 #include "gs_store.h"
 

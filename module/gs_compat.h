@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ghostswap kernel compatibility.
+ *
+ * The module is written against the 7.x kernel API. On a kernel that lacks
+ * a piece of it (Debian's 6.12 LTS kernels), this header provides that
+ * piece in terms of what the kernel has. Which pieces a kernel has is
+ * probed when the module is built (module/probe/: GS_HAVE_* in the
+ * generated gs_features.h), never guessed from a version number:
+ * distributions backport features into older kernels, e.g. Debian's
+ * 6.12.107 and later have kzalloc_obj(), 6.12.95 has not. On a kernel that
+ * has every piece, this header adds nothing but gs_acomp_set_bufs().
+ *
+ * Include it instead of the kernel headers it amends.
+ */
+#ifndef _GS_COMPAT_H
+#define _GS_COMPAT_H
+
+#include <crypto/acompress.h>
+#include <linux/atomic.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/types.h>
+#include <linux/zsmalloc.h>
+#include "gs_features.h"
+
+#ifndef GS_HAVE_KZALLOC_OBJ
+/* The form the module uses: one object, GFP_KERNEL. */
+#define kzalloc_obj(P)	kzalloc(sizeof(P), GFP_KERNEL)
+#endif
+
+#ifndef GS_HAVE_ZS_MALLOC_NODE
+/* No node argument: the page allocator picks, as for NUMA_NO_NODE. */
+#define zs_malloc(pool, size, gfp, nid)	\
+	({ (void)(nid); zs_malloc(pool, size, gfp); })
+#endif
+
+/*
+ * Without zs_obj_read_begin() and zs_obj_write(), objects are reached
+ * through zs_map_object(), which disables preemption and page faults
+ * until zs_unmap_object(). Between the two, these only copy; the module
+ * calls them with a cluster spinlock or a stream mutex held, never around
+ * anything that sleeps.
+ */
+#ifndef GS_HAVE_ZS_OBJ_READ
+static inline void *zs_obj_read_begin(struct zs_pool *pool,
+				      unsigned long handle, size_t mem_len,
+				      void *local_copy)
+{
+	return zs_map_object(pool, handle, ZS_MM_RO);
+}
+
+static inline void zs_obj_read_end(struct zs_pool *pool, unsigned long handle,
+				   size_t mem_len, void *handle_mem)
+{
+	zs_unmap_object(pool, handle);
+}
+#endif
+
+#ifndef GS_HAVE_ZS_OBJ_WRITE
+static inline void zs_obj_write(struct zs_pool *pool, unsigned long handle,
+				void *handle_mem, size_t mem_len)
+{
+	void *dst = zs_map_object(pool, handle, ZS_MM_WO);
+
+	memcpy(dst, handle_mem, mem_len);
+	zs_unmap_object(pool, handle);
+}
+#endif
+
+/*
+ * The buffers of a compression request. 7.x requests take virtual
+ * addresses; older ones take scatterlists only: a one-entry list each
+ * way, kept with the request. Either way the buffers must be in the
+ * kernel's linear map (kmalloc, a page's address), not vmalloc or stack.
+ */
+#ifdef GS_HAVE_ACOMP_NONDMA
+struct gs_acomp_bufs {
+};
+
+static inline void gs_acomp_set_bufs(struct acomp_req *req,
+				     struct gs_acomp_bufs *bufs,
+				     const void *src, unsigned int slen,
+				     void *dst, unsigned int dlen)
+{
+	acomp_request_set_src_nondma(req, src, slen);
+	acomp_request_set_dst_nondma(req, dst, dlen);
+}
+#else
+struct gs_acomp_bufs {
+	struct scatterlist src;
+	struct scatterlist dst;
+};
+
+static inline void gs_acomp_set_bufs(struct acomp_req *req,
+				     struct gs_acomp_bufs *bufs,
+				     const void *src, unsigned int slen,
+				     void *dst, unsigned int dlen)
+{
+	sg_init_one(&bufs->src, src, slen);
+	sg_init_one(&bufs->dst, dst, dlen);
+	acomp_request_set_params(req, &bufs->src, &bufs->dst, slen, dlen);
+}
+#endif
+
+#endif /* _GS_COMPAT_H */
