@@ -203,6 +203,8 @@ struct gs_cluster *gs_cluster_get(struct gs_store *s, unsigned long ci,
 	}
 	if (new)
 		gs_cluster_give(s, new);
+	/* The caller ends the hold (gs_cluster_unlock(), gs_cluster_put()). */
+	__release(&cl->lock);
 	return cl;
 }
 
@@ -237,13 +239,13 @@ void gs_cluster_put(struct gs_store *s, unsigned long ci,
 		    struct gs_cluster *cl)
 {
 	if (cl->used) {
-		spin_unlock(&cl->lock);
+		gs_cluster_unlock(cl);
 		return;
 	}
 	cl->dead = true;
 	cl->store = s;
 	xa_erase(&s->clusters, ci);
-	spin_unlock(&cl->lock);
+	gs_cluster_unlock(cl);
 	atomic_long_dec(&s->stats.clusters);
 	atomic_long_sub(gs_cluster_bytes(), &s->stats.meta_bytes);
 	call_rcu(&cl->rcu, gs_cluster_free_rcu);
@@ -434,7 +436,7 @@ int gs_slot_install(struct gs_store *s, u64 slot, unsigned long e,
 	gs_aux_set(cl->aux, i, aux);
 	cl->used++;
 	cl->stamp = ktime_get_boottime_seconds();
-	spin_unlock(&cl->lock);
+	gs_cluster_unlock(cl);
 
 	atomic_long_inc(&s->stats.slots_used);
 	switch (gs_entry_kind(e)) {
@@ -498,7 +500,7 @@ again:
 	 * stream, then look again.
 	 */
 	if (gs_entry_kind(e) == GS_KIND_COMPRESSED && !st) {
-		spin_unlock(&cl->lock);
+		gs_cluster_unlock(cl);
 		st = gs_stream_get(s->comp);
 		goto again;
 	}
@@ -528,7 +530,7 @@ again:
 		ret = -EIO;
 		break;
 	}
-	spin_unlock(&cl->lock);
+	gs_cluster_unlock(cl);
 	if (len) {
 		ret = gs_decompress(st, len, dst);
 		if (ret)
@@ -553,7 +555,7 @@ bool gs_slot_replace(struct gs_store *s, u64 slot, unsigned long old,
 	if (same)
 		atomic_long_set(&cl->table[i], new);
 	if (cl)
-		spin_unlock(&cl->lock);
+		gs_cluster_unlock(cl);
 	return same;
 }
 
@@ -625,7 +627,7 @@ enum gs_kind gs_store_kind(struct gs_store *s, u64 slot, unsigned int *len)
 			*len = gs_aux_get(cl->aux, i) ?: PAGE_SIZE;
 	}
 	if (cl)
-		spin_unlock(&cl->lock);
+		gs_cluster_unlock(cl);
 	return gs_entry_kind(e);
 }
 
@@ -638,7 +640,7 @@ unsigned long gs_store_entry(struct gs_store *s, u64 slot)
 	if (!cl)
 		return 0;
 	e = atomic_long_read(&cl->table[slot & (GS_CLUSTER_SLOTS - 1)]);
-	spin_unlock(&cl->lock);
+	gs_cluster_unlock(cl);
 	return e;
 }
 

@@ -7,8 +7,8 @@
  *
  * A cluster lock is a spinlock: nothing under it may sleep. The
  * functions that return a cluster return it locked; gs_cluster_put()
- * (or spin_unlock() of a cluster that cannot have gone empty) ends the
- * hold.
+ * (or gs_cluster_unlock() of a cluster that cannot have gone empty) ends
+ * the hold.
  */
 #ifndef _GS_CORE_H
 #define _GS_CORE_H
@@ -107,5 +107,18 @@ struct gs_cluster *gs_cluster_next(struct gs_store *s, unsigned long *ci,
 /* Unlock a cluster; kill it if it went empty. */
 void gs_cluster_put(struct gs_store *s, unsigned long ci,
 		    struct gs_cluster *cl);
+
+/*
+ * Unlock a cluster that one of the lookups above returned. Sparse checks
+ * locking function by function (on kernels where it checks locks): the
+ * lookups hand the lock over out of its sight, so it is taken back here,
+ * right before the unlock, and lock and unlock in one function still
+ * have to pair up.
+ */
+static inline void gs_cluster_unlock(struct gs_cluster *cl)
+{
+	__acquire(&cl->lock);
+	spin_unlock(&cl->lock);
+}
 
 #endif /* _GS_CORE_H */

@@ -69,7 +69,7 @@ long gs_store_check(struct gs_store *s, struct seq_file *m)
 				gs_check_report(m, &bad, "reverse map differs",
 						slot, b, gs_backing_owner(bk, b));
 		}
-		spin_unlock(&cl->lock);
+		gs_cluster_unlock(cl);
 		cond_resched();
 	}
 
@@ -135,7 +135,7 @@ void gs_store_dump_cluster(struct gs_store *s, unsigned long ci,
 			   e & GS_FLAG_INCOMP ? " incompressible" : "",
 			   gs_entry_payload(e), gs_aux_get(cl->aux, i));
 	}
-	spin_unlock(&cl->lock);
+	gs_cluster_unlock(cl);
 }
 
 /* ------------------------------------------------------------ debugfs */

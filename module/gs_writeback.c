@@ -250,7 +250,7 @@ static unsigned int gs_wb_collect(struct gs_store *s,
 			copied++;
 		}
 		*pos = base + i;
-		spin_unlock(&cl->lock);
+		gs_cluster_unlock(cl);
 		cond_resched();
 	}
 	return n;
@@ -356,7 +356,7 @@ static bool gs_wb_finish(struct gs_store *s, struct gs_wb_candidate *cand)
 		atomic_long_set(&cl->table[i], e & ~GS_FLAG_WB);
 	}
 	if (cl)
-		spin_unlock(&cl->lock);
+		gs_cluster_unlock(cl);
 	if (!moved && cand->b != GS_NO_SLOT)
 		gs_backing_free(s->bk, cand->b);
 	return moved;
@@ -623,7 +623,7 @@ int gs_wb_read(struct gs_store *s, u64 slot, void *dst)
 		return -EAGAIN;
 	e = atomic_long_read(&cl->table[i]);
 	if (gs_entry_kind(e) != GS_KIND_WRITTEN_BACK || e & GS_FLAG_READING) {
-		spin_unlock(&cl->lock);
+		gs_cluster_unlock(cl);
 		/* Another reader of this very slot: wait for it. */
 		if (gs_entry_kind(e) == GS_KIND_WRITTEN_BACK)
 			schedule_timeout_uninterruptible(1);
@@ -632,7 +632,7 @@ int gs_wb_read(struct gs_store *s, u64 slot, void *dst)
 	b = gs_entry_payload(e);
 	len = gs_aux_get(cl->aux, i);
 	atomic_long_set(&cl->table[i], e | GS_FLAG_READING);
-	spin_unlock(&cl->lock);
+	gs_cluster_unlock(cl);
 
 	ret = s->bk->ops->read(s->bk, b, dst);
 	atomic_long_inc(ret ? &s->stats.bd_read_errors : &s->stats.bd_reads);
@@ -674,7 +674,7 @@ void gs_store_mark_idle(struct gs_store *s, u64 age)
 			if (kind == GS_KIND_COMPRESSED || kind == GS_KIND_RAW)
 				atomic_long_set(&cl->table[i], e | GS_FLAG_IDLE);
 		}
-		spin_unlock(&cl->lock);
+		gs_cluster_unlock(cl);
 		cond_resched();
 	}
 }
