@@ -21,6 +21,7 @@
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/swap.h>
 #include <linux/types.h>
 #include <linux/zsmalloc.h>
 #include "gs_features.h"
@@ -102,6 +103,23 @@ static inline void gs_acomp_set_bufs(struct acomp_req *req,
 	sg_init_one(&bufs->dst, dst, dlen);
 	acomp_request_set_params(req, &bufs->src, &bufs->dst, slen, dlen);
 }
+#endif
+
+/*
+ * The swap core's memory for a swap device, allocated at swapon for all
+ * of it, used or not. Kernels with swap_map (6.12) keep state for every
+ * slot there: GS_SWAP_PER_SLOT. 7.x's swap table allocates it only as
+ * clusters fill. Both allocate a struct swap_cluster_info per cluster of
+ * GS_SWAP_CLUSTER_SLOTS (with 4 KiB pages and THP); 7.x keeps that struct
+ * to itself (mm/swap.h): 48 bytes on 64-bit 7.3.
+ */
+#define GS_SWAP_CLUSTER_SLOTS	512
+#ifdef GS_HAVE_SWAP_MAP
+#define GS_SWAP_PER_SLOT	true
+#define GS_SWAP_CLUSTER_BYTES	sizeof(struct swap_cluster_info)
+#else
+#define GS_SWAP_PER_SLOT	false
+#define GS_SWAP_CLUSTER_BYTES	48
 #endif
 
 #endif /* _GS_COMPAT_H */

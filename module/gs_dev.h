@@ -45,6 +45,9 @@ struct gs_dev {
 extern u64 gs_default_disksize;
 extern char gs_default_alg[GS_ALG_NAME_LEN];
 
+/* What swapon of a device of @size bytes costs the kernel's swap core. */
+u64 gs_swapon_cost(u64 size);
+
 /* gs_sysfs.c: the attributes of the disk, and the size syntax they use. */
 extern const struct attribute_group *gs_attr_groups[];
 int gs_parse_size(const char *buf, u64 *out);
