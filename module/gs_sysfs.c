@@ -151,6 +151,21 @@ static ssize_t disksize_store(struct device *dev, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RW(disksize);
 
+/*
+ * What swapon of the device at its disksize costs the kernel's swap core
+ * (none of it is the module's): see gs_swapon_cost().
+ */
+static ssize_t swapon_cost_show(struct device *dev,
+				struct device_attribute *attr, char *buf)
+{
+	struct gs_dev *d = dev_to_gs(dev);
+
+	guard(rwsem_read)(&d->conf_lock);
+	return sysfs_emit(buf, "%llu\n",
+			  gs_swapon_cost(d->store->nr_slots << PAGE_SHIFT));
+}
+static DEVICE_ATTR_RO(swapon_cost);
+
 /* Back to the module defaults: size, algorithm, no limit, no data. */
 static int gs_do_reset(struct gs_dev *d, const void *arg)
 {
@@ -363,6 +378,7 @@ static DEVICE_ATTR_RO(io_stat);
 /* The device and its store: size, algorithm, pool, statistics. */
 static struct attribute *gs_dev_attrs[] = {
 	&dev_attr_disksize.attr,
+	&dev_attr_swapon_cost.attr,
 	&dev_attr_reset.attr,
 	&dev_attr_comp_algorithm.attr,
 	&dev_attr_mem_limit.attr,
