@@ -76,7 +76,7 @@ void usage(FILE *out)
 "\n"
 "Environment:\n"
 " GHOSTSWAP_SYSFS   root of the sysfs and debugfs paths (default /sys)\n"
-" GHOSTSWAP_PROC    root of /proc/swaps (default /proc)\n"
+" GHOSTSWAP_PROC    root of /proc/swaps and /proc/meminfo (default /proc)\n"
 " GHOSTSWAP_DRYRUN  1: print the commands instead of running them (the\n"
 "                   default when GHOSTSWAP_SYSFS is set); 0: run them\n"
 " GHOSTSWAP_TRACE   FILE: append each sysfs write and command to FILE\n",

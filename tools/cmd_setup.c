@@ -11,6 +11,14 @@
 #include <string.h>
 
 /*
+ * swapon makes the kernel's swap core allocate memory for the whole
+ * device, used or not (swapon_cost): 48 bytes per 512 slots on 7.x
+ * kernels, but ~3.2 bytes per 4 KiB slot on 6.12 ones, 816 MiB for 1 TiB.
+ * Warn when that is more than this share of RAM, in percent.
+ */
+#define SWAPON_COST_WARN_PCT	2
+
+/*
  * A write that needs the device unused: on EBUSY while swap is off, the
  * holder may be udev probing the device; settle and try once more.
  */
@@ -56,6 +64,37 @@ static bool same_backing(const char *want)
 	free(a);
 	free(b);
 	return same;
+}
+
+/*
+ * Warns when swapon at the device's size costs the swap core more than
+ * SWAPON_COST_WARN_PCT of RAM, naming the module's default size when it
+ * is smaller (on such kernels, one that costs little). Quiet without
+ * swapon_cost (an older module) or MemTotal.
+ */
+static void swapon_cost_warning(void)
+{
+	char buf[64], size_s[32], cost_s[32], def_s[32], hint[96] = "";
+	uint64_t cost, disksize, ram, def;
+
+	if (read_attr("swapon_cost", buf, sizeof(buf)) ||
+	    !parse_count(buf, &cost, 0) ||
+	    read_attr("disksize", buf, sizeof(buf)) ||
+	    !parse_count(buf, &disksize, 0))
+		return;
+	ram = mem_total();
+	if (!ram || cost * 100 <= ram * SWAPON_COST_WARN_PCT)
+		return;
+	if (!read_sys("module/ghostswap/parameters/disksize", buf, sizeof(buf)) &&
+	    parse_count(buf, &def, 0) && def < disksize) {
+		human_size(def, def_s, sizeof(def_s));
+		bfmt(hint, sizeof(hint), " (the module's default here is %s)",
+		     def_s);
+	}
+	human_size(disksize, size_s, sizeof(size_s));
+	human_size(cost, cost_s, sizeof(cost_s));
+	warning("swapon of %s at %s makes this kernel's swap core allocate %s (%" PRIu64 "%% of RAM), used or not: a smaller size costs less%s",
+		DEV_PATH, size_s, cost_s, cost * 100 / ram, hint);
 }
 
 int cmd_setup(int argc, char **argv)
@@ -201,6 +240,7 @@ int cmd_setup(int argc, char **argv)
 	    !parse_count(val, &s.size, 0))
 		s.size = 0;
 	human_size(s.size, sz, sizeof(sz));
+	swapon_cost_warning();
 	prio = s.has_priority ? s.priority : DEFAULT_PRIO;
 	ret = RUN(true, "mkswap", DEV_PATH);
 	if (ret)

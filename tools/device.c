@@ -2,7 +2,7 @@
 /*
  * ghostswapctl: the state of the device. Whether it is swapped on
  * (/proc/swaps under $GHOSTSWAP_PROC), what status shows of it
- * (struct dev_info), and whether zswap is in its way.
+ * (struct dev_info), whether zswap is in its way; the machine's memory.
  */
 #include "ghostswapctl.h"
 
@@ -144,4 +144,24 @@ void zswap_warning(void)
 	if (zswap_enabled())
 		warning("zswap is enabled: it compresses pages before they reach %s (turn it off: '%s setup --disable-zswap' or 'echo N > /sys/module/zswap/parameters/enabled')",
 		     DEV_PATH, PROG);
+}
+
+/* MemTotal (/proc/meminfo under $GHOSTSWAP_PROC) in bytes; 0: unknown. */
+uint64_t mem_total(void)
+{
+	char p[PATH_MAX], *line = NULL;
+	unsigned long long kib = 0;
+	size_t cap = 0;
+	FILE *f;
+
+	bfmt(p, sizeof(p), "%s/meminfo", procroot);
+	f = fopen(p, "r");
+	if (!f)
+		return 0;
+	while (getline(&line, &cap, f) > 0)
+		if (sscanf(line, "MemTotal: %llu kB", &kib) == 1)
+			break;
+	free(line);
+	fclose(f);
+	return (uint64_t)kib * 1024;
 }

@@ -11,7 +11,8 @@
  *   cmd_common.c     what they share: --help, options, root and device
  *   output.c         the status columns: table, raw, JSON; human sizes
  *   config.c         settings from the command line and ghostswap.conf(5)
- *   device.c         the device's state: dev_info, /proc/swaps, zswap
+ *   device.c         the device's state: dev_info, /proc/swaps, zswap;
+ *                    MemTotal
  *   programs.c       running modprobe, udevadm, mkswap, swapon, ...
  *   sysfs.c          reading and writing sysfs, failures explained
  *   parse.c          sizes, counts, priorities, booleans
@@ -19,10 +20,11 @@
  * Calls go down this list, never up.
  *
  * Every sysfs and debugfs path is taken under $GHOSTSWAP_SYSFS (default
- * /sys) and /proc/swaps under $GHOSTSWAP_PROC (default /proc), so the tool
- * can run against a fake tree. Commands it runs (modprobe, udevadm,
- * mkswap, swapon, swapoff, mount) are only printed, not run, when
- * GHOSTSWAP_DRYRUN=1, and by default when GHOSTSWAP_SYSFS is set.
+ * /sys), /proc/swaps and /proc/meminfo under $GHOSTSWAP_PROC (default
+ * /proc), so the tool can run against a fake tree. Commands it runs
+ * (modprobe, udevadm, mkswap, swapon, swapoff, mount) are only printed,
+ * not run, when GHOSTSWAP_DRYRUN=1, and by default when GHOSTSWAP_SYSFS
+ * is set.
  * GHOSTSWAP_TRACE=FILE appends each sysfs write and each command to FILE.
  *
  * C11 and POSIX (XSI) libc only.
@@ -147,6 +149,7 @@ int write_attr_checked(const char *attr, const char *val);
 bool swapped_on(long *prio);
 int read_dev_info(struct dev_info *d);
 void zswap_warning(void);
+uint64_t mem_total(void);
 
 /* programs.c */
 int run_program(bool quiet, char *const argv[]);

@@ -415,6 +415,33 @@ ctl setup --size 1m
 same "setup: smallest size, lower case suffix" "$(grep write <<<"$tr")" \
 	"write block/ghostswap/disksize 1048576"
 
+# What swapon costs the kernel's swap core (swapon_cost, as on 6.12 for
+# 1 TiB): a warning above 2% of MemTotal, naming the module's default
+# when that is smaller; setup goes on.
+mkfake "$F"
+printf 'MemTotal:        2000000 kB\nMemFree:          500000 kB\n' >"$F/proc/meminfo"
+echo 851443712 >"$S/swapon_cost"
+mkdir -p "$F/sys/module/ghostswap/parameters"
+echo 4096000000 >"$F/sys/module/ghostswap/parameters/disksize"
+ctl setup --size 1T
+expect "setup: swapon costing 41% of RAM: exit 0" 0
+same "setup: swapon costing 41% of RAM: one warning, the default named" "$err" \
+"ghostswapctl: warning: swapon of /dev/ghostswap at 1T makes this kernel's swap core allocate 812M (41% of RAM), used or not: a smaller size costs less (the module's default here is 3.8G)"
+same "setup: swapon costing 41% of RAM: mkswap and swapon still run" \
+	"$(tail -n 2 <<<"$tr")" "run mkswap /dev/ghostswap
+run swapon -p 100 /dev/ghostswap"
+echo 1099511627776 >"$F/sys/module/ghostswap/parameters/disksize"
+ctl setup --no-swapon
+same "setup: the default is no smaller: the warning names none" "$err" \
+"ghostswapctl: warning: swapon of /dev/ghostswap at 1T makes this kernel's swap core allocate 812M (41% of RAM), used or not: a smaller size costs less"
+echo 25165824 >"$S/swapon_cost"
+ctl setup --size 1T
+same "setup: swapon costing 1% of RAM (7.x, 1 TiB): no warning" "$rc $err" "0 "
+rm "$F/proc/meminfo"
+echo 851443712 >"$S/swapon_cost"
+ctl setup --size 1T
+same "setup: no MemTotal: no warning" "$rc $err" "0 "
+
 bad=
 for v in "" abc -1 1Z 0 4095 1020K 0x100 "1 G" 1.5G " 1G" 18446744073709551616 \
 	99999999999P 16T 17T "1G junk" 123456789012345678901234; do
