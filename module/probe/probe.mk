@@ -6,7 +6,9 @@
 # that fails does not stop the others; $(obj)/gs_features.h then defines
 # GS_HAVE_NAME for each one that compiled (module/gs_compat.h uses them).
 # base.c uses no feature: when it fails, no result means anything and the
-# build stops. The run's output is in $(obj)/module/probe/probe.log.
+# build stops. The run's output is in $(obj)/module/probe/probe.log. It
+# runs without sparse and W=1's extra checks, whatever the build asked
+# for: a probe's result must not depend on them.
 #
 # Included by the kbuild file that builds the module's objects (Kbuild;
 # kunit/tree/Makefile in a kernel tree), which makes them depend on
@@ -24,8 +26,9 @@ clean-files += gs_features.h module/probe/probe.log
 quiet_cmd_gs_probe = PROBE   $@
       cmd_gs_probe = \
 	mkdir -p $(gs-probe-obj) && rm -f $(gs-probe-o) && \
-	{ $(MAKE) -k $(build)=$(gs-probe-obj) KBUILD_CHECKSRC=0 $(gs-probe-o) \
-		>$(gs-probe-obj)/probe.log 2>&1 || true; } && \
+	{ $(MAKE) -k $(build)=$(gs-probe-obj) KBUILD_CHECKSRC=0 \
+		KBUILD_EXTRA_WARN= $(gs-probe-o) >$(gs-probe-obj)/probe.log 2>&1 || \
+		true; } && \
 	if [ ! -f $(gs-probe-obj)/base.o ]; then \
 		echo "ghostswap: cannot compile even the base feature probe against" \
 			"these kernel headers; see $(gs-probe-obj)/probe.log:" >&2; \
