@@ -1,9 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Static checks: checkpatch.pl --strict on module/ and kunit/ from the
-# matching kernel source tree, and a W=1 build with sparse (C=2) against
-# the guest kernel's headers. Prints TAP. Needs the test bed (tests/provision.sh).
+# Static checks: checkpatch.pl --strict on module/ (its feature probes too)
+# and kunit/ from the matching kernel source tree, and a W=1 build with
+# sparse (C=2) against the guest kernel's headers. Prints TAP. Needs the
+# test bed (tests/provision.sh).
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -24,7 +25,7 @@ result() {
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-for f in "$GS_TOP"/module/*.[ch] "$GS_TOP"/kunit/*.[ch]; do
+for f in "$GS_TOP"/module/*.[ch] "$GS_TOP"/module/probe/*.c "$GS_TOP"/kunit/*.[ch]; do
 	perl "$ksrc/scripts/checkpatch.pl" --strict --no-tree --terse \
 		--show-types -f "$f" >"$tmp/cp" 2>&1
 	s=$?
