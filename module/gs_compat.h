@@ -75,6 +75,11 @@ static inline void zs_obj_write(struct zs_pool *pool, unsigned long handle,
  * addresses; older ones take scatterlists only: a one-entry list each
  * way, kept with the request. Either way the buffers must be in the
  * kernel's linear map (kmalloc, a page's address), not vmalloc or stack.
+ * The module's are: stream buffers, bounce and writeback pages, and
+ * kmap_local_page() of a bio's page, which is the page's linear address
+ * on 64-bit kernels (unless CONFIG_DEBUG_KMAP_LOCAL_FORCE_MAP is set, a
+ * debugging option no distribution kernel has; CONFIG_DEBUG_SG catches
+ * it).
  */
 #ifdef GS_HAVE_ACOMP_NONDMA
 struct gs_acomp_bufs {
