@@ -387,8 +387,18 @@ n=0
 status=0
 t0=$SECONDS
 
-# Provision the chroots side by side (mostly downloads and unpacking).
+# Provision the chroots side by side (mostly downloads and unpacking),
+# each in a process group of its own (set -m): an interrupt of the script
+# stops them all. Without job control, background jobs ignore SIGINT.
 pids=()
+stop_jobs() {
+	local p
+	for p in "${pids[@]}"; do
+		kill -TERM -- "-${p#*:}" 2>/dev/null
+	done
+}
+trap 'stop_jobs; exit 130' INT TERM
+set -m
 for ch in trixie sid bookworm; do
 	need=0
 	while IFS=$'\t' read -r set _ c; do
@@ -398,6 +408,7 @@ for ch in trixie sid bookworm; do
 	chroot_sets "$ch" >"$logs/compat-provision-$ch.log" 2>&1 &
 	pids+=("$ch:$!")
 done
+set +m
 for p in "${pids[@]}"; do
 	if ! wait "${p#*:}"; then
 		n=$((n + 1))
