@@ -613,7 +613,6 @@ $tr" \
 run udevadm settle
 write module/zswap/parameters/enabled N
 write block/ghostswap/comp_algorithm lz4
-write block/ghostswap/disksize 68719476736
 run mkswap /dev/ghostswap
 run swapon -p 100 /dev/ghostswap"
 
