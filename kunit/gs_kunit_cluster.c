@@ -21,11 +21,11 @@ static void gs_expect_stats_zero(struct kunit *test, struct gs_store *s)
 	struct gs_stats *st = &s->stats;
 
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&st->clusters), 0);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&st->slots_used), 0);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&st->same_pages), 0);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&st->comp_pages), 0);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&st->huge_pages), 0);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&st->compr_bytes), 0);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(st, GS_STAT_SLOTS_USED), 0);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(st, GS_STAT_SAME_PAGES), 0);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(st, GS_STAT_COMP_PAGES), 0);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(st, GS_STAT_HUGE_PAGES), 0);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(st, GS_STAT_COMPR_BYTES), 0);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&st->meta_bytes), 0);
 	KUNIT_EXPECT_EQ(test, gs_store_pool_pages(s), 0);
 }
@@ -123,7 +123,7 @@ static void gs_cluster_free_range(struct kunit *test)
 					     GFP_KERNEL), 0);
 	KUNIT_ASSERT_EQ(test, gs_store_write(s, nr - 1, same, GFP_KERNEL), 0);
 	KUNIT_EXPECT_EQ(test, gs_xa_count(s), 3);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.slots_used), 4);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_SLOTS_USED), 4);
 
 	/* A range that covers part of cluster 0 only. */
 	KUNIT_EXPECT_EQ(test, gs_store_free_range(s, 1, 10), 1ULL);
@@ -265,7 +265,7 @@ static void gs_cluster_free_batches(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, gs_store_kind(s, GS_FREE_BATCH / 2 + 3 +
 					    GS_CLUSTER_SLOTS + 101, NULL),
 			GS_KIND_SAME);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.slots_used),
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_SLOTS_USED),
 			(long)GS_CLUSTER_SLOTS - 101);
 	/* A whole cluster, batch by batch: it goes with its last slot. */
 	KUNIT_EXPECT_EQ(test, gs_store_free_range(s, 0, 4 * GS_CLUSTER_SLOTS),
@@ -301,10 +301,10 @@ static void gs_cluster_race(struct kunit *test)
 	KUNIT_EXPECT_LE(test, gs_xa_count(s), 2);
 	KUNIT_EXPECT_EQ(test, gs_xa_count(s),
 			atomic_long_read(&s->stats.clusters));
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.slots_used),
-			atomic_long_read(&s->stats.same_pages) +
-			atomic_long_read(&s->stats.comp_pages) +
-			atomic_long_read(&s->stats.huge_pages));
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_SLOTS_USED),
+			gs_stat_read(&s->stats, GS_STAT_SAME_PAGES) +
+			gs_stat_read(&s->stats, GS_STAT_COMP_PAGES) +
+			gs_stat_read(&s->stats, GS_STAT_HUGE_PAGES));
 	freed = gs_store_free_range(s, 0, 1ULL << 20);
 	kunit_info(test, "%u ops, %llu slots left at the end\n",
 		   GS_RACE_THREADS * GS_RACE_OPS, freed);

@@ -262,7 +262,7 @@ static void gs_rmap_store_agrees(struct kunit *test)
 			GS_KIND_COMPRESSED);
 	KUNIT_EXPECT_EQ(test, gs_backing_used(s->bk), 100ULL - 1 - 10 - 1);
 	gs_rmap_expect_pairs(test, s, base, step, 100);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.wb_pages), 88L);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_WB_PAGES), 88L);
 
 	/* The overwritten one goes back out, to a new backing slot. */
 	KUNIT_EXPECT_EQ(test, gs_store_writeback(s, GS_WB_ALL, U64_MAX, &done),

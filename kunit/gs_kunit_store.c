@@ -106,12 +106,12 @@ static void gs_store_kinds(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, gs_store_kind(s, 3, &len), GS_KIND_RAW);
 	KUNIT_EXPECT_EQ(test, len, PAGE_SIZE);
 
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.slots_used), 4);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.same_pages), 2);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.comp_pages), 1);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.huge_pages), 1);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.huge_pages_since), 1);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.compr_bytes),
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_SLOTS_USED), 4);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_SAME_PAGES), 2);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_COMP_PAGES), 1);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_HUGE_PAGES), 1);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_HUGE_PAGES_SINCE), 1);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_COMPR_BYTES),
 			ref + PAGE_SIZE);
 	KUNIT_EXPECT_GE(test, gs_store_pool_pages(s), 2);
 
@@ -134,24 +134,24 @@ static void gs_store_overwrite_free(struct kunit *test)
 
 	gs_expect_roundtrip(test, s, 5, text, GS_KIND_COMPRESSED);
 	gs_expect_roundtrip(test, s, 5, rnd, GS_KIND_RAW);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.comp_pages), 0);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.compr_bytes),
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_COMP_PAGES), 0);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_COMPR_BYTES),
 			PAGE_SIZE);
 	gs_expect_roundtrip(test, s, 5, text2, GS_KIND_COMPRESSED);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.huge_pages), 0);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.huge_pages_since), 1);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_HUGE_PAGES), 0);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_HUGE_PAGES_SINCE), 1);
 	gs_store_kind(s, 5, &len);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.compr_bytes), len);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_COMPR_BYTES), len);
 	gs_expect_roundtrip(test, s, 5, same, GS_KIND_SAME);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.compr_bytes), 0);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.slots_used), 1);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_COMPR_BYTES), 0);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_SLOTS_USED), 1);
 
 	gs_expect_roundtrip(test, s, 6, text, GS_KIND_COMPRESSED);
 	KUNIT_EXPECT_EQ(test, gs_store_free_range(s, 0, 4096), 2);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.slots_used), 0);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.same_pages), 0);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.comp_pages), 0);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.compr_bytes), 0);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_SLOTS_USED), 0);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_SAME_PAGES), 0);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_COMP_PAGES), 0);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_COMPR_BYTES), 0);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.clusters), 0);
 	/* zsmalloc frees a zspage as soon as its last object goes. */
 	KUNIT_EXPECT_EQ(test, gs_store_pool_pages(s), 0);
@@ -182,7 +182,7 @@ static void gs_store_mem_limit(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, stored, 8);
 	KUNIT_EXPECT_LE(test, gs_store_pool_pages(s), 8);
 	KUNIT_EXPECT_EQ(test, gs_store_kind(s, stored, NULL), GS_KIND_EMPTY);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.huge_pages), stored);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_HUGE_PAGES), stored);
 	for (i = 0; i < stored; i++) {
 		KUNIT_ASSERT_EQ(test, gs_store_read(s, i, dst), 0);
 		KUNIT_EXPECT_MEMEQ(test, dst, pages[i], PAGE_SIZE);

@@ -209,12 +209,13 @@ static void gs_table_handles(struct kunit *test)
 		0xffff888012345678UL, 0xffff888000000000UL,
 		0xff11000000000008UL,	/* 5-level paging direct map */
 		0x0000000060001000UL,	/* UML */
-		0x03fffffffffffff8UL, 0xfc00000000000000UL, 0,
+		0x00fffffffffffff8UL, 0xff00000000000000UL, 0,
 	};
 	static const unsigned long bad[] = {
 		0xffff888012345679UL,	/* not 8-byte aligned */
-		0x0400000000000000UL,	/* bit 58 set, bits 59..63 clear */
-		0x7c00000000000000UL,	/* bits 59..63 not a sign extension */
+		0x0100000000000000UL,	/* bit 56 set, bits 57..63 clear */
+		0x7f00000000000000UL,	/* bits 57..63 not a sign extension */
+		0xfe00000000000000UL,	/* bit 56 clear, bits 57..63 set */
 	};
 	unsigned long payload, e;
 	int i;
@@ -233,9 +234,10 @@ static void gs_table_handles(struct kunit *test)
 
 /*
  * arm64 with tag-based KASAN (software tags or MTE): a tag in bits 56..63
- * of a slab pointer. Only the 8 tags that happen to be a sign extension
- * of bit 58 fit; every other tagged handle is refused, never stored
- * wrongly. (That is why the module refuses to load on such kernels.)
+ * of a slab pointer. Only the 2 tags that happen to be a sign extension
+ * of bit 56 fit (0x00 and 0xff); every other tagged handle is refused,
+ * never stored wrongly. (That is why the module refuses to load on such
+ * kernels.)
  */
 static void gs_table_handles_tagged(struct kunit *test)
 {
@@ -249,10 +251,10 @@ static void gs_table_handles_tagged(struct kunit *test)
 			continue;
 		fit++;
 		KUNIT_EXPECT_EQ(test, gs_handle_decode(payload), h);
-		KUNIT_EXPECT_TRUE_MSG(test, tag <= 0x03 || tag >= 0xfc,
+		KUNIT_EXPECT_TRUE_MSG(test, tag == 0x00 || tag == 0xff,
 				      "tag %#lx", tag);
 	}
-	KUNIT_EXPECT_EQ(test, fit, 8);
+	KUNIT_EXPECT_EQ(test, fit, 2);
 	/* An MTE-tagged handle, and the same untagged (match-all tag). */
 	KUNIT_EXPECT_FALSE(test, gs_handle_encode(0xf3ff000012345678UL,
 						  &payload));

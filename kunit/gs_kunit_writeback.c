@@ -105,12 +105,12 @@ static void gs_wb_round_trip(struct kunit *test)
 				GS_KIND_WRITTEN_BACK);
 		KUNIT_EXPECT_EQ(test, len, PAGE_SIZE);
 		KUNIT_EXPECT_EQ(test, gs_wb_kind(s, 104), GS_KIND_WRITTEN_BACK);
-		KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.wb_pages), 3);
-		KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.comp_pages), 0);
-		KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.huge_pages), 0);
-		KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.compr_bytes), 0);
+		KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_WB_PAGES), 3);
+		KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_COMP_PAGES), 0);
+		KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_HUGE_PAGES), 0);
+		KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_COMPR_BYTES), 0);
 		KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.bd_writes), 3);
-		KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.slots_used), 5);
+		KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_SLOTS_USED), 5);
 		KUNIT_EXPECT_EQ(test, gs_store_pool_pages(s), 0UL);
 		for (j = 0; j < 5; j++)
 			gs_wb_expect(test, s, 100 + j, pages[j]);
@@ -120,8 +120,8 @@ static void gs_wb_round_trip(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0L);
 		gs_store_free_range(s, 0, 1024);
 		KUNIT_EXPECT_EQ(test, gs_backing_used(s->bk), 0ULL);
-		KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.wb_pages), 0);
-		KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.slots_used), 0);
+		KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_WB_PAGES), 0);
+		KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_SLOTS_USED), 0);
 	}
 }
 
@@ -188,7 +188,7 @@ static void gs_wb_modes(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, gs_store_writeback(s, GS_WB_ALL, U64_MAX, &done),
 			0);
 	KUNIT_EXPECT_EQ(test, done, 1ULL);
-	KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.wb_pages), 10);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_WB_PAGES), 10);
 	for (i = 0; i < 10; i++)
 		gs_wb_expect(test, s, i, p[i]);
 	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0L);
@@ -316,7 +316,7 @@ static void gs_wb_backing_full(struct kunit *test)
 		KUNIT_EXPECT_FALSE(test, gs_store_entry(s, i) & GS_FLAG_WB);
 	}
 	gs_kunit_verify_slots(test, s, 0, 1, 10);
-	KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.comp_pages), 6);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_COMP_PAGES), 6);
 	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0L);
 	/* A freed slot makes room for one more. */
 	gs_store_free(s, 0);
@@ -458,9 +458,9 @@ static void gs_wb_race_writeback(struct kunit *test)
 	gs_wb_expect(test, s, 3, r.newp);
 	KUNIT_EXPECT_EQ(test, gs_wb_kind(s, 2), GS_KIND_EMPTY);
 	KUNIT_EXPECT_EQ(test, gs_backing_used(s->bk), 4ULL);
-	KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.wb_pages), 4);
-	KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.comp_pages), 1);
-	KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.slots_used), 5);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_WB_PAGES), 4);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_COMP_PAGES), 1);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_SLOTS_USED), 5);
 	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0L);
 	for (i = 0; i < 6; i++) {
 		if (i == 2 || i == 3)
@@ -515,7 +515,7 @@ static void gs_wb_race_round(struct kunit *test)
 	gs_wb_expect(test, s, 3, r.newp);
 	gs_wb_expect(test, s, 40, r.want);
 	KUNIT_EXPECT_EQ(test, gs_backing_used(s->bk), 98ULL);
-	KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.wb_pages), 98);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_WB_PAGES), 98);
 	KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.bd_writes), 100);
 	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0L);
 	for (i = 0; i < 100; i++) {
@@ -575,7 +575,7 @@ static void gs_wb_race_read(struct kunit *test)
 	KUNIT_EXPECT_MEMEQ(test, got, p, PAGE_SIZE);
 	KUNIT_EXPECT_EQ(test, gs_wb_kind(s, 7), GS_KIND_EMPTY);
 	KUNIT_EXPECT_EQ(test, gs_backing_used(s->bk), 0ULL);
-	KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.wb_pages), 0);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_WB_PAGES), 0);
 	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0L);
 
 	gs_wb_write(test, s, 7, p);
@@ -635,7 +635,7 @@ static void gs_wb_direct(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, len, PAGE_SIZE);
 	KUNIT_EXPECT_EQ(test, gs_wb_kind(s, 1), GS_KIND_RAW);
 	KUNIT_EXPECT_EQ(test, gs_wb_kind(s, 2), GS_KIND_COMPRESSED);
-	KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.huge_pages), 1);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_HUGE_PAGES), 1);
 	KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.bd_writes), 1);
 
 	WRITE_ONCE(s->wb.direct, GS_DIRECT_HUGE);
@@ -668,11 +668,11 @@ static void gs_wb_pool_limit(struct kunit *test)
 	}
 	flush_work(&s->wb.work);
 	kunit_info(test, "%d pages: %ld in the pool (%lu pool pages), %ld written back\n",
-		   n, gs_stat(&s->stats.comp_pages), gs_store_pool_pages(s),
-		   gs_stat(&s->stats.wb_pages));
-	KUNIT_EXPECT_GT(test, gs_stat(&s->stats.wb_pages), (long)n / 2);
-	KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.wb_pages) +
-			gs_stat(&s->stats.comp_pages), (long)n);
+		   n, gs_stat_read(&s->stats, GS_STAT_COMP_PAGES), gs_store_pool_pages(s),
+		   gs_stat_read(&s->stats, GS_STAT_WB_PAGES));
+	KUNIT_EXPECT_GT(test, gs_stat_read(&s->stats, GS_STAT_WB_PAGES), (long)n / 2);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_WB_PAGES) +
+			gs_stat_read(&s->stats, GS_STAT_COMP_PAGES), (long)n);
 	KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.failed_writes), 0);
 	gs_kunit_verify_slots(test, s, 0, 1, n);
 	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0L);
@@ -695,10 +695,10 @@ static void gs_wb_shrinker(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sh->count_objects(sh, &sc), 20UL);
 	sc.gfp_mask = GFP_NOIO;
 	KUNIT_EXPECT_EQ(test, sh->scan_objects(sh, &sc), SHRINK_STOP);
-	KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.wb_pages), 0);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_WB_PAGES), 0);
 	sc.gfp_mask = GFP_KERNEL;
 	KUNIT_EXPECT_EQ(test, sh->scan_objects(sh, &sc), 8UL);
-	KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.wb_pages), 8);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_WB_PAGES), 8);
 	KUNIT_EXPECT_EQ(test, sh->count_objects(sh, &sc), 12UL);
 	/* Busy with another writeback: it does not wait. */
 	mutex_lock(&s->wb.lock);
@@ -1199,22 +1199,22 @@ static void gs_wb_stress(struct kunit *test)
 	wait_for_completion(&r->done);
 
 	kunit_info(test, "%d ops; %ld written back, %ld reads and %ld writes on the backing store, %ld relocated\n",
-		   GS_WB_THREADS * GS_WB_OPS, gs_stat(&s->stats.wb_pages),
+		   GS_WB_THREADS * GS_WB_OPS, gs_stat_read(&s->stats, GS_STAT_WB_PAGES),
 		   gs_stat(&s->stats.bd_reads), gs_stat(&s->stats.bd_writes),
 		   gs_stat(&s->stats.bd_relocated));
 	KUNIT_EXPECT_EQ(test, atomic_read(&r->errors), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&r->bad), 0);
 	KUNIT_EXPECT_GT(test, gs_stat(&s->stats.bd_reads), 0);
 	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0L);
-	KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.slots_used),
-			gs_stat(&s->stats.same_pages) +
-			gs_stat(&s->stats.comp_pages) +
-			gs_stat(&s->stats.huge_pages) +
-			gs_stat(&s->stats.wb_pages));
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_SLOTS_USED),
+			gs_stat_read(&s->stats, GS_STAT_SAME_PAGES) +
+			gs_stat_read(&s->stats, GS_STAT_COMP_PAGES) +
+			gs_stat_read(&s->stats, GS_STAT_HUGE_PAGES) +
+			gs_stat_read(&s->stats, GS_STAT_WB_PAGES));
 	gs_store_free_range(s, 0, 1024);
 	KUNIT_EXPECT_EQ(test, gs_backing_used(s->bk), 0ULL);
-	KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.slots_used), 0);
-	KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.wb_pages), 0);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_SLOTS_USED), 0);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_WB_PAGES), 0);
 	KUNIT_EXPECT_EQ(test, gs_store_pool_pages(s), 0UL);
 }
 

@@ -186,14 +186,15 @@ int gs_compress(struct gs_stream *st, const void *src)
 	return st->req->dlen;
 }
 
-int gs_decompress(struct gs_stream *st, unsigned int len, void *dst)
+int gs_decompress(struct gs_stream *st, const void *src, unsigned int len,
+		  void *dst)
 {
 	DECLARE_CRYPTO_WAIT(wait);
 	int ret;
 
 	acomp_request_set_callback(st->req, CRYPTO_TFM_REQ_MAY_BACKLOG,
 				   crypto_req_done, &wait);
-	gs_acomp_set_bufs(st->req, &st->bufs, st->buf, len, dst, PAGE_SIZE);
+	gs_acomp_set_bufs(st->req, &st->bufs, src, len, dst, PAGE_SIZE);
 	ret = crypto_wait_req(crypto_acomp_decompress(st->req), &wait);
 	if (ret)
 		return ret;

@@ -45,7 +45,11 @@ void gs_stream_put(struct gs_stream *st);
  * or 0 if it did not shrink or the algorithm failed: store it as is.
  */
 int gs_compress(struct gs_stream *st, const void *src);
-/* Decompress @len bytes at st->buf into the page at @dst. */
-int gs_decompress(struct gs_stream *st, unsigned int len, void *dst);
+/*
+ * Decompress @len bytes at @src (st->buf, or any other buffer in the
+ * direct map) into the page at @dst.
+ */
+int gs_decompress(struct gs_stream *st, const void *src, unsigned int len,
+		  void *dst);
 
 #endif /* _GS_COMP_H */

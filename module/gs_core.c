@@ -43,6 +43,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
+#include <kunit/static_stub.h>
 #include "gs_backing.h"
 #include "gs_comp.h"
 #include "gs_compat.h"
@@ -56,6 +57,16 @@ static struct kmem_cache *gs_cluster_cache;
 size_t gs_cluster_bytes(void)
 {
 	return kmem_cache_size(gs_cluster_cache) + PAGE_SIZE;
+}
+
+long gs_stat_read(struct gs_stats *st, enum gs_hot_stat i)
+{
+	unsigned int cpu;
+	long sum = 0;
+
+	for_each_possible_cpu(cpu)
+		sum += per_cpu_ptr(st->hot, cpu)->v[i];
+	return sum;
 }
 
 static void gs_stat_max(atomic_long_t *max, long val)
@@ -270,18 +281,20 @@ static bool gs_slot_clear(struct gs_store *s, struct gs_cluster *cl,
 	case GS_KIND_EMPTY:
 		return false;
 	case GS_KIND_SAME:
-		atomic_long_dec(&s->stats.same_pages);
+		gs_stat_dec(&s->stats, GS_STAT_SAME_PAGES);
 		break;
 	case GS_KIND_COMPRESSED:
 	case GS_KIND_RAW:
-		atomic_long_sub(gs_obj_len(e, cl->aux, i),
-				&s->stats.compr_bytes);
-		atomic_long_dec(gs_entry_kind(e) == GS_KIND_RAW ?
-				&s->stats.huge_pages : &s->stats.comp_pages);
-		zs_free(s->pool, gs_handle_decode(gs_entry_payload(e)));
+		gs_stat_add(&s->stats, GS_STAT_COMPR_BYTES,
+			    -(long)gs_obj_len(e, cl->aux, i));
+		gs_stat_dec(&s->stats, gs_entry_kind(e) == GS_KIND_RAW ?
+			    GS_STAT_HUGE_PAGES : GS_STAT_COMP_PAGES);
+		/* A reader has it mapped: the reader frees it. */
+		if (!(e & GS_FLAG_PINNED))
+			zs_free(s->pool, gs_handle_decode(gs_entry_payload(e)));
 		break;
 	case GS_KIND_WRITTEN_BACK:
-		atomic_long_dec(&s->stats.wb_pages);
+		gs_stat_dec(&s->stats, GS_STAT_WB_PAGES);
 		/* A reader has it pinned: the reader frees it. */
 		if (!(e & GS_FLAG_READING))
 			gs_backing_free(s->bk, gs_entry_payload(e));
@@ -293,7 +306,7 @@ static bool gs_slot_clear(struct gs_store *s, struct gs_cluster *cl,
 	atomic_long_set(&cl->table[i], 0);
 	gs_aux_set(cl->aux, i, 0);
 	cl->used--;
-	atomic_long_dec(&s->stats.slots_used);
+	gs_stat_dec(&s->stats, GS_STAT_SLOTS_USED);
 	return true;
 }
 
@@ -361,7 +374,7 @@ static int gs_pool_pack(struct gs_store *s, const void *src, gfp_t gfp,
 	}
 	handle = gs_fail_alloc(s) ? (unsigned long)ERR_PTR(-ENOMEM) :
 		 zs_malloc(s->pool, len, gfp | __GFP_NOWARN | __GFP_HIGHMEM |
-			   __GFP_MOVABLE, NUMA_NO_NODE);
+			   __GFP_MOVABLE, page_to_nid(virt_to_page(src)));
 	if (IS_ERR_VALUE(handle)) {
 		gs_stream_put(st);
 		return s->bk ? -EAGAIN : -ENOMEM;
@@ -435,25 +448,26 @@ int gs_slot_install(struct gs_store *s, u64 slot, unsigned long e,
 	atomic_long_set(&cl->table[i], e);
 	gs_aux_set(cl->aux, i, aux);
 	cl->used++;
+	/* The timekeeper's last tick (coarse): no clock read. */
 	cl->stamp = ktime_get_boottime_seconds();
 	gs_cluster_unlock(cl);
 
-	atomic_long_inc(&s->stats.slots_used);
+	gs_stat_inc(&s->stats, GS_STAT_SLOTS_USED);
 	switch (gs_entry_kind(e)) {
 	case GS_KIND_SAME:
-		atomic_long_inc(&s->stats.same_pages);
+		gs_stat_inc(&s->stats, GS_STAT_SAME_PAGES);
 		break;
 	case GS_KIND_RAW:
-		atomic_long_inc(&s->stats.huge_pages);
-		atomic_long_inc(&s->stats.huge_pages_since);
-		atomic_long_add(PAGE_SIZE, &s->stats.compr_bytes);
+		gs_stat_inc(&s->stats, GS_STAT_HUGE_PAGES);
+		gs_stat_inc(&s->stats, GS_STAT_HUGE_PAGES_SINCE);
+		gs_stat_add(&s->stats, GS_STAT_COMPR_BYTES, PAGE_SIZE);
 		break;
 	case GS_KIND_COMPRESSED:
-		atomic_long_inc(&s->stats.comp_pages);
-		atomic_long_add(aux, &s->stats.compr_bytes);
+		gs_stat_inc(&s->stats, GS_STAT_COMP_PAGES);
+		gs_stat_add(&s->stats, GS_STAT_COMPR_BYTES, aux);
 		break;
 	default:
-		atomic_long_inc(&s->stats.wb_pages);
+		gs_stat_inc(&s->stats, GS_STAT_WB_PAGES);
 		break;
 	}
 	return 0;
@@ -461,7 +475,7 @@ int gs_slot_install(struct gs_store *s, u64 slot, unsigned long e,
 
 /*
  * Copy a pool object to @dst under the cluster lock, so that a concurrent
- * free of the slot cannot pull it away while it is being decompressed.
+ * free of the slot cannot pull it away while it is being copied.
  */
 void gs_obj_copy(struct gs_store *s, unsigned long e, void *dst,
 		 unsigned int len)
@@ -475,6 +489,71 @@ void gs_obj_copy(struct gs_store *s, unsigned long e, void *dst,
 	zs_obj_read_end(s->pool, handle, len, src);
 }
 
+/*
+ * Read the pool object of @e (pinned by us, no lock held) into the page
+ * at @dst: decompressed straight from zsmalloc's mapping where it lies in
+ * one page, else from the copy zsmalloc makes in the stream's buffer.
+ */
+static int gs_obj_read(struct gs_store *s, struct gs_stream *st,
+		       unsigned long e, unsigned int len, void *dst)
+{
+	unsigned long handle = gs_handle_decode(gs_entry_payload(e));
+	void *src;
+	int ret = 0;
+
+	src = zs_obj_read_begin(s->pool, handle, len, st ? st->buf : NULL);
+	if (gs_entry_kind(e) == GS_KIND_RAW)
+		copy_page(dst, src);
+	else
+		ret = gs_decompress(st, src, len, dst);
+	zs_obj_read_end(s->pool, handle, len, src);
+	return ret;
+}
+
+/*
+ * Drop our pin of @e at @slot. If the entry let go of the object
+ * meanwhile (freed, overwritten, written back), it left the object to us:
+ * free it.
+ */
+static void gs_obj_unpin(struct gs_store *s, u64 slot, unsigned long e)
+{
+	unsigned long ci = slot >> GS_CLUSTER_SHIFT;
+	unsigned int i = slot & (GS_CLUSTER_SLOTS - 1);
+	struct gs_cluster *cl;
+	unsigned long now = 0;
+
+	cl = gs_cluster_get(s, ci, 0);
+	if (cl)
+		now = atomic_long_read(&cl->table[i]);
+	/* Flags may have changed (IDLE, WB): the object is what counts. */
+	if (cl && gs_entry_kind(now) == gs_entry_kind(e) &&
+	    gs_entry_payload(now) == gs_entry_payload(e)) {
+		atomic_long_set(&cl->table[i], now & ~GS_FLAG_PINNED);
+		gs_cluster_unlock(cl);
+		return;
+	}
+	if (cl)
+		gs_cluster_unlock(cl);
+	zs_free(s->pool, gs_handle_decode(gs_entry_payload(e)));
+}
+
+/*
+ * Between pinning a pool object and reading it: nothing. A seam for the
+ * KUnit suites, which free, overwrite or write back the slot right there
+ * (a static stub; an empty function in a kernel without KUnit).
+ */
+void gs_read_window(struct gs_store *s, u64 slot)
+{
+	KUNIT_STATIC_STUB_REDIRECT(gs_read_window, s, slot);
+}
+
+/*
+ * The lookup takes the cluster lock only to read the entry. A pool
+ * object is read with the lock dropped, pinned (GS_FLAG_PINNED): only
+ * one reader at a time pins an entry, and one that finds it pinned copies
+ * the object out under the lock, as writeback does. Filling a page (EMPTY,
+ * SAME) happens with no lock held either.
+ */
 int gs_slot_read(struct gs_store *s, u64 slot, void *dst)
 {
 	unsigned long ci = slot >> GS_CLUSTER_SHIFT;
@@ -482,45 +561,44 @@ int gs_slot_read(struct gs_store *s, u64 slot, void *dst)
 	struct gs_stream *st = NULL;
 	struct gs_cluster *cl;
 	unsigned int len = 0;
-	unsigned long e;
+	unsigned long e = 0, fill = 0;
+	bool pinned = false;
 	int ret = 0;
 
 again:
 	cl = gs_cluster_get(s, ci, 0);
-	if (!cl) {
-		if (st)
-			gs_stream_put(st);
-		memset(dst, 0, PAGE_SIZE);
-		return 0;
-	}
-	e = atomic_long_read(&cl->table[i]);
+	if (cl)
+		e = atomic_long_read(&cl->table[i]);
 	/*
-	 * Only a compressed object needs a stream (its buffer, to decompress
-	 * from). Its mutex may sleep, the cluster lock must not: take the
-	 * stream, then look again.
+	 * Only a compressed object needs a stream (its decompressor, and its
+	 * buffer for an object that spans two pages). Its mutex may sleep,
+	 * the cluster lock must not: take the stream, then look again.
 	 */
 	if (gs_entry_kind(e) == GS_KIND_COMPRESSED && !st) {
 		gs_cluster_unlock(cl);
 		st = gs_stream_get(s->comp);
 		goto again;
 	}
-	/* Accessed: no longer idle. */
-	if (e & GS_FLAG_IDLE && gs_entry_kind(e) != GS_KIND_WRITTEN_BACK)
-		atomic_long_set(&cl->table[i], e & ~GS_FLAG_IDLE);
 	switch (gs_entry_kind(e)) {
 	case GS_KIND_EMPTY:
-		memset(dst, 0, PAGE_SIZE);
 		break;
 	case GS_KIND_SAME:
-		memset64(dst, gs_same_word(e, gs_aux_get(cl->aux, i)),
-			 PAGE_SIZE / 8);
-		break;
-	case GS_KIND_RAW:
-		gs_obj_copy(s, e, dst, PAGE_SIZE);
+		fill = gs_same_word(e, gs_aux_get(cl->aux, i));
 		break;
 	case GS_KIND_COMPRESSED:
-		len = gs_aux_get(cl->aux, i);
-		gs_obj_copy(s, e, st->buf, len);
+	case GS_KIND_RAW:
+		len = gs_obj_len(e, cl->aux, i);
+		/* Accessed: no longer idle. */
+		e &= ~GS_FLAG_IDLE;
+		if (!(e & GS_FLAG_PINNED)) {
+			e |= GS_FLAG_PINNED;
+			pinned = true;
+		} else if (gs_entry_kind(e) == GS_KIND_RAW) {
+			gs_obj_copy(s, e, dst, PAGE_SIZE);
+		} else {
+			gs_obj_copy(s, e, st->buf, len);
+		}
+		atomic_long_set(&cl->table[i], e);
 		break;
 	case GS_KIND_WRITTEN_BACK:
 		/* For the writeback tier: no stream held across its I/O. */
@@ -530,13 +608,32 @@ again:
 		ret = -EIO;
 		break;
 	}
-	gs_cluster_unlock(cl);
-	if (len) {
-		ret = gs_decompress(st, len, dst);
+	if (cl)
+		gs_cluster_unlock(cl);
+
+	switch (gs_entry_kind(e)) {
+	case GS_KIND_EMPTY:
+		clear_page(dst);
+		break;
+	case GS_KIND_SAME:
+		memset64(dst, fill, PAGE_SIZE / 8);
+		break;
+	case GS_KIND_COMPRESSED:
+	case GS_KIND_RAW:
+		if (pinned) {
+			gs_read_window(s, slot);
+			ret = gs_obj_read(s, st, e, len, dst);
+			gs_obj_unpin(s, slot, e);
+		} else if (gs_entry_kind(e) == GS_KIND_COMPRESSED) {
+			ret = gs_decompress(st, st->buf, len, dst);
+		}
 		if (ret)
 			pr_err_ratelimited("slot %llu: %s cannot decompress %u bytes: %d\n",
 					   slot, gs_comp_name(s->comp), len,
 					   ret);
+		break;
+	default:
+		break;
 	}
 	if (st)
 		gs_stream_put(st);
@@ -671,7 +768,7 @@ int gs_store_set_algorithm(struct gs_store *s, const char *alg)
 {
 	struct gs_comp *comp;
 
-	if (atomic_long_read(&s->stats.slots_used))
+	if (gs_stat_read(&s->stats, GS_STAT_SLOTS_USED))
 		return -EBUSY;
 	comp = gs_comp_create(alg);
 	if (IS_ERR(comp))
@@ -691,6 +788,9 @@ struct gs_store *gs_core_create(const char *alg, u64 nr_slots)
 	s = kzalloc_obj(*s);
 	if (!s)
 		return ERR_PTR(-ENOMEM);
+	s->stats.hot = alloc_percpu(struct gs_hot_stats);
+	if (!s->stats.hot)
+		goto out_free;
 	xa_init(&s->clusters);
 	s->nr_slots = nr_slots;
 	/* zsmalloc wants a distinct name per pool (debugfs). */
@@ -716,6 +816,7 @@ out_pool:
 out_reserve:
 	mempool_destroy(s->reserve);
 out_free:
+	free_percpu(s->stats.hot);
 	kfree(s);
 	return ERR_PTR(ret);
 }
@@ -724,7 +825,7 @@ out_free:
 void gs_core_free_all(struct gs_store *s)
 {
 	__gs_store_free_range(s, 0, U64_MAX);
-	WARN_ON(atomic_long_read(&s->stats.slots_used));
+	WARN_ON(gs_stat_read(&s->stats, GS_STAT_SLOTS_USED));
 }
 
 void gs_core_destroy(struct gs_store *s)
@@ -736,6 +837,7 @@ void gs_core_destroy(struct gs_store *s)
 	/* The RCU callbacks give dead clusters to the reserve: wait for them. */
 	rcu_barrier();
 	mempool_destroy(s->reserve);
+	free_percpu(s->stats.hot);
 	kfree(s);
 }
 

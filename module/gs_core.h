@@ -81,6 +81,8 @@ int gs_slot_install(struct gs_store *s, u64 slot, unsigned long e,
  * Holds no lock and no stream on return.
  */
 int gs_slot_read(struct gs_store *s, u64 slot, void *dst);
+/* Where a reader holds a pool object pinned and no lock (for tests). */
+void gs_read_window(struct gs_store *s, u64 slot);
 /*
  * If the entry of @slot is @old, make it @new (the same aux value).
  * Returns whether it was @old. For pins (GS_FLAG_READING) around I/O.

@@ -94,10 +94,10 @@ long gs_store_check(struct gs_store *s, struct seq_file *m)
 	}
 
 	/* And the counters. */
-	if (fwd != rev || fwd != atomic_long_read(&s->stats.wb_pages) ||
+	if (fwd != rev || fwd != gs_stat_read(&s->stats, GS_STAT_WB_PAGES) ||
 	    (bk && rev != gs_backing_used(bk)))
 		gs_check_report(m, &bad, "counts differ: entries, reverse map",
-				fwd, rev, atomic_long_read(&s->stats.wb_pages));
+				fwd, rev, gs_stat_read(&s->stats, GS_STAT_WB_PAGES));
 	mutex_unlock(&s->wb.lock);
 	kfree(owners);
 	return bad;
@@ -124,7 +124,7 @@ void gs_store_dump_cluster(struct gs_store *s, unsigned long ci,
 		e = atomic_long_read(&cl->table[i]);
 		if (!e)
 			continue;
-		seq_printf(m, "%llu %s%s%s%s payload %lx aux %u\n",
+		seq_printf(m, "%llu %s%s%s%s%s payload %lx aux %u\n",
 			   ((u64)ci << GS_CLUSTER_SHIFT) + i,
 			   gs_entry_kind(e) < ARRAY_SIZE(kinds) ?
 			   kinds[gs_entry_kind(e)] : "bad",
@@ -133,6 +133,7 @@ void gs_store_dump_cluster(struct gs_store *s, unsigned long ci,
 			   (gs_entry_kind(e) == GS_KIND_WRITTEN_BACK ?
 			    " reading" : " writeback") : "",
 			   e & GS_FLAG_INCOMP ? " incompressible" : "",
+			   e & GS_FLAG_PINNED ? " pinned" : "",
 			   gs_entry_payload(e), gs_aux_get(cl->aux, i));
 	}
 	gs_cluster_unlock(cl);

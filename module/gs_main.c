@@ -328,7 +328,7 @@ static void gs_slot_free_notify(struct block_device *bdev,
 {
 	struct gs_dev *d = bdev->bd_disk->private_data;
 
-	atomic_long_inc(&d->store->stats.notify_free);
+	gs_stat_inc(&d->store->stats, GS_STAT_NOTIFY_FREE);
 	gs_store_free(d->store, offset);
 }
 

@@ -22,6 +22,7 @@
 #include <linux/atomic.h>
 #include <linux/mempool.h>
 #include <linux/mutex.h>
+#include <linux/percpu.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
@@ -33,23 +34,36 @@ struct seq_file;
 struct shrinker;
 struct zs_pool;
 
+/*
+ * The counters every store, read and free touches, per CPU: each CPU adds
+ * to its own, a read sums them all (exact once the store is quiet).
+ */
+enum gs_hot_stat {
+	GS_STAT_SLOTS_USED,		/* every non-EMPTY slot */
+	GS_STAT_SAME_PAGES,		/* SAME */
+	GS_STAT_COMP_PAGES,		/* COMPRESSED */
+	GS_STAT_HUGE_PAGES,		/* RAW */
+	GS_STAT_HUGE_PAGES_SINCE,	/* RAW pages ever stored */
+	GS_STAT_COMPR_BYTES,		/* pool bytes asked for (RAW: 4096) */
+	GS_STAT_WB_PAGES,		/* WRITTEN_BACK entries */
+	GS_STAT_NOTIFY_FREE,		/* slots freed by the swap core */
+	GS_STAT_NR_HOT,
+};
+
+struct gs_hot_stats {
+	long v[GS_STAT_NR_HOT];
+};
+
 struct gs_stats {
+	struct gs_hot_stats __percpu *hot;	/* gs_stat_add(), gs_stat_read() */
 	atomic_long_t clusters;
 	atomic_long_t clusters_peak;
-	atomic_long_t slots_used;	/* every non-EMPTY slot */
-	atomic_long_t same_pages;	/* SAME */
-	atomic_long_t comp_pages;	/* COMPRESSED */
-	atomic_long_t huge_pages;	/* RAW */
-	atomic_long_t huge_pages_since;	/* RAW pages ever stored */
-	atomic_long_t compr_bytes;	/* pool bytes asked for (RAW: 4096) */
 	atomic_long_t max_used_pages;	/* pool high water mark */
 	atomic_long_t meta_bytes;	/* clusters: headers + tables */
 	atomic_long_t failed_reads;
 	atomic_long_t failed_writes;
 	atomic_long_t invalid_io;
-	atomic_long_t notify_free;
 	/* The writeback tier, in pages. */
-	atomic_long_t wb_pages;		/* WRITTEN_BACK entries */
 	atomic_long_t bd_reads;		/* pages read from the backing device */
 	atomic_long_t bd_writes;	/* pages written to it */
 	atomic_long_t bd_write_errors;	/* pages whose write failed */
@@ -61,6 +75,25 @@ struct gs_stats {
 	atomic_long_t wb_buffer_bytes;	/* writeback batch buffers */
 	atomic_long_t injected;		/* allocation failures injected */
 };
+
+static inline void gs_stat_add(struct gs_stats *st, enum gs_hot_stat i,
+			       long n)
+{
+	this_cpu_add(st->hot->v[i], n);
+}
+
+static inline void gs_stat_inc(struct gs_stats *st, enum gs_hot_stat i)
+{
+	gs_stat_add(st, i, 1);
+}
+
+static inline void gs_stat_dec(struct gs_stats *st, enum gs_hot_stat i)
+{
+	gs_stat_add(st, i, -1);
+}
+
+/* The sum over every CPU. */
+long gs_stat_read(struct gs_stats *st, enum gs_hot_stat i);
 
 /* Which entries a writeback takes (COMPRESSED and RAW ones only). */
 enum gs_wb_mode {

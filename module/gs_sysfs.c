@@ -123,7 +123,7 @@ static int gs_reconfigure(struct gs_dev *d, bool empty,
 		return ret;
 	/* Bios of the last opener may still be with the workers. */
 	flush_workqueue(d->io_wq);
-	if (empty && atomic_long_read(&d->store->stats.slots_used))
+	if (empty && gs_stat_read(&d->store->stats, GS_STAT_SLOTS_USED))
 		ret = -EBUSY;	/* holds data: reset first */
 	else
 		ret = fn(d, arg);
@@ -315,20 +315,20 @@ static ssize_t mm_stat_show(struct device *dev, struct device_attribute *attr,
 	guard(rwsem_read)(&d->conf_lock);
 	st = &d->store->stats;
 	/* Written-back pages are stored data too (as in zram). */
-	stored = atomic_long_read(&st->same_pages) +
-		 atomic_long_read(&st->comp_pages) +
-		 atomic_long_read(&st->huge_pages) +
-		 atomic_long_read(&st->wb_pages);
+	stored = gs_stat_read(st, GS_STAT_SAME_PAGES) +
+		 gs_stat_read(st, GS_STAT_COMP_PAGES) +
+		 gs_stat_read(st, GS_STAT_HUGE_PAGES) +
+		 gs_stat_read(st, GS_STAT_WB_PAGES);
 	return sysfs_emit(buf, "%8llu %8ld %8llu %8llu %8llu %8ld %8lu %8ld %8ld\n",
 			  stored << PAGE_SHIFT,
-			  atomic_long_read(&st->compr_bytes),
+			  gs_stat_read(st, GS_STAT_COMPR_BYTES),
 			  (u64)gs_store_pool_pages(d->store) << PAGE_SHIFT,
 			  (u64)READ_ONCE(d->store->limit_pages) << PAGE_SHIFT,
 			  (u64)atomic_long_read(&st->max_used_pages) << PAGE_SHIFT,
-			  atomic_long_read(&st->same_pages),
+			  gs_stat_read(st, GS_STAT_SAME_PAGES),
 			  gs_store_pages_compacted(d->store),
-			  atomic_long_read(&st->huge_pages),
-			  atomic_long_read(&st->huge_pages_since));
+			  gs_stat_read(st, GS_STAT_HUGE_PAGES),
+			  gs_stat_read(st, GS_STAT_HUGE_PAGES_SINCE));
 }
 static DEVICE_ATTR_RO(mm_stat);
 
@@ -346,7 +346,7 @@ static ssize_t cluster_stat_show(struct device *dev,
 
 	guard(rwsem_read)(&d->conf_lock);
 	st = &d->store->stats;
-	used = atomic_long_read(&st->slots_used);
+	used = gs_stat_read(st, GS_STAT_SLOTS_USED);
 	meta = atomic_long_read(&st->meta_bytes);
 	if (used)
 		per = DIV_ROUND_CLOSEST(meta * 100, used);
@@ -371,7 +371,7 @@ static ssize_t io_stat_show(struct device *dev, struct device_attribute *attr,
 			  atomic_long_read(&st->failed_reads),
 			  atomic_long_read(&st->failed_writes),
 			  atomic_long_read(&st->invalid_io),
-			  atomic_long_read(&st->notify_free));
+			  gs_stat_read(st, GS_STAT_NOTIFY_FREE));
 }
 static DEVICE_ATTR_RO(io_stat);
 

@@ -13,15 +13,15 @@
  *   | bits   | field   | meaning                                             |
  *   |--------|---------|-----------------------------------------------------|
  *   | 0..2   | kind    | GS_KIND_* below                                     |
- *   | 3..7   | flags   | GS_FLAG_* below                                     |
- *   | 8..63  | payload | 56 bits, meaning depends on the kind                |
+ *   | 3..9   | flags   | GS_FLAG_* below                                     |
+ *   | 10..63 | payload | 54 bits, meaning depends on the kind                |
  *
  * Kinds:
  *
  *   | kind         | val | payload                     | aux                  |
  *   |--------------|-----|-----------------------------|----------------------|
  *   | EMPTY        | 0   | 0 (the whole word is 0)     | 0                    |
- *   | SAME         | 1   | bits 0..55 of the fill word | bits 56..63 of word  |
+ *   | SAME         | 1   | bits 0..53 of the fill word | bits 54..63 of word  |
  *   | COMPRESSED   | 2   | zsmalloc handle (encoded)   | compressed length    |
  *   | RAW          | 3   | zsmalloc handle (encoded),  | 0                    |
  *   |              |     | object holds the page as is |                      |
@@ -29,7 +29,7 @@
  *   |              |     |                             | 0: the page as is    |
  *   | 5..7         |     | reserved                    |                      |
  *
- * Flags (bits 3..7), their meaning depends on the kind:
+ * Flags (bits 3..9), their meaning depends on the kind:
  *
  *   | flag    | bit | kinds            | meaning                              |
  *   |---------|-----|------------------|--------------------------------------|
@@ -41,18 +41,24 @@
  *   | INCOMP  | 5   | RAW              | the compressor did not shrink it     |
  *   |         |     |                  | at all (RAW without it: it shrank,   |
  *   |         |     |                  | but not below the huge class size)   |
+ *   | PINNED  | 6   | COMPRESSED, RAW  | a reader has the pool object mapped  |
+ *   |         |     |                  | outside the cluster lock: whoever    |
+ *   |         |     |                  | takes the object out of the entry    |
+ *   |         |     |                  | (free, overwrite, writeback) leaves  |
+ *   |         |     |                  | it to the reader to free             |
  *
- * Bits 6..7 are free.
+ * Bits 7..9 are free.
  *
  * An EMPTY slot reads as zeroes. A SAME slot costs no memory beyond the
  * table: the 64-bit fill word is split between the payload and aux.
  *
  * A zsmalloc handle is the address of an 8-byte aligned slab object; the
- * payload keeps its bits 3..58 and decoding sign-extends bit 58. That is
- * exact for kernel addresses on x86-64 (4- and 5-level paging) and arm64,
- * and for UML's low addresses, as long as the pointers carry no tag: with
+ * payload keeps its bits 3..56 and decoding sign-extends bit 56. That is
+ * exact for kernel addresses on x86-64 (4- and 5-level paging: bits 56..63
+ * are all set) and arm64 (at most 52-bit virtual addresses), and for
+ * UML's low addresses, as long as the pointers carry no tag: with
  * tag-based KASAN (arm64 software tags or MTE hardware tags), bits 56..63
- * of a slab pointer hold a tag that bits 3..58 cannot keep, so the module
+ * of a slab pointer hold a tag that bits 3..56 cannot keep, so the module
  * refuses to load on such kernels (gs_core_init()). The encoding is also
  * checked on every store (gs_handle_encode() fails if the round trip is
  * not exact), so another address layout fails writes cleanly rather than
@@ -77,11 +83,11 @@
 #define GS_KIND_BITS		3
 #define GS_KIND_MASK		GENMASK(GS_KIND_BITS - 1, 0)
 #define GS_FLAG_SHIFT		GS_KIND_BITS
-#define GS_FLAG_BITS		5
+#define GS_FLAG_BITS		7
 #define GS_FLAG_MASK		GENMASK(GS_FLAG_SHIFT + GS_FLAG_BITS - 1, \
 					GS_FLAG_SHIFT)
-#define GS_PAYLOAD_SHIFT	(GS_FLAG_SHIFT + GS_FLAG_BITS)	/* 8 */
-#define GS_PAYLOAD_BITS		(64 - GS_PAYLOAD_SHIFT)		/* 56 */
+#define GS_PAYLOAD_SHIFT	(GS_FLAG_SHIFT + GS_FLAG_BITS)	/* 10 */
+#define GS_PAYLOAD_BITS		(64 - GS_PAYLOAD_SHIFT)		/* 54 */
 #define GS_PAYLOAD_MAX		((1UL << GS_PAYLOAD_BITS) - 1)
 
 #define GS_AUX_BITS		12
@@ -102,8 +108,11 @@ enum gs_kind {
 #define GS_FLAG_WB		BIT(GS_FLAG_SHIFT + 1)
 #define GS_FLAG_READING		BIT(GS_FLAG_SHIFT + 1)
 #define GS_FLAG_INCOMP		BIT(GS_FLAG_SHIFT + 2)
+#define GS_FLAG_PINNED		BIT(GS_FLAG_SHIFT + 3)
 
 static_assert(sizeof(unsigned long) == 8, "ghostswap needs a 64-bit kernel");
+static_assert(64 - GS_PAYLOAD_BITS <= GS_AUX_BITS,
+	      "aux must hold the bits of a SAME fill word the payload cannot");
 static_assert(PAGE_SIZE - 1 <= GS_AUX_MAX,
 	      "ghostswap needs 4 KiB pages: aux holds a compressed length");
 
@@ -128,7 +137,7 @@ static inline unsigned long gs_entry_payload(unsigned long e)
 	return e >> GS_PAYLOAD_SHIFT;
 }
 
-/* A SAME entry keeps the low 56 bits of the fill word, aux the top 8. */
+/* A SAME entry keeps the low 54 bits of the fill word, aux the top 10. */
 static inline unsigned long gs_same_entry(unsigned long word,
 					  unsigned int *aux)
 {

@@ -336,18 +336,27 @@ static bool gs_wb_finish(struct gs_store *s, struct gs_wb_candidate *cand)
 	cl = gs_cluster_get(s, cand->slot >> GS_CLUSTER_SHIFT, 0);
 	if (cl)
 		e = atomic_long_read(&cl->table[i]);
-	/* A read meanwhile may have cleared IDLE; that changes nothing. */
-	same = cl && (e | GS_FLAG_IDLE) == (cand->e | GS_FLAG_IDLE);
+	/*
+	 * A read meanwhile may have cleared IDLE, and may hold the object
+	 * pinned; that changes nothing but who frees the object.
+	 */
+	same = cl && (e | GS_FLAG_IDLE | GS_FLAG_PINNED) ==
+		     (cand->e | GS_FLAG_IDLE | GS_FLAG_PINNED);
 	if (same && cand->b != GS_NO_SLOT && !cand->err) {
 		if (gs_entry_kind(e) == GS_KIND_RAW) {
-			atomic_long_dec(&s->stats.huge_pages);
-			atomic_long_sub(PAGE_SIZE, &s->stats.compr_bytes);
+			gs_stat_dec(&s->stats, GS_STAT_HUGE_PAGES);
+			gs_stat_add(&s->stats, GS_STAT_COMPR_BYTES,
+				    -(long)PAGE_SIZE);
 		} else {
-			atomic_long_dec(&s->stats.comp_pages);
-			atomic_long_sub(cand->aux, &s->stats.compr_bytes);
+			gs_stat_dec(&s->stats, GS_STAT_COMP_PAGES);
+			gs_stat_add(&s->stats, GS_STAT_COMPR_BYTES,
+				    -(long)cand->aux);
 		}
-		atomic_long_inc(&s->stats.wb_pages);
-		zs_free(s->pool, gs_handle_decode(gs_entry_payload(e)));
+		gs_stat_inc(&s->stats, GS_STAT_WB_PAGES);
+		/* A reader has it mapped: the reader frees it. */
+		if (!(e & GS_FLAG_PINNED))
+			zs_free(s->pool,
+				gs_handle_decode(gs_entry_payload(e)));
 		atomic_long_set(&cl->table[i],
 				gs_entry(GS_KIND_WRITTEN_BACK, 0, cand->b));
 		gs_aux_set(cl->aux, i, cand->aux);
@@ -518,8 +527,8 @@ static unsigned long gs_shrink_count(struct shrinker *sh,
 	/* Nothing to gain from us while writeback cannot move a page. */
 	if (!READ_ONCE(s->wb.use_shrinker) || !gs_wb_can_progress(s))
 		return 0;
-	n = atomic_long_read(&s->stats.comp_pages) +
-	    atomic_long_read(&s->stats.huge_pages);
+	n = gs_stat_read(&s->stats, GS_STAT_COMP_PAGES) +
+	    gs_stat_read(&s->stats, GS_STAT_HUGE_PAGES);
 	return n ?: SHRINK_EMPTY;
 }
 
@@ -598,7 +607,7 @@ static int gs_decompress_in_place(struct gs_store *s, void *dst,
 	int ret;
 
 	memcpy(st->buf, dst, len);
-	ret = gs_decompress(st, len, dst);
+	ret = gs_decompress(st, st->buf, len, dst);
 	gs_stream_put(st);
 	return ret;
 }
@@ -837,7 +846,7 @@ int gs_store_set_backing(struct gs_store *s, struct gs_backing *bk)
 	struct gs_wb *wb = &s->wb;
 	int ret = -EBUSY;
 
-	if (s->bk || atomic_long_read(&s->stats.slots_used))
+	if (s->bk || gs_stat_read(&s->stats, GS_STAT_SLOTS_USED))
 		goto out_bk;
 	ret = gs_wb_batch_alloc(s);
 	if (ret)
@@ -885,7 +894,7 @@ int gs_store_clear_backing(struct gs_store *s)
 {
 	if (!s->bk)
 		return 0;
-	if (atomic_long_read(&s->stats.slots_used))
+	if (gs_stat_read(&s->stats, GS_STAT_SLOTS_USED))
 		return -EBUSY;
 	gs_wb_detach(s);
 	return 0;

@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite "ghostswap_read": a reader decompresses a pool object with
+ * no lock held, the entry pinned (GS_FLAG_PINNED). Whatever happens to
+ * the slot in that window (a free, an overwrite, a writeback, a second
+ * reader), the reader gets the page it started to read, the object is
+ * freed exactly once, by whoever let go of it last, and the counters end
+ * exact. The window is entered deterministically: a static stub replaces
+ * gs_read_window(), the seam between pinning and reading.
+ */
+#include <kunit/static_stub.h>
+#include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/kthread.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include "gs_comp.h"
+#include "gs_core.h"
+#include "gs_store.h"
+#include "gs_kunit.h"
+
+/* What the stub does in the window, and what it saw. */
+enum gs_race {
+	GS_RACE_FREE,
+	GS_RACE_OVERWRITE,
+	GS_RACE_WRITEBACK,
+	GS_RACE_READER,
+};
+
+struct gs_read_race {
+	enum gs_race race;
+	const void *newer;	/* GS_RACE_OVERWRITE: the new contents */
+	void *second;		/* GS_RACE_READER: what it read */
+	int ret;		/* the racing call's result */
+	unsigned long entry;	/* the entry as the window found it */
+	int runs;
+};
+
+static struct gs_read_race *gs_race;
+
+static void gs_read_window_stub(struct gs_store *s, u64 slot)
+{
+	struct gs_read_race *r = gs_race;
+	u64 done;
+
+	r->runs++;
+	r->entry = gs_store_entry(s, slot);
+	switch (r->race) {
+	case GS_RACE_FREE:
+		gs_store_free(s, slot);
+		break;
+	case GS_RACE_OVERWRITE:
+		r->ret = gs_store_write(s, slot, r->newer, GFP_KERNEL);
+		break;
+	case GS_RACE_WRITEBACK:
+		r->ret = gs_store_writeback(s, GS_WB_ALL, 1, &done);
+		if (!r->ret && done != 1)
+			r->ret = -EAGAIN;
+		break;
+	case GS_RACE_READER:
+		/* The entry is pinned: this one copies under the lock. */
+		r->ret = gs_store_read(s, slot, r->second);
+		break;
+	}
+}
+
+struct gs_read_param {
+	const char *name;
+	enum gs_race race;
+	bool random;		/* a RAW page, else a COMPRESSED one */
+};
+
+static const struct gs_read_param gs_read_params[] = {
+	{ "free compressed", GS_RACE_FREE, false },
+	{ "free raw", GS_RACE_FREE, true },
+	{ "overwrite compressed", GS_RACE_OVERWRITE, false },
+	{ "overwrite raw", GS_RACE_OVERWRITE, true },
+	{ "writeback compressed", GS_RACE_WRITEBACK, false },
+	{ "writeback raw", GS_RACE_WRITEBACK, true },
+	{ "second reader compressed", GS_RACE_READER, false },
+	{ "second reader raw", GS_RACE_READER, true },
+};
+
+static void gs_read_param_desc(const struct gs_read_param *p, char *desc)
+{
+	strscpy(desc, p->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(gs_read, gs_read_params, gs_read_param_desc);
+
+/* The window of one read, with one race in it. */
+static void gs_read_pinned_race(struct kunit *test)
+{
+	const struct gs_read_param *p = test->param_value;
+	struct gs_read_race r = { .race = p->race };
+	enum gs_kind kind = p->random ? GS_KIND_RAW : GS_KIND_COMPRESSED;
+	void *page = p->random ? gs_kunit_random(test) : gs_kunit_text(test, 1);
+	void *dst = gs_kunit_page(test);
+	struct gs_kbk *k;
+	struct gs_store *s;
+
+	s = gs_kunit_wb_store(test, "lz4", 1024, 16, &k);
+	r.newer = gs_kunit_text(test, 2);
+	r.second = gs_kunit_page(test);
+	KUNIT_ASSERT_EQ(test, gs_store_write(s, 7, page, GFP_KERNEL), 0);
+	KUNIT_ASSERT_EQ(test, gs_store_kind(s, 7, NULL), kind);
+
+	gs_race = &r;
+	kunit_activate_static_stub(test, gs_read_window, gs_read_window_stub);
+	KUNIT_EXPECT_EQ(test, gs_store_read(s, 7, dst), 0);
+	kunit_deactivate_static_stub(test, gs_read_window);
+
+	/* The reader got what it started to read, pinned in the window. */
+	KUNIT_EXPECT_EQ(test, r.runs, 1);
+	KUNIT_EXPECT_TRUE(test, r.entry & GS_FLAG_PINNED);
+	KUNIT_EXPECT_EQ(test, gs_entry_kind(r.entry), kind);
+	KUNIT_EXPECT_EQ(test, r.ret, 0);
+	KUNIT_EXPECT_MEMEQ(test, dst, page, PAGE_SIZE);
+	/* Nothing stays pinned. */
+	KUNIT_EXPECT_FALSE(test, gs_store_entry(s, 7) & GS_FLAG_PINNED);
+
+	switch (p->race) {
+	case GS_RACE_FREE:
+		KUNIT_EXPECT_EQ(test, gs_store_entry(s, 7), 0UL);
+		KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_SLOTS_USED), 0);
+		KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_COMPR_BYTES), 0);
+		/* The reader freed the object: the pool is empty. */
+		KUNIT_EXPECT_EQ(test, gs_store_pool_pages(s), 0UL);
+		break;
+	case GS_RACE_OVERWRITE:
+		KUNIT_EXPECT_EQ(test, gs_store_kind(s, 7, NULL),
+				GS_KIND_COMPRESSED);
+		KUNIT_EXPECT_EQ(test, gs_store_read(s, 7, dst), 0);
+		KUNIT_EXPECT_MEMEQ(test, dst, r.newer, PAGE_SIZE);
+		KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_SLOTS_USED), 1);
+		KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_COMP_PAGES), 1);
+		KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_HUGE_PAGES), 0);
+		break;
+	case GS_RACE_WRITEBACK:
+		KUNIT_EXPECT_EQ(test, gs_store_kind(s, 7, NULL),
+				GS_KIND_WRITTEN_BACK);
+		KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_WB_PAGES), 1);
+		KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_COMPR_BYTES), 0);
+		/* The reader freed the object the writeback let go of. */
+		KUNIT_EXPECT_EQ(test, gs_store_pool_pages(s), 0UL);
+		KUNIT_EXPECT_EQ(test, gs_store_read(s, 7, dst), 0);
+		KUNIT_EXPECT_MEMEQ(test, dst, page, PAGE_SIZE);
+		KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0);
+		break;
+	case GS_RACE_READER:
+		KUNIT_EXPECT_MEMEQ(test, r.second, page, PAGE_SIZE);
+		KUNIT_EXPECT_EQ(test, gs_store_kind(s, 7, NULL), kind);
+		KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_SLOTS_USED), 1);
+		break;
+	}
+	gs_store_free(s, 7);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_SLOTS_USED), 0);
+	KUNIT_EXPECT_EQ(test, gs_store_pool_pages(s), 0UL);
+}
+
+struct gs_read_job {
+	struct gs_store *s;
+	u64 slot;
+	void *dst;
+	int ret;
+	struct completion done;
+};
+
+static int gs_read_job_fn(void *arg)
+{
+	struct gs_read_job *j = arg;
+
+	j->ret = gs_store_read(j->s, j->slot, j->dst);
+	complete(&j->done);
+	return 0;
+}
+
+/*
+ * Read @slot in a thread of its own while this CPU's stream is held:
+ * true if the read finished without waiting for the stream.
+ */
+static bool gs_read_without_stream(struct kunit *test, struct gs_store *s,
+				   u64 slot, void *dst)
+{
+	struct gs_read_job j = { .s = s, .slot = slot, .dst = dst };
+	struct task_struct *t;
+	struct gs_stream *st;
+	bool done;
+
+	init_completion(&j.done);
+	st = gs_stream_get(s->comp);
+	t = kthread_run(gs_read_job_fn, &j, "gs-kunit-read");
+	if (IS_ERR(t)) {
+		gs_stream_put(st);
+		KUNIT_FAIL(test, "kthread_run: %ld", PTR_ERR(t));
+		return false;
+	}
+	done = wait_for_completion_timeout(&j.done, 2 * HZ);
+	gs_stream_put(st);
+	if (!done)
+		wait_for_completion(&j.done);
+	KUNIT_EXPECT_EQ(test, j.ret, 0);
+	return done;
+}
+
+/*
+ * Only a COMPRESSED entry needs a stream: reads of EMPTY, SAME and RAW
+ * slots finish while the stream is held elsewhere; a COMPRESSED one
+ * waits for it. (UML runs one CPU: there is one stream.)
+ */
+static void gs_read_no_stream(struct kunit *test)
+{
+	struct gs_store *s = gs_kunit_store(test, "lz4", 1024);
+	void *same = gs_kunit_same(test, 0x5a5a5a5a00000001UL);
+	void *random = gs_kunit_random(test);
+	void *text = gs_kunit_text(test, 3);
+	void *dst = gs_kunit_page(test);
+
+	if (num_possible_cpus() != 1)
+		kunit_skip(test, "needs one CPU (one stream)");
+	KUNIT_ASSERT_EQ(test, gs_store_write(s, 1, same, GFP_KERNEL), 0);
+	KUNIT_ASSERT_EQ(test, gs_store_write(s, 2, random, GFP_KERNEL), 0);
+	KUNIT_ASSERT_EQ(test, gs_store_write(s, 4, text, GFP_KERNEL), 0);
+	KUNIT_ASSERT_EQ(test, gs_store_kind(s, 2, NULL), GS_KIND_RAW);
+	KUNIT_ASSERT_EQ(test, gs_store_kind(s, 4, NULL), GS_KIND_COMPRESSED);
+
+	KUNIT_EXPECT_TRUE(test, gs_read_without_stream(test, s, 1, dst));
+	KUNIT_EXPECT_MEMEQ(test, dst, same, PAGE_SIZE);
+	KUNIT_EXPECT_TRUE(test, gs_read_without_stream(test, s, 2, dst));
+	KUNIT_EXPECT_MEMEQ(test, dst, random, PAGE_SIZE);
+	KUNIT_EXPECT_TRUE(test, gs_read_without_stream(test, s, 3, dst));
+	KUNIT_EXPECT_TRUE(test, !memchr_inv(dst, 0, PAGE_SIZE));
+	/* The check can fail: a compressed read does wait. */
+	KUNIT_EXPECT_FALSE(test, gs_read_without_stream(test, s, 4, dst));
+	KUNIT_EXPECT_MEMEQ(test, dst, text, PAGE_SIZE);
+}
+
+static int gs_read_suite_init(struct kunit_suite *suite)
+{
+	return gs_core_init();
+}
+
+static void gs_read_suite_exit(struct kunit_suite *suite)
+{
+	gs_core_exit();
+}
+
+static struct kunit_case gs_read_cases[] = {
+	KUNIT_CASE_PARAM(gs_read_pinned_race, gs_read_gen_params),
+	KUNIT_CASE(gs_read_no_stream),
+	{}
+};
+
+static struct kunit_suite gs_read_suite = {
+	.name = "ghostswap_read",
+	.suite_init = gs_read_suite_init,
+	.suite_exit = gs_read_suite_exit,
+	.test_cases = gs_read_cases,
+};
+
+kunit_test_suite(gs_read_suite);
