@@ -561,24 +561,13 @@ int gs_slot_read(struct gs_store *s, u64 slot, void *dst)
 	struct gs_stream *st = NULL;
 	struct gs_cluster *cl;
 	unsigned int len = 0;
-	unsigned long e = 0, fill = 0;
+	unsigned long e, fill = 0;
 	bool pinned = false;
 	int ret = 0;
 
 again:
 	cl = gs_cluster_get(s, ci, 0);
-	if (cl)
-		e = atomic_long_read(&cl->table[i]);
-	/*
-	 * Only a compressed object needs a stream (its decompressor, and its
-	 * buffer for an object that spans two pages). Its mutex may sleep,
-	 * the cluster lock must not: take the stream, then look again.
-	 */
-	if (gs_entry_kind(e) == GS_KIND_COMPRESSED && !st) {
-		gs_cluster_unlock(cl);
-		st = gs_stream_get(s->comp);
-		goto again;
-	}
+	e = cl ? atomic_long_read(&cl->table[i]) : 0;
 	switch (gs_entry_kind(e)) {
 	case GS_KIND_EMPTY:
 		break;
@@ -595,8 +584,17 @@ again:
 			pinned = true;
 		} else if (gs_entry_kind(e) == GS_KIND_RAW) {
 			gs_obj_copy(s, e, dst, PAGE_SIZE);
-		} else {
+		} else if (st) {
 			gs_obj_copy(s, e, st->buf, len);
+		} else {
+			/*
+			 * Copied out to be decompressed: that needs a
+			 * stream, whose mutex may sleep, and the cluster
+			 * lock must not. Take one, then look again.
+			 */
+			gs_cluster_unlock(cl);
+			st = gs_stream_get(s->comp);
+			goto again;
 		}
 		atomic_long_set(&cl->table[i], e);
 		break;
@@ -622,6 +620,13 @@ again:
 	case GS_KIND_RAW:
 		if (pinned) {
 			gs_read_window(s, slot);
+			/*
+			 * A compressed object needs a stream: its decompressor,
+			 * and its buffer for an object that spans two pages.
+			 * Waiting for one holds up no free: the pin defers it.
+			 */
+			if (gs_entry_kind(e) == GS_KIND_COMPRESSED && !st)
+				st = gs_stream_get(s->comp);
 			ret = gs_obj_read(s, st, e, len, dst);
 			gs_obj_unpin(s, slot, e);
 		} else if (gs_entry_kind(e) == GS_KIND_COMPRESSED) {
