@@ -92,6 +92,15 @@ struct gs_kbk {
 	void *arg;		/* for the hook */
 	int hook_runs;		/* how many more I/Os call the hook */
 	atomic_t *released;	/* if set: counts the release */
+	/*
+	 * Asynchronous reads (read_start): done at once, or, with
+	 * defer_reads, held until gs_kbk_end_read().
+	 */
+	atomic_t read_starts;
+	bool defer_reads;
+	struct gs_bk_io *held_io;
+	struct page *held_page;
+	u64 held_slot;
 };
 
 static inline int gs_kbk_write(struct gs_backing *bk, u64 slot,
@@ -131,6 +140,38 @@ static inline int gs_kbk_read(struct gs_backing *bk, u64 slot, void *buf)
 	return 0;
 }
 
+static inline int gs_kbk_read_start(struct gs_backing *bk, u64 slot,
+				    struct page *page, struct gs_bk_io *io)
+{
+	struct gs_kbk *k = bk->priv;
+
+	atomic_inc(&k->read_starts);
+	if (k->defer_reads) {
+		if (WARN_ON(k->held_io))
+			return -EAGAIN;
+		k->held_io = io;
+		k->held_page = page;
+		k->held_slot = slot;
+		return 0;
+	}
+	io->err = gs_kbk_read(bk, slot, page_address(page));
+	io->end(io);
+	return 0;
+}
+
+/* Do the read held by defer_reads now, and end it. */
+static inline void gs_kbk_end_read(struct gs_backing *bk)
+{
+	struct gs_kbk *k = bk->priv;
+	struct gs_bk_io *io = k->held_io;
+
+	if (WARN_ON(!io))
+		return;
+	k->held_io = NULL;
+	io->err = gs_kbk_read(bk, k->held_slot, page_address(k->held_page));
+	io->end(io);
+}
+
 static inline void gs_kbk_release(struct gs_backing *bk)
 {
 	struct gs_kbk *k = bk->priv;
@@ -144,6 +185,7 @@ static inline void gs_kbk_release(struct gs_backing *bk)
 static const struct gs_backing_ops gs_kbk_ops = {
 	.write = gs_kbk_write,
 	.read = gs_kbk_read,
+	.read_start = gs_kbk_read_start,
 	.release = gs_kbk_release,
 };
 

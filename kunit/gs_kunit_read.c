@@ -6,7 +6,10 @@
  * reader), the reader gets the page it started to read, the object is
  * freed exactly once, by whoever let go of it last, and the counters end
  * exact. The window is entered deterministically: a static stub replaces
- * gs_read_window(), the seam between pinning and reading.
+ * gs_read_window(), the seam between pinning and reading. And reads of
+ * written-back pages started without waiting (gs_store_read_start()):
+ * ended later, through races with frees and overwrites, errors, and a
+ * stop of the writeback tier that waits for them.
  */
 #include <kunit/static_stub.h>
 #include <kunit/test.h>
@@ -18,6 +21,7 @@
 #include "gs_comp.h"
 #include "gs_core.h"
 #include "gs_store.h"
+#include "gs_writeback.h"
 #include "gs_kunit.h"
 
 /* What the stub does in the window, and what it saw. */
@@ -236,6 +240,217 @@ static void gs_read_no_stream(struct kunit *test)
 	KUNIT_EXPECT_MEMEQ(test, dst, text, PAGE_SIZE);
 }
 
+/* ------------------------------------------- reads started, not waited for */
+
+struct gs_read_ended {
+	struct completion done;
+	int err;
+	int calls;
+	bool atomic;		/* called outside process context */
+};
+
+static void gs_read_ended_fn(void *arg, int err)
+{
+	struct gs_read_ended *r = arg;
+
+	r->err = err;
+	r->calls++;
+	r->atomic = !in_task() || irqs_disabled();
+	complete(&r->done);
+}
+
+static void gs_read_ended_init(struct gs_read_ended *r)
+{
+	init_completion(&r->done);
+	r->err = 1;
+	r->calls = 0;
+	r->atomic = false;
+}
+
+/* A store with @page written back at slot 5. */
+static struct gs_store *gs_read_wb_page(struct kunit *test, const void *page,
+					struct gs_kbk **kp)
+{
+	struct gs_store *s = gs_kunit_wb_store(test, "lz4", 1024, 16, kp);
+	u64 done;
+
+	KUNIT_ASSERT_EQ(test, gs_store_write(s, 5, page, GFP_KERNEL), 0);
+	KUNIT_ASSERT_EQ(test, gs_store_writeback(s, GS_WB_ALL, 8, &done), 0);
+	KUNIT_ASSERT_EQ(test, done, 1ULL);
+	KUNIT_ASSERT_EQ(test, gs_store_kind(s, 5, NULL), GS_KIND_WRITTEN_BACK);
+	return s;
+}
+
+static const struct gs_read_param gs_start_params[] = {
+	{ "compressed", 0, false },
+	{ "raw", 0, true },
+};
+
+KUNIT_ARRAY_PARAM(gs_start, gs_start_params, gs_read_param_desc);
+
+/*
+ * A written-back page is read without waiting: started, ended later
+ * from process context, unpinned, counted; a pool page is read at once.
+ */
+static void gs_read_start_backing(struct kunit *test)
+{
+	const struct gs_read_param *p = test->param_value;
+	void *page = p->random ? gs_kunit_random(test) : gs_kunit_text(test, 4);
+	struct page *dst = alloc_page(GFP_KERNEL);
+	struct gs_read_ended r;
+	struct gs_kbk *k;
+	struct gs_store *s;
+
+	KUNIT_ASSERT_NOT_NULL(test, dst);
+	s = gs_read_wb_page(test, page, &k);
+	gs_read_ended_init(&r);
+	KUNIT_EXPECT_EQ(test, gs_store_read_start(s, 5, dst, gs_read_ended_fn,
+						  &r), GS_READ_STARTED);
+	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&r.done, 5 * HZ));
+	KUNIT_EXPECT_EQ(test, r.err, 0);
+	KUNIT_EXPECT_EQ(test, r.calls, 1);
+	KUNIT_EXPECT_FALSE(test, r.atomic);
+	KUNIT_EXPECT_MEMEQ(test, page_address(dst), page, PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->read_starts), 1);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.bd_reads), 1);
+	KUNIT_EXPECT_EQ(test, gs_store_entry(s, 5) & GS_FLAG_READING, 0UL);
+	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0);
+
+	/* A page in the pool: read at once, nothing to wait for. */
+	KUNIT_ASSERT_EQ(test, gs_store_write(s, 6, page, GFP_KERNEL), 0);
+	gs_read_ended_init(&r);
+	memset(page_address(dst), 0, PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, gs_store_read_start(s, 6, dst, gs_read_ended_fn,
+						  &r), 0);
+	KUNIT_EXPECT_EQ(test, r.calls, 0);
+	KUNIT_EXPECT_MEMEQ(test, page_address(dst), page, PAGE_SIZE);
+	__free_page(dst);
+}
+
+/*
+ * A free or an overwrite while the read is in flight: the reader gets the
+ * page it started to read, the backing slot stays allocated under the
+ * read and is freed once by its end; a second read meanwhile is told to
+ * take the slow path.
+ */
+static void gs_read_start_races(struct kunit *test)
+{
+	void *page = gs_kunit_text(test, 5), *newer = gs_kunit_text(test, 6);
+	struct page *dst = alloc_page(GFP_KERNEL);
+	struct gs_backing *bk;
+	struct gs_read_ended r;
+	struct gs_kbk *k;
+	struct gs_store *s;
+	int round;
+
+	KUNIT_ASSERT_NOT_NULL(test, dst);
+	for (round = 0; round < 2; round++) {
+		s = gs_read_wb_page(test, page, &k);
+		bk = s->bk;
+		k->defer_reads = true;
+		gs_read_ended_init(&r);
+		KUNIT_ASSERT_EQ(test, gs_store_read_start(s, 5, dst,
+							  gs_read_ended_fn, &r),
+				GS_READ_STARTED);
+		KUNIT_EXPECT_TRUE(test, gs_store_entry(s, 5) & GS_FLAG_READING);
+		KUNIT_EXPECT_EQ(test, gs_store_read_start(s, 5, dst,
+							  gs_read_ended_fn, &r),
+				-EAGAIN);
+		if (round == 0) {
+			gs_store_free(s, 5);
+		} else {
+			KUNIT_EXPECT_EQ(test, gs_store_write(s, 5, newer,
+							     GFP_KERNEL), 0);
+		}
+		/* Pinned: the backing slot is not given back yet. */
+		KUNIT_EXPECT_EQ(test, gs_backing_used(bk), 1ULL);
+		gs_kbk_end_read(bk);
+		KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&r.done,
+								    5 * HZ));
+		KUNIT_EXPECT_EQ(test, r.err, 0);
+		KUNIT_EXPECT_MEMEQ(test, page_address(dst), page, PAGE_SIZE);
+		KUNIT_EXPECT_EQ(test, gs_backing_used(bk), 0ULL);
+		KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0);
+		KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_WB_PAGES), 0);
+		KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_SLOTS_USED),
+				round);
+	}
+	__free_page(dst);
+}
+
+/* A failed read ends with -EIO and leaves the entry as it was. */
+static void gs_read_start_error(struct kunit *test)
+{
+	void *page = gs_kunit_text(test, 7);
+	struct page *dst = alloc_page(GFP_KERNEL);
+	struct gs_read_ended r;
+	struct gs_kbk *k;
+	struct gs_store *s;
+
+	KUNIT_ASSERT_NOT_NULL(test, dst);
+	s = gs_read_wb_page(test, page, &k);
+	atomic_set(&k->fail_reads, 1);
+	gs_read_ended_init(&r);
+	KUNIT_ASSERT_EQ(test, gs_store_read_start(s, 5, dst, gs_read_ended_fn,
+						  &r), GS_READ_STARTED);
+	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&r.done, 5 * HZ));
+	KUNIT_EXPECT_EQ(test, r.err, -EIO);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.bd_read_errors), 1);
+	KUNIT_EXPECT_EQ(test, gs_store_entry(s, 5) & GS_FLAG_READING, 0UL);
+	KUNIT_EXPECT_EQ(test, gs_store_kind(s, 5, NULL), GS_KIND_WRITTEN_BACK);
+	/* The page is still there. */
+	gs_read_ended_init(&r);
+	KUNIT_ASSERT_EQ(test, gs_store_read_start(s, 5, dst, gs_read_ended_fn,
+						  &r), GS_READ_STARTED);
+	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&r.done, 5 * HZ));
+	KUNIT_EXPECT_EQ(test, r.err, 0);
+	KUNIT_EXPECT_MEMEQ(test, page_address(dst), page, PAGE_SIZE);
+	__free_page(dst);
+}
+
+struct gs_stop_job {
+	struct gs_store *s;
+	struct completion done;
+};
+
+static int gs_stop_job_fn(void *arg)
+{
+	struct gs_stop_job *j = arg;
+
+	gs_wb_stop(j->s);
+	complete(&j->done);
+	return 0;
+}
+
+/* Stopping the tier (reset, destroy) waits for reads in flight. */
+static void gs_read_start_stop_waits(struct kunit *test)
+{
+	void *page = gs_kunit_text(test, 8);
+	struct page *dst = alloc_page(GFP_KERNEL);
+	struct gs_stop_job j;
+	struct gs_read_ended r;
+	struct task_struct *t;
+	struct gs_kbk *k;
+
+	KUNIT_ASSERT_NOT_NULL(test, dst);
+	j.s = gs_read_wb_page(test, page, &k);
+	k->defer_reads = true;
+	gs_read_ended_init(&r);
+	KUNIT_ASSERT_EQ(test, gs_store_read_start(j.s, 5, dst,
+						  gs_read_ended_fn, &r),
+			GS_READ_STARTED);
+	init_completion(&j.done);
+	t = kthread_run(gs_stop_job_fn, &j, "gs-kunit-stop");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	/* The check can fail: without the wait it would be done at once. */
+	KUNIT_EXPECT_FALSE(test, wait_for_completion_timeout(&j.done, HZ / 5));
+	gs_kbk_end_read(j.s->bk);
+	KUNIT_EXPECT_TRUE(test, wait_for_completion_timeout(&j.done, 5 * HZ));
+	KUNIT_EXPECT_TRUE(test, wait_for_completion_timeout(&r.done, 5 * HZ));
+	KUNIT_EXPECT_MEMEQ(test, page_address(dst), page, PAGE_SIZE);
+	__free_page(dst);
+}
+
 static int gs_read_suite_init(struct kunit_suite *suite)
 {
 	return gs_core_init();
@@ -249,6 +464,10 @@ static void gs_read_suite_exit(struct kunit_suite *suite)
 static struct kunit_case gs_read_cases[] = {
 	KUNIT_CASE_PARAM(gs_read_pinned_race, gs_read_gen_params),
 	KUNIT_CASE(gs_read_no_stream),
+	KUNIT_CASE_PARAM(gs_read_start_backing, gs_start_gen_params),
+	KUNIT_CASE(gs_read_start_races),
+	KUNIT_CASE(gs_read_start_error),
+	KUNIT_CASE(gs_read_start_stop_waits),
 	{}
 };
 

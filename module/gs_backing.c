@@ -217,6 +217,7 @@ void gs_backing_write_start(struct gs_backing *bk, u64 slot,
 {
 	init_completion(&io->done);
 	io->err = 0;
+	io->end = NULL;
 	if (bk->ops->write_start) {
 		bk->ops->write_start(bk, slot, bufs, nr, io);
 		return;
@@ -229,6 +230,15 @@ int gs_backing_write_wait(struct gs_bk_io *io)
 {
 	wait_for_completion_io(&io->done);
 	return io->err;
+}
+
+int gs_backing_read_start(struct gs_backing *bk, u64 slot, struct page *page,
+			  struct gs_bk_io *io)
+{
+	if (!bk->ops->read_start || WARN_ON_ONCE(!io->end))
+		return -EAGAIN;
+	io->err = 0;
+	return bk->ops->read_start(bk, slot, page, io);
 }
 
 /*
@@ -339,7 +349,10 @@ static void gs_bdev_end_io(struct bio *bio)
 
 	io->err = blk_status_to_errno(bio->bi_status);
 	bio_put(bio);
-	complete(&io->done);
+	if (io->end)
+		io->end(io);
+	else
+		complete(&io->done);
 }
 
 static void gs_bdev_write_start(struct gs_backing *bk, u64 slot,
@@ -363,6 +376,27 @@ static int gs_bdev_read(struct gs_backing *bk, u64 slot, void *buf)
 	return gs_bdev_rw(bk, REQ_OP_READ, slot, &buf, 1);
 }
 
+/*
+ * From a submit path: a bio it submits is only sent once that returns,
+ * so nothing here may wait for one, not even for a bio of the reserve.
+ */
+static int gs_bdev_read_start(struct gs_backing *bk, u64 slot,
+			      struct page *page, struct gs_bk_io *io)
+{
+	struct bio *bio;
+
+	bio = bio_alloc_bioset(file_bdev(bk->bdev_file), 1, REQ_OP_READ,
+			       GFP_NOWAIT | __GFP_NOWARN, &bk->bio_set);
+	if (!bio)
+		return -EAGAIN;
+	bio->bi_iter.bi_sector = slot << (PAGE_SHIFT - SECTOR_SHIFT);
+	__bio_add_page(bio, page, PAGE_SIZE, 0);
+	bio->bi_private = io;
+	bio->bi_end_io = gs_bdev_end_io;
+	submit_bio(bio);
+	return 0;
+}
+
 static void gs_bdev_release(struct gs_backing *bk)
 {
 	bioset_exit(&bk->bio_set);
@@ -373,6 +407,7 @@ static const struct gs_backing_ops gs_bdev_ops = {
 	.write = gs_bdev_write,
 	.write_start = gs_bdev_write_start,
 	.read = gs_bdev_read,
+	.read_start = gs_bdev_read_start,
 	.release = gs_bdev_release,
 };
 

@@ -26,10 +26,16 @@
 
 struct gs_backing;
 
-/* A write in flight: gs_backing_write_start(), gs_backing_write_wait(). */
+/*
+ * An I/O in flight: a write (gs_backing_write_start(), then
+ * gs_backing_write_wait()) or a read (gs_backing_read_start(), which
+ * calls @end).
+ */
 struct gs_bk_io {
 	struct completion done;
 	int err;
+	/* If set: called when done (err set), in any context, not @done. */
+	void (*end)(struct gs_bk_io *io);
 };
 
 /*
@@ -46,6 +52,14 @@ struct gs_backing_ops {
 			    void *const *bufs, unsigned int nr,
 			    struct gs_bk_io *io);
 	int (*read)(struct gs_backing *bk, u64 slot, void *buf);
+	/*
+	 * Optional: start reading @slot into @page and return at once, or
+	 * -EAGAIN if that cannot be done without waiting (for memory);
+	 * io->end(io) is called when it is done, in any context. Called
+	 * from a block device's submit path: it must not wait for I/O.
+	 */
+	int (*read_start)(struct gs_backing *bk, u64 slot, struct page *page,
+			  struct gs_bk_io *io);
 	void (*release)(struct gs_backing *bk);
 };
 
@@ -130,6 +144,14 @@ void gs_backing_write_start(struct gs_backing *bk, u64 slot,
 			    void *const *bufs, unsigned int nr,
 			    struct gs_bk_io *io);
 int gs_backing_write_wait(struct gs_bk_io *io);
+/*
+ * Start reading @slot into @page; @io->end(@io) (which must be set) is
+ * called when it is done, in any context. Returns 0, or -EAGAIN if the
+ * store cannot start a read without waiting (then nothing was started:
+ * read it with ops->read).
+ */
+int gs_backing_read_start(struct gs_backing *bk, u64 slot, struct page *page,
+			  struct gs_bk_io *io);
 /*
  * Highest slot in use, or U64_MAX if none. May sleep: the reverse map's
  * lock is held for one cluster's scan, or GS_BK_SKIP_BATCH lookups of

@@ -7,6 +7,7 @@
 #ifndef _GS_DEV_H
 #define _GS_DEV_H
 
+#include <linux/mempool.h>
 #include <linux/rwsem.h>
 #include <linux/sizes.h>
 #include <linux/types.h>
@@ -35,8 +36,11 @@ struct gs_dev {
 	/* Write: configuration changes. Read: stats, writeback, compaction. */
 	struct rw_semaphore conf_lock;
 	bool claim;		/* reconfiguring: opens fail with -EBUSY */
+	/* Bios a worker finishes (gs_main.c): reads, writes, the reserve. */
 	struct workqueue_struct *io_wq;
-	struct gs_punt __percpu *punt;
+	struct gs_punt __percpu *punt_read;
+	struct gs_punt __percpu *punt_write;
+	mempool_t *punt_pool;
 	struct dentry *debugfs;
 	unsigned long dump_cluster;	/* debugfs "table" shows this one */
 };

@@ -13,7 +13,9 @@
 #include <linux/blkdev.h>
 #include <linux/highmem.h>
 #include <linux/kernel.h>
+#include <linux/list.h>
 #include <linux/memcontrol.h>
+#include <linux/mempool.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
@@ -34,14 +36,29 @@
 /*
  * Bios that need backing device I/O cannot wait for it in the submit path
  * (the block layer holds bios submitted from there until it returns):
- * they are handed to a worker, per CPU, that does them in full.
+ * the rest of such a bio, from the slot that needed it on, is handed to a
+ * worker, per CPU, that does it in full. Reads and writes have lists of
+ * their own: a read never waits behind a write that makes room in the
+ * pool. Reads of written-back pages do not need it: they are started
+ * from the submit path and end on their own (gs_store_read_start()).
  */
 struct gs_punt {
 	spinlock_t lock;	/* covers bios */
-	struct bio_list bios;
+	struct list_head bios;	/* of struct gs_punted */
 	struct work_struct work;
 	struct gs_dev *d;
 };
+
+/* A bio handed to a worker, and where it goes on. */
+struct gs_punted {
+	struct list_head node;
+	struct bio *bio;
+	struct bvec_iter iter;	/* the first segment of a slot */
+	unsigned long start;	/* I/O accounting */
+};
+
+/* Punted bios that can always be taken: the workers give them back. */
+#define GS_PUNT_RESERVE		16
 
 static struct gs_dev *gs_dev;
 static int gs_major;
@@ -149,34 +166,83 @@ static int gs_slot_rw(struct gs_store *s, u64 slot, void *p, bool write,
 			gs_store_read(s, slot, p);
 }
 
+/* A read started by gs_store_read_start() has ended: one less to wait for. */
+static void gs_read_end(void *arg, int err)
+{
+	struct bio *bio = arg;
+
+	if (err) {
+		struct gs_dev *d = bio->bi_bdev->bd_disk->private_data;
+
+		atomic_long_inc(&d->store->stats.failed_reads);
+		bio->bi_status = gs_errno_to_blk(err);
+	}
+	bio_endio(bio);
+}
+
 /*
- * Reads and writes. Whole-page segments go straight to the store; a slot
- * split over several segments goes through a bounce page. With @nowait,
- * returns -EAGAIN where backing device I/O is needed: the caller does the
- * whole bio again from a worker (reads and writes of whole slots can be
- * repeated). Else returns 0 or the errno the bio fails with.
+ * A whole page read in the submit path: from the pool at once, or, from
+ * the backing device, started and left to end on its own (the bio waits
+ * for it: a remaining count of its own).
  */
-static int gs_rw(struct gs_dev *d, struct bio *bio, bool nowait)
+static int gs_read_page_nowait(struct gs_store *s, struct bio *bio, u64 slot,
+			       struct bio_vec *bv)
+{
+	void *p = bvec_kmap_local(bv);
+	int err;
+
+	err = gs_store_read_nowait(s, slot, p);
+	kunmap_local(p);
+	if (err == -EAGAIN) {
+		bio_inc_remaining(bio);
+		err = gs_store_read_start(s, slot, bv->bv_page, gs_read_end, bio);
+		if (err == GS_READ_STARTED)
+			return 0;
+		bio_endio(bio);	/* not started: the count goes back */
+		if (err)
+			return err;
+	}
+	flush_dcache_page(bv->bv_page);
+	return err;
+}
+
+/*
+ * Reads and writes, from *@iter on. Whole-page segments go straight to the
+ * store; a slot split over several segments goes through a bounce page.
+ * With @nowait, returns -EAGAIN where backing device I/O is needed, *@iter
+ * at the first segment of that slot: the caller has a worker go on from
+ * there (a slot can be read or written again from its start). Else
+ * returns 0 or the errno the bio fails with.
+ */
+static int gs_rw(struct gs_dev *d, struct bio *bio, struct bvec_iter *iter,
+		 bool nowait)
 {
 	bool write = op_is_write(bio_op(bio));
-	u64 slot = bio->bi_iter.bi_sector / GS_SECTORS_PER_SLOT;
+	u64 slot = iter->bi_sector / GS_SECTORS_PER_SLOT;
 	struct gs_store *s = d->store;
 	unsigned int off = 0, done, n;
-	struct bvec_iter iter;
+	struct bvec_iter it, at = *iter;
 	struct bio_vec bv;
 	void *bounce = NULL, *p;
 	int err = 0;
 
-	if (!IS_ALIGNED(bio->bi_iter.bi_sector, GS_SECTORS_PER_SLOT) ||
-	    !IS_ALIGNED(bio->bi_iter.bi_size, PAGE_SIZE)) {
+	if (!IS_ALIGNED(iter->bi_sector, GS_SECTORS_PER_SLOT) ||
+	    !IS_ALIGNED(iter->bi_size, PAGE_SIZE)) {
 		atomic_long_inc(&s->stats.invalid_io);
 		return -EINVAL;
 	}
 
-	bio_for_each_segment(bv, bio, iter) {
+	__bio_for_each_segment(bv, bio, it, *iter) {
 		for (done = 0; done < bv.bv_len; done += n) {
 			n = min_t(unsigned int, bv.bv_len - done, PAGE_SIZE - off);
-			if (n == PAGE_SIZE) {
+			if (!off) {
+				/* A slot starts here: where to go on from. */
+				at = it;
+				bio_advance_iter_single(bio, &at, done);
+			}
+			if (n == PAGE_SIZE && !write && nowait) {
+				err = gs_read_page_nowait(s, bio, slot, &bv);
+			} else if (n == PAGE_SIZE) {
 				p = bvec_kmap_local(&bv);
 				err = gs_slot_rw(s, slot, p, write, nowait);
 				kunmap_local(p);
@@ -219,8 +285,10 @@ static int gs_rw(struct gs_dev *d, struct bio *bio, bool nowait)
 			break;
 	}
 	kfree(bounce);
+	if (err == -EAGAIN)
+		*iter = at;
 	/* The one place that counts failed bios (the store counts none). */
-	if (err && err != -EAGAIN)
+	else if (err)
 		atomic_long_inc(write ? &s->stats.failed_writes :
 				&s->stats.failed_reads);
 	return err;
@@ -242,26 +310,30 @@ static blk_status_t gs_discard(struct gs_dev *d, struct bio *bio)
 	return BLK_STS_OK;
 }
 
-/*
- * I/O accounting of a punted bio was started in gs_submit_bio(); it ends
- * here, timed from when the worker took it (its queueing time is lost).
- */
+/* A punted bio goes on where the submit path stopped, and ends here. */
 static void gs_punt_work(struct work_struct *work)
 {
 	struct gs_punt *p = container_of(work, struct gs_punt, work);
 	unsigned int noio = memalloc_noio_save();
-	unsigned long start;
+	struct gs_punted *pb;
 	struct bio *bio;
+	int err;
 
 	for (;;) {
 		spin_lock(&p->lock);
-		bio = bio_list_pop(&p->bios);
+		pb = list_first_entry_or_null(&p->bios, struct gs_punted, node);
+		if (pb)
+			list_del(&pb->node);
 		spin_unlock(&p->lock);
-		if (!bio)
+		if (!pb)
 			break;
-		start = jiffies;
-		bio->bi_status = gs_errno_to_blk(gs_rw(p->d, bio, false));
-		bio_end_io_acct(bio, start);
+		bio = pb->bio;
+		err = gs_rw(p->d, bio, &pb->iter, false);
+		/* Reads started from the submit path may have set it already. */
+		if (err)
+			bio->bi_status = gs_errno_to_blk(err);
+		bio_end_io_acct(bio, pb->start);
+		mempool_free(pb, p->d->punt_pool);
 		bio_endio(bio);
 		cond_resched();
 	}
@@ -275,14 +347,22 @@ static void gs_punt_work(struct work_struct *work)
  * is per CPU only to spread the work; its lock covers it from any CPU, so
  * being moved to another CPU after choosing one is harmless (the bio
  * waits on that CPU's list, whose worker drains it). Simpler than a
- * local_lock and correct on both kinds of kernel.
+ * local_lock and correct on both kinds of kernel. The reserve makes the
+ * allocation wait only for the workers, which need nothing of ours.
  */
-static void gs_punt(struct gs_dev *d, struct bio *bio)
+static void gs_punt(struct gs_dev *d, struct bio *bio, struct bvec_iter iter,
+		    unsigned long start)
 {
-	struct gs_punt *p = per_cpu_ptr(d->punt, raw_smp_processor_id());
+	struct gs_punt __percpu *list = op_is_write(bio_op(bio)) ?
+		d->punt_write : d->punt_read;
+	struct gs_punt *p = per_cpu_ptr(list, raw_smp_processor_id());
+	struct gs_punted *pb = mempool_alloc(d->punt_pool, GFP_NOIO);
 
+	pb->bio = bio;
+	pb->iter = iter;
+	pb->start = start;
 	spin_lock(&p->lock);
-	bio_list_add(&p->bios, bio);
+	list_add_tail(&pb->node, &p->bios);
 	spin_unlock(&p->lock);
 	queue_work(d->io_wq, &p->work);
 }
@@ -294,12 +374,14 @@ static void gs_submit_bio(struct bio *bio)
 	blk_status_t status;
 	int err;
 
+	struct bvec_iter iter = bio->bi_iter;
+
 	switch (bio_op(bio)) {
 	case REQ_OP_READ:
 	case REQ_OP_WRITE:
-		err = gs_rw(d, bio, true);
+		err = gs_rw(d, bio, &iter, true);
 		if (err == -EAGAIN) {
-			gs_punt(d, bio);
+			gs_punt(d, bio, iter, start);
 			return;
 		}
 		status = gs_errno_to_blk(err);
@@ -318,7 +400,9 @@ static void gs_submit_bio(struct bio *bio)
 		break;
 	}
 	bio_end_io_acct(bio, start);
-	bio->bi_status = status;
+	/* A read started here may have failed already: keep its status. */
+	if (status)
+		bio->bi_status = status;
 	bio_endio(bio);
 }
 
@@ -349,35 +433,47 @@ static const struct block_device_operations gs_fops = {
 
 /* ------------------------------------------------------------- module */
 
-static int gs_punt_create(struct gs_dev *d)
+static struct gs_punt __percpu *gs_punt_lists(struct gs_dev *d)
 {
+	struct gs_punt __percpu *list = alloc_percpu(struct gs_punt);
 	unsigned int cpu;
 
-	/* Reclaim may wait on these bios: they need a rescuer. */
-	d->io_wq = alloc_workqueue("ghostswap-io", WQ_UNBOUND | WQ_MEM_RECLAIM,
-				   0);
-	if (!d->io_wq)
-		return -ENOMEM;
-	d->punt = alloc_percpu(struct gs_punt);
-	if (!d->punt) {
-		destroy_workqueue(d->io_wq);
-		return -ENOMEM;
-	}
+	if (!list)
+		return NULL;
 	for_each_possible_cpu(cpu) {
-		struct gs_punt *p = per_cpu_ptr(d->punt, cpu);
+		struct gs_punt *p = per_cpu_ptr(list, cpu);
 
 		spin_lock_init(&p->lock);
-		bio_list_init(&p->bios);
+		INIT_LIST_HEAD(&p->bios);
 		INIT_WORK(&p->work, gs_punt_work);
 		p->d = d;
 	}
-	return 0;
+	return list;
 }
 
 static void gs_punt_destroy(struct gs_dev *d)
 {
-	destroy_workqueue(d->io_wq);
-	free_percpu(d->punt);
+	if (d->io_wq)
+		destroy_workqueue(d->io_wq);
+	free_percpu(d->punt_read);
+	free_percpu(d->punt_write);
+	mempool_destroy(d->punt_pool);
+}
+
+static int gs_punt_create(struct gs_dev *d)
+{
+	/* Reclaim may wait on these bios: they need a rescuer. */
+	d->io_wq = alloc_workqueue("ghostswap-io", WQ_UNBOUND | WQ_MEM_RECLAIM,
+				   0);
+	d->punt_read = gs_punt_lists(d);
+	d->punt_write = gs_punt_lists(d);
+	d->punt_pool = mempool_create_kmalloc_pool(GS_PUNT_RESERVE,
+						   sizeof(struct gs_punted));
+	if (!d->io_wq || !d->punt_read || !d->punt_write || !d->punt_pool) {
+		gs_punt_destroy(d);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 static int gs_dev_create(void)

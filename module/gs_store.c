@@ -16,6 +16,7 @@
  */
 #include <linux/compiler.h>
 #include <linux/err.h>
+#include <linux/highmem.h>
 #include "gs_core.h"
 #include "gs_store.h"
 #include "gs_writeback.h"
@@ -111,4 +112,25 @@ int gs_store_read(struct gs_store *s, u64 slot, void *dst)
 int gs_store_read_nowait(struct gs_store *s, u64 slot, void *dst)
 {
 	return __gs_store_read(s, slot, dst, true);
+}
+
+int gs_store_read_start(struct gs_store *s, u64 slot, struct page *page,
+			gs_read_end_t end, void *arg)
+{
+	void *dst;
+	int ret;
+
+	if (slot >= s->nr_slots)
+		return -EINVAL;
+	for (;;) {
+		dst = kmap_local_page(page);
+		ret = gs_slot_read(s, slot, dst);
+		kunmap_local(dst);
+		if (ret != GS_READ_BACKING)
+			return ret;
+		ret = gs_wb_read_start(s, slot, page, end, arg);
+		/* Else it is no longer on the backing device: look again. */
+		if (ret != -ESTALE)
+			return ret ?: GS_READ_STARTED;
+	}
 }

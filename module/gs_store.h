@@ -140,6 +140,9 @@ struct gs_wb {
 	struct workqueue_struct *wq;
 	struct work_struct work;	/* background writeback to the limit */
 	struct shrinker *shrinker;
+	/* Reads of written-back pages: finished there, never behind @wq. */
+	struct workqueue_struct *read_wq;
+	atomic_t reads;			/* started and not finished */
 };
 
 struct gs_store {
@@ -192,6 +195,21 @@ int gs_store_read(struct gs_store *s, u64 slot, void *dst);
 int gs_store_write_nowait(struct gs_store *s, u64 slot, const void *src,
 			  gfp_t gfp);
 int gs_store_read_nowait(struct gs_store *s, u64 slot, void *dst);
+
+/* gs_store_read_start(): the read is in flight, @end will be called. */
+#define GS_READ_STARTED		1
+typedef void (*gs_read_end_t)(void *arg, int err);
+/*
+ * Read @slot into @page without waiting for backing device I/O: a page
+ * on the backing device is read asynchronously, and @end(@arg, err) is
+ * called from process context once it is in @page (GS_READ_STARTED); any
+ * other page is read at once (0, @end is not called). -EAGAIN: this read
+ * cannot be started now (another reader of the slot, no memory): use
+ * gs_store_read(). For the block layer's submit path: what it submits
+ * is only sent once it returns.
+ */
+int gs_store_read_start(struct gs_store *s, u64 slot, struct page *page,
+			gs_read_end_t end, void *arg);
 /* Frees one slot; never sleeps (called under the swap core's spinlock). */
 void gs_store_free(struct gs_store *s, u64 slot);
 /*

@@ -56,6 +56,8 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
+#include <linux/wait_bit.h>
+#include <linux/highmem.h>
 #include <linux/zsmalloc.h>
 #include "gs_backing.h"
 #include "gs_comp.h"
@@ -665,6 +667,144 @@ int gs_wb_read(struct gs_store *s, u64 slot, void *dst)
 	return ret;
 }
 
+/*
+ * A read of a written-back page started from the submit path
+ * (gs_wb_read_start()): the entry pinned as by gs_wb_read(), the backing
+ * slot read asynchronously into the caller's page (or, for compressed
+ * data, into a page of its own), then finished in process context on
+ * wb.read_wq: unpinned, decompressed, handed back through @end.
+ */
+struct gs_wb_rb {
+	struct gs_bk_io io;
+	struct work_struct work;
+	struct gs_store *s;
+	u64 slot;
+	u64 b;			/* the backing slot */
+	unsigned long e;	/* the entry as it was before the pin */
+	unsigned int len;	/* compressed length, 0: the page as is */
+	struct page *page;	/* where the page goes */
+	struct page *data;	/* what is read, if it must be decompressed */
+	gs_read_end_t end;
+	void *arg;
+};
+
+static void gs_wb_rb_finish(struct work_struct *work)
+{
+	struct gs_wb_rb *rb = container_of(work, struct gs_wb_rb, work);
+	struct gs_store *s = rb->s;
+	int ret = rb->io.err;
+	struct gs_stream *st;
+	void *dst;
+
+	atomic_long_inc(ret ? &s->stats.bd_read_errors : &s->stats.bd_reads);
+	/* Unpin; if the entry went away meanwhile, the slot is ours to free. */
+	if (!gs_slot_replace(s, rb->slot, rb->e | GS_FLAG_READING, rb->e))
+		gs_backing_free(s->bk, rb->b);
+	if (ret) {
+		pr_err_ratelimited("slot %llu: cannot read backing slot %llu: %d\n",
+				   rb->slot, rb->b, ret);
+		ret = -EIO;
+	} else if (rb->data) {
+		dst = kmap_local_page(rb->page);
+		st = gs_stream_get(s->comp);
+		ret = gs_decompress(st, page_address(rb->data), rb->len, dst);
+		gs_stream_put(st);
+		kunmap_local(dst);
+		if (ret)
+			pr_err_ratelimited("slot %llu: %s cannot decompress %u bytes from backing slot %llu: %d\n",
+					   rb->slot, gs_comp_name(s->comp),
+					   rb->len, rb->b, ret);
+	}
+	if (!ret)
+		flush_dcache_page(rb->page);
+	if (rb->data)
+		__free_page(rb->data);
+	rb->end(rb->arg, ret);
+	kfree(rb);
+	if (atomic_dec_and_test(&s->wb.reads))
+		wake_up_var(&s->wb.reads);
+}
+
+/* The backing read is done: any context. */
+static void gs_wb_rb_end_io(struct gs_bk_io *io)
+{
+	struct gs_wb_rb *rb = container_of(io, struct gs_wb_rb, io);
+
+	INIT_WORK(&rb->work, gs_wb_rb_finish);
+	queue_work(rb->s->wb.read_wq, &rb->work);
+}
+
+int gs_wb_read_start(struct gs_store *s, u64 slot, struct page *page,
+		     gs_read_end_t end, void *arg)
+{
+	/* From a submit path: nothing here may wait, not even for memory. */
+	const gfp_t gfp = GFP_NOWAIT | __GFP_NOWARN;
+	unsigned int i = slot & (GS_CLUSTER_SLOTS - 1);
+	struct gs_cluster *cl;
+	struct gs_wb_rb *rb;
+	unsigned long e;
+	int ret;
+
+	if (!s->bk->ops->read_start)
+		return -EAGAIN;
+	rb = kzalloc_obj(*rb, gfp);
+	if (!rb)
+		return -EAGAIN;
+again:
+	cl = gs_cluster_get(s, slot >> GS_CLUSTER_SHIFT, 0);
+	e = cl ? atomic_long_read(&cl->table[i]) : 0;
+	if (gs_entry_kind(e) != GS_KIND_WRITTEN_BACK || e & GS_FLAG_READING) {
+		ret = gs_entry_kind(e) == GS_KIND_WRITTEN_BACK ? -EAGAIN :
+								  -ESTALE;
+		goto out_unlock;
+	}
+	rb->len = gs_aux_get(cl->aux, i);
+	/* Compressed data is read into a page of its own: get one first. */
+	if (rb->len && !rb->data) {
+		gs_cluster_unlock(cl);
+		rb->data = alloc_page(gfp);
+		if (!rb->data) {
+			ret = -EAGAIN;
+			goto out_free;
+		}
+		goto again;
+	}
+	atomic_long_set(&cl->table[i], e | GS_FLAG_READING);
+	gs_cluster_unlock(cl);
+
+	rb->s = s;
+	rb->slot = slot;
+	rb->b = gs_entry_payload(e);
+	rb->e = e;
+	rb->page = page;
+	rb->end = end;
+	rb->arg = arg;
+	rb->io.end = gs_wb_rb_end_io;
+	if (!rb->len && rb->data) {
+		/* It changed into a page stored as is meanwhile. */
+		__free_page(rb->data);
+		rb->data = NULL;
+	}
+	atomic_inc(&s->wb.reads);
+	ret = gs_backing_read_start(s->bk, rb->b, rb->data ?: page, &rb->io);
+	if (!ret)
+		return 0;
+	if (atomic_dec_and_test(&s->wb.reads))
+		wake_up_var(&s->wb.reads);
+	if (!gs_slot_replace(s, slot, e | GS_FLAG_READING, e))
+		gs_backing_free(s->bk, rb->b);
+	goto out_free;
+
+out_unlock:
+	if (cl)
+		gs_cluster_unlock(cl);
+out_free:
+	if (rb->data)
+		__free_page(rb->data);
+	kfree(rb);
+	return ret;
+}
+
 /* ----------------------------------------------------------- idle marks */
 
 void gs_store_mark_idle(struct gs_store *s, u64 age)
@@ -839,6 +979,8 @@ void gs_wb_stop(struct gs_store *s)
 		s->wb.shrinker = NULL;
 	}
 	cancel_work_sync(&s->wb.work);
+	/* Reads started from a submit path end on their own: wait for them. */
+	wait_var_event(&s->wb.reads, !atomic_read(&s->wb.reads));
 }
 
 int gs_store_set_backing(struct gs_store *s, struct gs_backing *bk)
@@ -855,9 +997,14 @@ int gs_store_set_backing(struct gs_store *s, struct gs_backing *bk)
 	wb->wq = alloc_workqueue("ghostswap-wb", WQ_UNBOUND | WQ_MEM_RECLAIM, 1);
 	if (!wb->wq)
 		goto out_batch;
+	/* Page faults wait on these reads, reclaim too: high priority. */
+	wb->read_wq = alloc_workqueue("ghostswap-rb", WQ_UNBOUND | WQ_HIGHPRI |
+				      WQ_MEM_RECLAIM, 0);
+	if (!wb->read_wq)
+		goto out_wq;
 	wb->shrinker = shrinker_alloc(0, "ghostswap");
 	if (!wb->shrinker)
-		goto out_wq;
+		goto out_read_wq;
 	wb->shrinker->count_objects = gs_shrink_count;
 	wb->shrinker->scan_objects = gs_shrink_scan;
 	wb->shrinker->seeks = DEFAULT_SEEKS;
@@ -867,6 +1014,9 @@ int gs_store_set_backing(struct gs_store *s, struct gs_backing *bk)
 	shrinker_register(wb->shrinker);
 	return 0;
 
+out_read_wq:
+	destroy_workqueue(wb->read_wq);
+	wb->read_wq = NULL;
 out_wq:
 	destroy_workqueue(wb->wq);
 	wb->wq = NULL;
@@ -883,6 +1033,8 @@ void gs_wb_detach(struct gs_store *s)
 		return;
 	/* Waits for a running shrinker scan and the background writeback. */
 	gs_wb_stop(s);
+	destroy_workqueue(s->wb.read_wq);
+	s->wb.read_wq = NULL;
 	destroy_workqueue(s->wb.wq);
 	s->wb.wq = NULL;
 	gs_wb_batch_free(s);

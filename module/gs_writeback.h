@@ -9,8 +9,7 @@
 
 #include <linux/gfp_types.h>
 #include <linux/types.h>
-
-struct gs_store;
+#include "gs_store.h"
 
 /* The tier's state in a new store: no backing device, default policies. */
 void gs_wb_init(struct gs_store *s);
@@ -41,5 +40,15 @@ int gs_wb_write_page(struct gs_store *s, u64 slot, const void *src,
  * for it): look again.
  */
 int gs_wb_read(struct gs_store *s, u64 slot, void *dst);
+/*
+ * Start reading the page of a WRITTEN_BACK slot into @page; @end(@arg,
+ * err) is called from process context when it is there. Returns 0
+ * (started), -ESTALE if the entry is no longer WRITTEN_BACK (look
+ * again), -EAGAIN if it cannot be started without waiting (another
+ * reader has it pinned, no memory, a backing store without asynchronous
+ * reads): gs_wb_read() then.
+ */
+int gs_wb_read_start(struct gs_store *s, u64 slot, struct page *page,
+		     gs_read_end_t end, void *arg);
 
 #endif /* _GS_WRITEBACK_H */
