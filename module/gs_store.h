@@ -142,6 +142,7 @@ struct gs_wb {
 	struct shrinker *shrinker;
 	/* Reads of written-back pages: finished there, never behind @wq. */
 	struct workqueue_struct *read_wq;
+	mempool_t *rb_pool;		/* their requests */
 	atomic_t reads;			/* started and not finished */
 };
 

@@ -48,6 +48,7 @@
 #define pr_fmt(fmt) "ghostswap: " fmt
 
 #include <linux/gfp.h>
+#include <linux/mempool.h>
 #include <linux/mm.h>
 #include <linux/sched.h>
 #include <linux/sched/mm.h>
@@ -66,6 +67,8 @@
 #include "gs_writeback.h"
 
 #define GS_WB_BATCH	32	/* pages per writeback batch */
+/* Reads of written-back pages that can always be started: a swap read's. */
+#define GS_WB_RB_RESERVE	32
 #define GS_WB_DEPTH	2	/* batches in flight at once */
 
 struct gs_wb_candidate {
@@ -720,7 +723,7 @@ static void gs_wb_rb_finish(struct work_struct *work)
 	if (rb->data)
 		__free_page(rb->data);
 	rb->end(rb->arg, ret);
-	kfree(rb);
+	mempool_free(rb, s->wb.rb_pool);
 	if (atomic_dec_and_test(&s->wb.reads))
 		wake_up_var(&s->wb.reads);
 }
@@ -747,9 +750,11 @@ int gs_wb_read_start(struct gs_store *s, u64 slot, struct page *page,
 
 	if (!s->bk->ops->read_start)
 		return -EAGAIN;
-	rb = kzalloc_obj(*rb, gfp);
+	/* A reserve of them: one swap read's worth never waits for memory. */
+	rb = mempool_alloc(s->wb.rb_pool, gfp);
 	if (!rb)
 		return -EAGAIN;
+	memset(rb, 0, sizeof(*rb));
 again:
 	cl = gs_cluster_get(s, slot >> GS_CLUSTER_SHIFT, 0);
 	e = cl ? atomic_long_read(&cl->table[i]) : 0;
@@ -801,7 +806,7 @@ out_unlock:
 out_free:
 	if (rb->data)
 		__free_page(rb->data);
-	kfree(rb);
+	mempool_free(rb, s->wb.rb_pool);
 	return ret;
 }
 
@@ -937,6 +942,8 @@ static void gs_wb_batch_free(struct gs_store *s)
 	struct gs_wb_batch *batches = s->wb.batches;
 	unsigned int i, k;
 
+	mempool_destroy(s->wb.rb_pool);
+	s->wb.rb_pool = NULL;
 	if (!batches)
 		return;
 	for (k = 0; k < GS_WB_DEPTH; k++)
@@ -952,12 +959,20 @@ static int gs_wb_batch_alloc(struct gs_store *s)
 	struct gs_wb_batch *batches;
 	unsigned int i, k;
 
-	batches = kcalloc(GS_WB_DEPTH, sizeof(*batches), GFP_KERNEL);
-	if (!batches)
+	s->wb.rb_pool = mempool_create_kmalloc_pool(GS_WB_RB_RESERVE,
+						    sizeof(struct gs_wb_rb));
+	if (!s->wb.rb_pool)
 		return -ENOMEM;
+	batches = kcalloc(GS_WB_DEPTH, sizeof(*batches), GFP_KERNEL);
+	if (!batches) {
+		gs_wb_batch_free(s);
+		return -ENOMEM;
+	}
 	s->wb.batches = batches;
 	atomic_long_set(&s->stats.wb_buffer_bytes,
-			ksize(batches) + GS_WB_DEPTH * GS_WB_BATCH * PAGE_SIZE);
+			ksize(batches) + GS_WB_DEPTH * GS_WB_BATCH * PAGE_SIZE +
+			GS_WB_RB_RESERVE *
+			kmalloc_size_roundup(sizeof(struct gs_wb_rb)));
 	for (k = 0; k < GS_WB_DEPTH; k++) {
 		for (i = 0; i < GS_WB_BATCH; i++) {
 			void *buf = (void *)__get_free_page(GFP_KERNEL);
