@@ -29,12 +29,23 @@ stage() {
 }
 
 dkms_add() { gs_chroot dkms add -m ghostswap -v "$ver"; }
+# DKMS's build log: .../build/make.log before dkms 3.2, per kernel and
+# architecture since.
+dkms_log() {
+	local d=$GS_ROOT/var/lib/dkms/ghostswap/$ver f
+	for f in "$d/$kver/$(uname -m)/log/make.log" "$d/build/make.log"; do
+		[ -f "$f" ] && { echo "$f"; return 0; }
+	done
+	echo "no DKMS build log under $d" >&2
+	return 1
+}
 dkms_build() {
-	gs_chroot dkms build -m ghostswap -v "$ver" -k "$kver" ||
-		{ cat "$GS_ROOT"/var/lib/dkms/ghostswap/"$ver"/build/make.log; return 1; }
-	# The build must be warning free.
-	! grep -E 'warning:|error:' \
-		"$GS_ROOT/var/lib/dkms/ghostswap/$ver/build/make.log"
+	local log rc=0
+	gs_chroot dkms build -m ghostswap -v "$ver" -k "$kver" || rc=$?
+	log=$(dkms_log) || return 1
+	[ $rc = 0 ] || { cat "$log"; return 1; }
+	# The build must be warning free (and its log must be there to say so).
+	grep -c ' CC \| LD ' "$log" && ! grep -E 'warning:|error:' "$log"
 }
 dkms_install() {
 	gs_chroot dkms install -m ghostswap -v "$ver" -k "$kver" &&
