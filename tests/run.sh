@@ -7,8 +7,9 @@
 # "N passed, N failed"; exits non-zero on any failure.
 #
 # usage: tests/run.sh [GUEST_TEST ...]   (default: every guest test, then
-#        the systemd boot test, tests/boot.sh, and the debug-kernel lane,
-#        tests/debug-kernel.sh; GHOSTSWAP_SKIP_DEBUG=1 leaves the lane out)
+#        the systemd boot test, tests/boot.sh, the debug-kernel lane,
+#        tests/debug-kernel.sh, and the build matrix, tests/compat-build.sh;
+#        GHOSTSWAP_SKIP_DEBUG=1 leaves the lane out)
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -38,22 +39,25 @@ stage() {
 	"$@" >"$res/$name.tap" 2>"$res/$name.err" || rc=$?
 	stage_end "$name" $rc
 }
-# A stage beside the others (stage_wait collects it): each guest keeps
+# Stages beside the others (stage_wait collects them): each guest keeps
 # one host CPU busy under single-threaded TCG (tests/lib.sh).
-bg_pid=
+bg_pids=()
+bg_names=()
 stage_bg() {
 	local name=$1
 	shift
 	gs_log "stage: $name (beside the next stages)"
-	bg_name=$name
 	"$@" >"$res/$name.tap" 2>"$res/$name.err" &
-	bg_pid=$!
+	bg_pids+=($!)
+	bg_names+=("$name")
 }
 stage_wait() {
-	local rc=0
-	[ -n "$bg_pid" ] || return 0
-	wait "$bg_pid" || rc=$?
-	stage_end "$bg_name" $rc
+	local i rc
+	for i in "${!bg_pids[@]}"; do
+		rc=0
+		wait "${bg_pids[$i]}" || rc=$?
+		stage_end "${bg_names[$i]}" $rc
+	done
 }
 
 stage static "$GS_TOP/tests/static-checks.sh"
@@ -69,6 +73,9 @@ stage build "$GS_TOP/tests/build.sh"
 # runs beside the main guest and the boot test.
 [ -n "${1:-}" ] || [ "${GHOSTSWAP_SKIP_DEBUG:-0}" = 1 ] ||
 	stage_bg debug "$GS_TOP/tests/debug-kernel.sh" "$res/debug"
+# The build matrix: the module against every Debian header set from 6.12
+# to 7.3 that the archive serves (built, not booted).
+[ -n "${1:-}" ] || stage_bg compat "$GS_TOP/tests/compat-build.sh"
 
 gs_log "stage: guest"
 mkdir -p "$res/guest"
