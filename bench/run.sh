@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make bench: ghostswap against zram and zswap, in one guest boot of the
-# stock Debian 7.x kernel. Provisions the test bed (tests/provision.sh),
+# stock Debian 7.x kernel. Provisions the test bed (testbed/provision.sh),
 # builds the module by DKMS in the guest root, boots the guest with a
 # backing disk and a swap-file disk, runs bench/guest/bench.sh there, then
 # turns its measurements into a report: report.md with tables, PNG plots,
@@ -13,7 +13,7 @@
 # workloads, one run each: a smoke run), BENCH_REPS (runs per comparison,
 # default 3), GHOSTSWAP_KVM=0|1, GS_MEM (guest RAM, 2G).
 set -euo pipefail
-. "$(dirname "$0")/../tests/lib.sh"
+. "$(dirname "$0")/../testbed/lib.sh"
 
 out=${BENCH_RESULTS:-$GS_TOP/results/bench}
 rm -rf "$out"
@@ -21,8 +21,8 @@ mkdir -p "$out/guest"
 out=$(cd "$out" && pwd)
 export GS_LOGDIR=$out/logs
 
-"$GS_TOP/tests/provision.sh"
-"$GS_TOP/tests/build.sh" >"$out/build.tap" ||
+"$GS_TOP/testbed/provision.sh"
+"$GS_TOP/testbed/build.sh" >"$out/build.tap" ||
 	{ cat "$out/build.tap"; gs_die "the DKMS build failed"; }
 
 # perf, to profile the guest (optional: the bench runs without it).
@@ -52,7 +52,7 @@ gs_use_kvm && kvm=kvm
 gs_qemu_env
 t0=$(date +%s)
 GS_DISKS="gsback:1G gsswap:2G" GS_GUEST_TIMEOUT=${GS_GUEST_TIMEOUT:-7200} \
-	"$GS_TOP/tests/guest.sh" "$out/guest" \
+	"$GS_TOP/testbed/guest.sh" "$out/guest" \
 	"BENCH_QUICK=${BENCH_QUICK:-0} BENCH_REPS=${BENCH_REPS:-}" \
 	"bash /opt/gs-src/bench/guest/bench.sh $*" || true
 rm -f "$out"/guest/disk-*.img

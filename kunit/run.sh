@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Run the KUnit suites in kunit/ under UML with kunit.py, in the kernel
-# source tree that tests/provision.sh unpacked. The tree gets
+# source tree that testbed/provision.sh unpacked. The tree gets
 # drivers/block/ghostswap, a symlink to a directory of links into this
 # repository (module/, kunit/, kunit/tree/{Kconfig,Makefile}).
 #
@@ -17,7 +17,7 @@
 #   FILTER_GLOB  passed to kunit.py, e.g. 'ghostswap_table' or
 #                'ghostswap_cluster.*free*'
 set -euo pipefail
-. "$(dirname "$0")/../tests/lib.sh"
+. "$(dirname "$0")/../testbed/lib.sh"
 
 sanitize=0
 filter=()
@@ -32,7 +32,7 @@ done
 
 ksrc=$(gs_ksrc)
 [ -n "$ksrc" ] && [ -f "$ksrc/tools/testing/kunit/kunit.py" ] ||
-	gs_die "no kernel source tree in $GS_CACHE (run tests/provision.sh)"
+	gs_die "no kernel source tree in $GS_CACHE (run testbed/provision.sh)"
 for t in flex bison make gcc python3; do
 	command -v "$t" >/dev/null ||
 		gs_die "$t not found (apt-get install flex bison build-essential bc python3)"

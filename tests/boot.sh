@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The packaging end to end: a guest root as an admin's machine has it after
-# "dkms install" (tests/build.sh did that in the guest root) and "make
+# "dkms install" (testbed/build.sh did that in the guest root) and "make
 # install" of the tools, with /etc/ghostswap.conf written and
 # ghostswap.service enabled, boots with systemd as init and must come up
 # with swap on /dev/ghostswap set up per the configuration file.
@@ -14,11 +14,11 @@
 #
 # usage: tests/boot.sh OUTDIR   (prints TAP on stdout)
 set -uo pipefail
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../testbed/lib.sh"
 
 out=$(mkdir -p "$1" && cd "$1" && pwd)
 # The guest root is the overlay's lower layer: nothing may install into it
-# (tests/build.sh, tests/debug-kernel.sh) while the overlay is mounted.
+# (testbed/build.sh, tests/debug-kernel.sh) while the overlay is mounted.
 exec 8>"$GS_CACHE/.build.lock"
 flock -s 8
 ov=$GS_CACHE/boot-overlay
@@ -71,7 +71,7 @@ mkdir -p "$out/guest"
 # zswap on at boot (Debian's default is off): the service must turn it off.
 GS_BOOT_ROOT=$merged GS_SYSTEMD=1 GS_APPEND="zswap.enabled=1" \
 	GS_GUEST_TIMEOUT=${GS_BOOT_TIMEOUT:-1200} \
-	"$GS_TOP/tests/guest.sh" "$out/guest" \
+	"$GS_TOP/testbed/guest.sh" "$out/guest" \
 	"bash /opt/gs-src/tests/guest/boot.sh" >"$out/boot.log" 2>&1
 [ ! -f "$out/guest/boot.tap" ] || gs_tap_append "$out/guest/boot.tap"
 if [ ! -f "$out/guest/boot.done" ]; then

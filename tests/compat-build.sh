@@ -23,7 +23,7 @@
 # until its stamp file exists, so a run may be interrupted at any point.
 # Everything runs in a mount namespace of its own: /proc, /dev and the
 # build directory are mounted for the build only, and the guest root
-# (tests/provision.sh) is only ever mounted read-only.
+# (testbed/provision.sh) is only ever mounted read-only.
 #
 # Prints TAP on stdout, one line per header set; exits non-zero on any
 # failure. Logs: $GS_LOGDIR (default $GS_CACHE/compat/logs).
@@ -31,12 +31,12 @@
 # usage: tests/compat-build.sh [SERIES/SUITE ...]  e.g. 6.12/trixie
 #        GHOSTSWAP_COMPAT_OFFLINE=1: use the package lists as they are
 set -uo pipefail
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../testbed/lib.sh"
 
 [ "$(id -u)" = 0 ] || gs_die "the build matrix needs root (debootstrap, chroot)"
 command -v debootstrap >/dev/null || PATH=$PATH:/usr/sbin:/sbin
 command -v debootstrap >/dev/null ||
-	gs_die "no debootstrap (apt-get install debootstrap, or run tests/provision.sh)"
+	gs_die "no debootstrap (apt-get install debootstrap, or run testbed/provision.sh)"
 
 GS_COMPAT=$GS_CACHE/compat
 # Where a root may have sparse: its package, the chroots' copy of their
@@ -288,7 +288,7 @@ chroot_sets() {
 
 # sparse_setup ROOT PACKAGE: headers whose Makefile checks sparse with
 # scripts/checker-valid.sh (7.x) get that script (Debian's headers lack
-# it; it comes from the kernel source tree tests/provision.sh unpacked)
+# it; it comes from the kernel source tree testbed/provision.sh unpacked)
 # and, if the chroot's sparse is too old for them (trixie's 0.6.4),
 # sid's under /opt/gs-sparse-sid.
 sparse_setup() {

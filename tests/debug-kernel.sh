@@ -18,7 +18,7 @@
 # usage: tests/debug-kernel.sh OUTDIR [GUEST_TEST ...]
 #        tests/debug-kernel.sh --build-only
 set -uo pipefail
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../testbed/lib.sh"
 
 # The guest tests of the lane: swap, raw I/O and races, accounting, the
 # writeback tier, injected faults, hostile input, leaks (suite.sh).
@@ -43,7 +43,7 @@ GS_STEP_LOGS=$out
 frag=$GS_TOP/tests/debug-kernel.config
 ksrc=$(gs_ksrc)
 [ -n "$ksrc" ] && [ -f "$ksrc/Makefile" ] ||
-	gs_die "no kernel source tree in $GS_CACHE (run tests/provision.sh)"
+	gs_die "no kernel source tree in $GS_CACHE (run testbed/provision.sh)"
 
 # The cache key: the fragment, the tree, the compiler, and this recipe's
 # revision (bump it when the steps below change what gets built).
@@ -167,12 +167,12 @@ install_root() {
 
 helpers() {
 	[ -x "$GS_ROOT/usr/local/bin/gsverify" ] ||
-		{ echo "no gsverify in the guest root: run tests/build.sh first"; return 1; }
+		{ echo "no gsverify in the guest root: run testbed/build.sh first"; return 1; }
 }
 
 step "debug kernel: ghostswap builds against $rel, no warnings" debug-module module
 step "debug kernel: installed in the guest root with the module" debug-install install_root
-step "debug kernel: guest helpers present (tests/build.sh)" debug-helpers helpers
+step "debug kernel: guest helpers present (testbed/build.sh)" debug-helpers helpers
 
 # The guest run. kasan_multi_shot: every KASAN report, not just the first.
 mkdir -p "$out/guest"
@@ -182,7 +182,7 @@ t0=$SECONDS
 GS_KVER=$rel GS_DISKS="gsback:1G gssmall:8M" \
 	GS_APPEND="kfence.sample_interval=20 kasan_multi_shot" \
 	GS_GUEST_TIMEOUT=${GS_DEBUG_TIMEOUT:-2400} \
-	"$GS_TOP/tests/guest.sh" "$out/guest" \
+	"$GS_TOP/testbed/guest.sh" "$out/guest" \
 	"GS_WORKLOAD_DIV=${GS_DEBUG_WORKLOAD_DIV:-4} bash /opt/gs-src/tests/guest/suite.sh" \
 	$GS_DEBUG_TESTS >"$out/guest.log" 2>&1
 echo "# debug kernel: guest boot and $(echo $GS_DEBUG_TESTS | wc -w) tests: $((SECONDS - t0)) s"

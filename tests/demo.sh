@@ -5,14 +5,14 @@
 # guest root, boot the stock Debian 7.x kernel in QEMU and swapon a 1 TiB
 # /dev/ghostswap with a workload going through it.
 set -euo pipefail
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../testbed/lib.sh"
 
 out=${GS_RESULTS:-$GS_TOP/results}/demo
 rm -rf "$out"
 mkdir -p "$out"
 export GS_LOGDIR=$out/logs
-"$GS_TOP/tests/provision.sh"
-"$GS_TOP/tests/build.sh" >"$out/build.tap" || { cat "$out/build.tap"; exit 1; }
-"$GS_TOP/tests/guest.sh" "$out" bash /opt/gs-src/tests/guest/demo.sh || true
+"$GS_TOP/testbed/provision.sh"
+"$GS_TOP/testbed/build.sh" >"$out/build.tap" || { cat "$out/build.tap"; exit 1; }
+"$GS_TOP/testbed/guest.sh" "$out" bash /opt/gs-src/tests/guest/demo.sh || true
 [ -s "$out/demo.txt" ] || gs_die "the guest produced no output, see $out/console.log"
 cat "$out/demo.txt"

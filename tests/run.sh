@@ -11,7 +11,7 @@
 #        tests/debug-kernel.sh, and the build matrix, tests/compat-build.sh;
 #        GHOSTSWAP_SKIP_DEBUG=1 leaves the lane out)
 set -uo pipefail
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../testbed/lib.sh"
 
 start=$(date +%s)
 res=${GS_RESULTS:-$GS_TOP/results}
@@ -19,7 +19,7 @@ rm -rf "$res"
 mkdir -p "$res"
 export GS_LOGDIR=$res/logs
 
-"$GS_TOP/tests/provision.sh" || gs_die "provisioning the test bed failed"
+"$GS_TOP/testbed/provision.sh" || gs_die "provisioning the test bed failed"
 gs_qemu_env
 gs_log "emulator: $GS_QEMU_DESC"
 
@@ -40,7 +40,7 @@ stage() {
 	stage_end "$name" $rc
 }
 # Stages beside the others (stage_wait collects them): each guest keeps
-# one host CPU busy under single-threaded TCG (tests/lib.sh).
+# one host CPU busy under single-threaded TCG (testbed/lib.sh).
 bg_pids=()
 bg_names=()
 stage_bg() {
@@ -66,7 +66,7 @@ stage tools "$GS_TOP/tests/tools/run.sh"
 # One KUnit run, with KASAN, lockdep, DEBUG_ATOMIC_SLEEP and DEBUG_VM: the
 # suites must pass and the kernel log must stay free of reports.
 [ "${GHOSTSWAP_SKIP_KUNIT:-0}" = 1 ] || stage kunit "$GS_TOP/kunit/run.sh" --sanitize
-stage build "$GS_TOP/tests/build.sh"
+stage build "$GS_TOP/testbed/build.sh"
 
 # The debug-kernel lane: part of the guest suite in a kernel of our own
 # with KASAN, lockdep, KFENCE and kmemleak (built once, then cached). It
@@ -84,7 +84,7 @@ t0=$(date +%s)
 # KFENCE (built into Debian's kernel, off by default) samples allocations
 # for out-of-bounds and use-after-free bugs; its reports fail the suite.
 GS_DISKS="gsback:1G gssmall:8M" GS_APPEND="kfence.sample_interval=20" \
-	"$GS_TOP/tests/guest.sh" "$res/guest" \
+	"$GS_TOP/testbed/guest.sh" "$res/guest" \
 	"GS_STRESS_SECONDS=${GS_STRESS_SECONDS:-60} bash /opt/gs-src/tests/guest/suite.sh $*" || true
 gs_log "guest boot + suite: $(($(date +%s) - t0)) s"
 {

@@ -4,9 +4,9 @@
 # Static checks: checkpatch.pl --strict on module/ (its feature probes too)
 # and kunit/ from the matching kernel source tree, and a W=1 build with
 # sparse (C=2) against the guest kernel's headers. Prints TAP. Needs the
-# test bed (tests/provision.sh).
+# test bed (testbed/provision.sh).
 set -uo pipefail
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../testbed/lib.sh"
 
 kver=$(gs_kver)
 ksrc=$GS_CACHE/linux-source-${kver%%-*}

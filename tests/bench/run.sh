@@ -6,7 +6,7 @@
 # (a small run without swap), and report.py turns known measurements into
 # the known tables (tests/bench/test_report.py). Prints TAP.
 set -uo pipefail
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../../testbed/lib.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 GS_STEP_LOGS=$tmp

@@ -25,7 +25,7 @@ run() {
 	local desc=$1 rc
 	shift
 	n=$((n + 1))
-	# Should the guest die, the host names this test (tests/lib.sh
+	# Should the guest die, the host names this test (testbed/lib.sh
 	# gs_guest_died).
 	echo "$desc" >"$GS_OUT/running"
 	# A subshell: fail() ends the test, not the suite.
@@ -786,7 +786,7 @@ t_zram_compare() {
 
 # ------------------------------------------------------- writeback tier
 
-# The virtio disk with serial NAME (tests/guest.sh GS_DISKS).
+# The virtio disk with serial NAME (testbed/guest.sh GS_DISKS).
 vdisk() {
 	local b
 	modprobe virtio_blk 2>/dev/null
@@ -1136,7 +1136,7 @@ t_unload_final() {
 # The test bed itself: the guest kernel patches its own text (static keys
 # of tracepoints and schedstats) over and over while both vCPUs run the
 # patched code. An emulator that runs stale translations of patched text
-# (multi-threaded TCG: tests/lib.sh, gs_qemu_env) kills the guest here
+# (multi-threaded TCG: testbed/lib.sh, gs_qemu_env) kills the guest here
 # ("Oops: int3"), not in the middle of a test of ghostswap.
 t_testbed_text_patching() {
 	local t=/sys/kernel/tracing end flips=0 load

@@ -1,10 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
-# Shared settings for the ghostswap test bed scripts (sourced, not run).
+# The test bed that tests/ and bench/ share: where things are, the guest
+# root, the emulator, the kernel source tree (sourced, not run).
 
 GS_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 GS_CACHE=${GHOSTSWAP_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ghostswap}
 GS_ROOT=$GS_CACHE/root-trixie		# guest root filesystem (a Debian chroot)
-# tests/guest.sh can boot another root (an overlay of GS_ROOT, tests/boot.sh).
+# testbed/guest.sh can boot another root (an overlay of GS_ROOT, tests/boot.sh).
 GS_BOOT_ROOT=${GS_BOOT_ROOT:-$GS_ROOT}
 GS_VENV=$GS_CACHE/venv			# virtme-ng
 GS_MIRROR=${GHOSTSWAP_MIRROR:-http://deb.debian.org/debian}
@@ -20,7 +21,7 @@ gs_die() { gs_log "error: $*"; exit 1; }
 gs_kver() {
 	local v
 	v=$(ls "$GS_ROOT/lib/modules" 2>/dev/null | grep -- '-amd64$' | sort -V | tail -n 1)
-	[ -n "$v" ] || gs_die "no kernel in $GS_ROOT (run tests/provision.sh)"
+	[ -n "$v" ] || gs_die "no kernel in $GS_ROOT (run testbed/provision.sh)"
 	echo "$v"
 }
 
@@ -76,7 +77,7 @@ gs_chroot() {
 # in tests/guest/suite.sh t_testbed_text_patching). Each guest then
 # keeps one host CPU busy, so tests/run.sh runs its two long guests side
 # by side. GHOSTSWAP_TCG=multi brings the fault back (to reproduce it).
-# GS_QEMU_MIN: tests/provision.sh unpacks Debian's newer build (the host
+# GS_QEMU_MIN: testbed/provision.sh unpacks Debian's newer build (the host
 # release's backports) into GS_QEMU_DIR on a host with an older QEMU.
 GS_QEMU_MIN=10.0
 GS_QEMU_DIR=$GS_CACHE/qemu
@@ -103,7 +104,7 @@ gs_qemu_env() {
 		GS_QEMU_BIN=$GS_QEMU_DIR/bin/qemu-system-x86_64
 	[ -n "$GS_QEMU_BIN" ] ||
 		GS_QEMU_BIN=$(PATH=$PATH:/usr/sbin:/sbin command -v qemu-system-x86_64) ||
-		gs_die "no qemu-system-x86_64 (run tests/provision.sh)"
+		gs_die "no qemu-system-x86_64 (run testbed/provision.sh)"
 	v=$(gs_qemu_version "$GS_QEMU_BIN")
 	GS_QEMU_DESC="QEMU ${v:-?}"
 	GS_QEMU_OPTS=
@@ -166,7 +167,7 @@ gs_tap_append() {
 }
 
 # gs_ksrc: the kernel source tree to build in: GHOSTSWAP_KSRC, or the
-# newest tree tests/provision.sh unpacked in the cache (empty if none).
+# newest tree testbed/provision.sh unpacked in the cache (empty if none).
 gs_ksrc() {
 	local t=${GHOSTSWAP_KSRC:-}
 	if [ -z "$t" ]; then
@@ -228,7 +229,7 @@ gs_guest_died() {
 	echo "# console: $out/console.log"
 }
 
-# gs_guest_end OUTDIR: how the guest ended, from tests/guest.sh's record.
+# gs_guest_end OUTDIR: how the guest ended, from testbed/guest.sh's record.
 gs_guest_end() {
 	local rc report
 	rc=$(cat "$1/exit" 2>/dev/null)

@@ -31,7 +31,7 @@ if [ -n "$missing" ]; then
 fi
 
 # The emulator: without usable KVM, the guest runs under TCG. The test
-# bed is verified with QEMU GS_QEMU_MIN or newer (tests/lib.sh): a host
+# bed is verified with QEMU GS_QEMU_MIN or newer (testbed/lib.sh): a host
 # whose QEMU is older gets Debian's newer build from its release's
 # backports, unpacked under GS_QEMU_DIR (the host's packages stay as they
 # are); it runs on the libraries that the host's own QEMU pulled in.
@@ -59,7 +59,7 @@ qemu_fetch() {
 	[ -n "$v" ] && gs_version_ge "$v" "$GS_QEMU_MIN" || return 1
 	cat >"$d/root/bin/qemu-system-x86_64" <<-EOF
 	#!/bin/sh
-	# Debian's QEMU $v, unpacked by tests/provision.sh: its firmware first.
+	# Debian's QEMU $v, unpacked by testbed/provision.sh: its firmware first.
 	r=$GS_QEMU_DIR
 	exec "\$r/usr/bin/qemu-system-x86_64" -L "\$r/usr/share/qemu" \\
 		-L "\$r/usr/share/seabios" -L /usr/share/qemu "\$@"

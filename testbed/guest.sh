@@ -11,7 +11,7 @@
 # of the guest root instead of the Debian kernel (virtme-ng takes the
 # modules from the root's /lib/modules/GS_KVER); GS_KERNEL: another image.
 #
-# usage: tests/guest.sh OUTDIR COMMAND...
+# usage: testbed/guest.sh OUTDIR COMMAND...
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -45,7 +45,7 @@ gs_qemu_env
 vng_args+=(--qemu "$GS_QEMU_BIN")
 # A guest that dies is a failed run: no second boot. OUTDIR/exit keeps the
 # exit status (124: killed at GS_GUEST_TIMEOUT) for the report
-# (gs_guest_died in tests/lib.sh).
+# (gs_guest_died in testbed/lib.sh).
 gs_log "booting $kver ($GS_QEMU_DESC), ${GS_MEM:-2G} RAM, running: $*"
 rc=0
 timeout "${GS_GUEST_TIMEOUT:-2400}" vng --run "$kimg" \
