@@ -14,8 +14,8 @@ ver=$(gs_version)
 # demo may run side by side): they share /usr/src and /var/lib/dkms.
 exec 8>"$GS_CACHE/.build.lock"
 flock 8
-GS_STEP_LOGS=${GS_LOGDIR:-$GS_CACHE/logs}
-mkdir -p "$GS_STEP_LOGS"
+TAP_LOGS=${GS_LOGDIR:-$GS_CACHE/logs}
+mkdir -p "$TAP_LOGS"
 
 # Stage a clean copy of the sources as DKMS expects: /usr/src/NAME-VERSION.
 stage() {
@@ -68,9 +68,10 @@ helpers() {
 		-o /usr/local/sbin/ghostswapctl "${srcs[@]}"
 }
 
-gs_step "dkms stage sources ghostswap-$ver" dkms-stage stage
-gs_step "dkms add" dkms-add dkms_add
-gs_step "dkms build for $kver, no warnings" dkms-build dkms_build
-gs_step "dkms install" dkms-install dkms_install
-gs_step "build guest helpers (gsverify, ghostswapctl)" helpers helpers
-exit $gs_rc
+tap_step "dkms stage sources ghostswap-$ver" dkms-stage stage
+tap_step "dkms add" dkms-add dkms_add
+tap_step "dkms build for $kver, no warnings" dkms-build dkms_build
+tap_step "dkms install" dkms-install dkms_install
+tap_step "build guest helpers (gsverify, ghostswapctl)" helpers helpers
+tap_plan
+exit $tap_rc

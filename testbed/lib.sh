@@ -13,6 +13,9 @@ GS_SUITE=trixie
 GS_KSUITE=${GHOSTSWAP_KSUITE:-trixie-backports}	# where the 7.x kernel comes from
 GS_VNG_VERSION=1.42
 
+# TAP, for the host's stages as for the guest's tests.
+. "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
+
 gs_log() { printf '[ghostswap] %s\n' "$*" >&2; }
 gs_die() { gs_log "error: $*"; exit 1; }
 
@@ -129,41 +132,6 @@ gs_use_kvm() {
 	0|no) return 1 ;;
 	esac
 	[ -w /dev/kvm ] && grep -qwE 'vmx|svm' /proc/cpuinfo
-}
-
-# gs_step DESC NAME CMD...: one TAP line for CMD, numbered by gs_n; its
-# output goes to $GS_STEP_LOGS/NAME.log, whose tail follows a failure.
-# A failure also sets gs_rc=1.
-gs_n=0
-gs_rc=0
-gs_step() {
-	local desc=$1 log=${GS_STEP_LOGS:-.}/$2.log
-	shift 2
-	gs_n=$((gs_n + 1))
-	if "$@" >"$log" 2>&1; then
-		echo "ok $gs_n - $desc"
-	else
-		echo "not ok $gs_n - $desc"
-		tail -n 30 "$log" | sed 's/^/# /'
-		gs_rc=1
-		return 1
-	fi
-}
-
-# gs_tap_append FILE: the test lines of another TAP stream, renumbered
-# after ours (gs_n); its plan line is dropped, a failure sets gs_rc=1.
-gs_tap_append() {
-	local line
-	while read -r line; do
-		case $line in
-		"ok "*|"not ok "*)
-			gs_n=$((gs_n + 1))
-			[[ $line == not* ]] && gs_rc=1
-			echo "$line" | sed -E "s/^(ok|not ok)( [0-9]+)?/\\1 $gs_n/" ;;
-		1..*) ;;
-		*) echo "$line" ;;
-		esac
-	done <"$1"
 }
 
 # gs_ksrc: the kernel source tree to build in: GHOSTSWAP_KSRC, or the

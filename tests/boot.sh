@@ -23,7 +23,7 @@ exec 8>"$GS_CACHE/.build.lock"
 flock -s 8
 ov=$GS_CACHE/boot-overlay
 merged=$ov/root
-GS_STEP_LOGS=$out
+TAP_LOGS=$out
 
 cleanup() {
 	gs_umount_root "$merged"
@@ -64,8 +64,8 @@ install() {
 	EOF
 }
 
-gs_step "overlay of the guest root" overlay overlay || exit 1
-gs_step "make install, /etc/ghostswap.conf, systemctl enable ghostswap.service" \
+tap_step "overlay of the guest root" overlay overlay || exit 1
+tap_step "make install, /etc/ghostswap.conf, systemctl enable ghostswap.service" \
 	install install || exit 1
 mkdir -p "$out/guest"
 # zswap on at boot (Debian's default is off): the service must turn it off.
@@ -73,14 +73,14 @@ GS_BOOT_ROOT=$merged GS_SYSTEMD=1 GS_APPEND="zswap.enabled=1" \
 	GS_GUEST_TIMEOUT=${GS_BOOT_TIMEOUT:-1200} \
 	"$GS_TOP/testbed/guest.sh" "$out/guest" \
 	"bash /opt/gs-src/tests/guest/boot.sh" >"$out/boot.log" 2>&1
-[ ! -f "$out/guest/boot.tap" ] || gs_tap_append "$out/guest/boot.tap"
+[ ! -f "$out/guest/boot.tap" ] || tap_append "$out/guest/boot.tap"
 if [ ! -f "$out/guest/boot.done" ]; then
 	gs_guest_died "$out/guest" "$out/guest/boot.plan" "$out/guest/boot.tap" \
 		>"$out/died.tap"
-	gs_tap_append "$out/died.tap"
+	tap_append "$out/died.tap"
 	grep -E 'Failed|ghostswap' "$out/guest/console.log" 2>/dev/null |
 		head -n 20 | sed 's/^/# /'
 fi
 rm -f "$out"/guest/disk-*.img
-echo "1..$gs_n"
-exit $gs_rc
+tap_plan
+exit $tap_rc

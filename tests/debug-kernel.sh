@@ -38,7 +38,7 @@ fi
 [ $# = 0 ] || GS_DEBUG_TESTS="$*"
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-GS_STEP_LOGS=$out
+TAP_LOGS=$out
 
 frag=$GS_TOP/tests/debug-kernel.config
 ksrc=$(gs_ksrc)
@@ -115,8 +115,8 @@ build() {
 }
 
 step() {
-	gs_step "$@" || {
-		[ $build_only = 1 ] || echo "1..$gs_n"
+	tap_step "$@" || {
+		[ $build_only = 1 ] || tap_plan
 		exit 1
 	}
 }
@@ -187,14 +187,14 @@ GS_KVER=$rel GS_DISKS="gsback:1G gssmall:8M" \
 	$GS_DEBUG_TESTS >"$out/guest.log" 2>&1
 echo "# debug kernel: guest boot and $(echo $GS_DEBUG_TESTS | wc -w) tests: $((SECONDS - t0)) s"
 rm -f "$out"/guest/disk-*.img
-[ ! -f "$out/guest/results.tap" ] || gs_tap_append "$out/guest/results.tap"
+[ ! -f "$out/guest/results.tap" ] || tap_append "$out/guest/results.tap"
 con=$out/guest/console.log
 if [ ! -f "$out/guest/done" ]; then
 	# A guest that died: every test it did not run fails, the one that was
 	# running is named, the kernel's report shown.
 	gs_guest_died "$out/guest" "$out/guest/plan" "$out/guest/results.tap" \
 		>"$out/died.tap"
-	gs_tap_append "$out/died.tap"
+	tap_append "$out/died.tap"
 fi
 
 # The kernel ran with the sanitizers on: their boot messages.
@@ -209,7 +209,7 @@ sanitizers() {
 	grep -m1 -E "Linux version $rel " "$con" || { echo "not $rel"; rc=1; }
 	return $rc
 }
-gs_step "debug kernel: the guest ran $rel with KASAN, lockdep, kmemleak, KFENCE" \
+tap_step "debug kernel: the guest ran $rel with KASAN, lockdep, kmemleak, KFENCE" \
 	debug-sanitizers sanitizers
 
 # Every report in the kernel log is a failing test, with its first lines.
@@ -231,10 +231,9 @@ awk -v max=20 '
 	hdr != "" && nl < 25 { body[++nl] = line }
 	END { flush() }' "$con" 2>/dev/null >"$reports"
 if [ -s "$reports" ]; then
-	gs_tap_append "$reports"
+	tap_append "$reports"
 else
-	gs_n=$((gs_n + 1))
-	echo "ok $gs_n - debug kernel: no KASAN, KFENCE, lockdep, BUG, WARNING or Oops report in the kernel log"
+	tap_ok "debug kernel: no KASAN, KFENCE, lockdep, BUG, WARNING or Oops report in the kernel log"
 fi
-echo "1..$gs_n"
-exit $gs_rc
+tap_plan
+exit $tap_rc

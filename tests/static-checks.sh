@@ -10,17 +10,6 @@ set -uo pipefail
 
 kver=$(gs_kver)
 ksrc=$GS_CACHE/linux-source-${kver%%-*}
-n=0 rc=0
-result() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		rc=1
-	fi
-	sed 's/^/# /' "$3"
-}
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -31,7 +20,8 @@ for f in "$GS_TOP"/module/*.[ch] "$GS_TOP"/module/probe/*.c "$GS_TOP"/kunit/*.[c
 	s=$?
 	grep -qE '(WARNING|ERROR|CHECK)' "$tmp/cp" && s=1
 	[ $s = 0 ] && : >"$tmp/cp"
-	result $s "checkpatch --strict ${f#"$GS_TOP"/}" "$tmp/cp"
+	tap_result $s "checkpatch --strict ${f#"$GS_TOP"/}"
+	tap_diag <"$tmp/cp"
 done
 
 # sparse and W=1 in one build, in the guest root (its headers, its gcc).
@@ -45,6 +35,8 @@ s=$?
 grep -E ' CHECK ' "$tmp/build" >/dev/null || s=1	# sparse must have run
 grep -E 'warning|error|sparse' "$tmp/build" >"$tmp/findings" && s=1
 [ $s = 0 ] || cat "$tmp/build" >"$tmp/findings"
-result $s "build with W=1 and sparse (C=2): no findings" "$tmp/findings"
+tap_result $s "build with W=1 and sparse (C=2): no findings"
+tap_diag <"$tmp/findings"
 rm -rf "$b"
-exit $rc
+tap_plan
+exit $tap_rc

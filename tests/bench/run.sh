@@ -9,7 +9,7 @@ set -uo pipefail
 . "$(dirname "$0")/../../testbed/lib.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-GS_STEP_LOGS=$tmp
+TAP_LOGS=$tmp
 
 usemem_json() {
 	"$tmp/usemem" 8 2 zstrb 3 >"$tmp/u.json" && cat "$tmp/u.json" &&
@@ -25,14 +25,14 @@ usemem_bad_args() {
 	! "$tmp/usemem" 8 1 zq && ! "$tmp/usemem" 0 1 z && ! "$tmp/usemem"
 }
 
-gs_step "bench/run.sh and bench/guest/bench.sh parse (bash -n)" parse \
+tap_step "bench/run.sh and bench/guest/bench.sh parse (bash -n)" parse \
 	sh -c "bash -n '$GS_TOP/bench/run.sh' && bash -n '$GS_TOP/bench/guest/bench.sh'"
-gs_step "usemem builds with -Wall -Wextra -Werror" build \
+tap_step "usemem builds with -Wall -Wextra -Werror" build \
 	gcc -O2 -Wall -Wextra -Werror -I"$GS_TOP/tests/guest" -o "$tmp/usemem" \
 	"$GS_TOP/bench/guest/usemem.c"
-gs_step "usemem: JSON result, every page verified" json usemem_json
-gs_step "usemem: bad arguments refused" args usemem_bad_args
-python3 "$GS_TOP/tests/bench/test_report.py" >"$tmp/report.tap" 2>&1 || gs_rc=1
-gs_tap_append "$tmp/report.tap"
-echo "1..$gs_n"
-exit $gs_rc
+tap_step "usemem: JSON result, every page verified" json usemem_json
+tap_step "usemem: bad arguments refused" args usemem_bad_args
+python3 "$GS_TOP/tests/bench/test_report.py" >"$tmp/report.tap" 2>&1 || tap_rc=1
+tap_append "$tmp/report.tap"
+tap_plan
+exit $tap_rc

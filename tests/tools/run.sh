@@ -21,35 +21,17 @@ chmod 755 "$tmp"
 export LC_ALL=C MANPAGER=cat PAGER=cat
 unset GHOSTSWAP_SYSFS GHOSTSWAP_PROC GHOSTSWAP_DRYRUN GHOSTSWAP_TRACE GS_FAULT GS_SIDE
 
-n=0
-nfail=0
-ok() {
-	n=$((n + 1))
-	echo "ok $n - $1"
-}
-notok() {
-	local l
-	n=$((n + 1))
-	nfail=$((nfail + 1))
-	echo "not ok $n - $1"
-	shift
-	for l in "$@"; do
-		printf '%s\n' "$l" | sed 's/^/# /'
-	done
-}
-skip() {
-	n=$((n + 1))
-	echo "ok $n - $1 # SKIP $2"
-}
+# TAP: tap_ok, tap_not_ok, tap_skip, tap_plan.
+. "$top/testbed/tap.sh"
 # same DESC GOT WANT
 same() {
-	if [ "$2" = "$3" ]; then ok "$1"; else notok "$1" "got:" "$2" "want:" "$3"; fi
+	if [ "$2" = "$3" ]; then tap_ok "$1"; else tap_not_ok "$1" "got:" "$2" "want:" "$3"; fi
 }
 # t DESC CMD...: the command succeeding is the test.
 t() {
 	local d=$1 o
 	shift
-	if o=$("$@" 2>&1); then ok "$d"; else notok "$d" "$o"; fi
+	if o=$("$@" 2>&1); then tap_ok "$d"; else tap_not_ok "$d" "$o"; fi
 }
 
 # ------------------------------------------------------------- building
@@ -62,10 +44,10 @@ ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$top/dkms.conf")
 
 if make -C "$src" tools >"$tmp/build.log" 2>&1 &&
 	! grep -qi 'warning' "$tmp/build.log"; then
-	ok "make tools: builds tools/ghostswapctl, -std=c11 -Wall -Wextra -Werror, no warnings"
+	tap_ok "make tools: builds tools/ghostswapctl, -std=c11 -Wall -Wextra -Werror, no warnings"
 else
-	notok "make tools" "$(cat "$tmp/build.log")"
-	echo "1..$n"
+	tap_not_ok "make tools" "$(cat "$tmp/build.log")"
+	tap_plan
 	exit 1
 fi
 CTL=$src/tools/ghostswapctl
@@ -76,7 +58,7 @@ t "only libc: no library besides libc in the binary" \
 	sh -c "! objdump -p '$CTL' 2>/dev/null | awk '/NEEDED/ { print \$2 }' | grep -v '^libc\.so'"
 
 ${CC:-cc} -shared -fPIC -O2 -Wall -Werror -o "$tmp/fault.so" "$top/tests/tools/fault.c" -ldl ||
-	notok "build the fault shim"
+	tap_not_ok "build the fault shim"
 SHIM=$tmp/fault.so
 
 out=$("$CTL" --version)
@@ -85,12 +67,12 @@ out=$("$CTL" --help)
 rc=$?
 if [ $rc = 0 ] && grep -q 'Exit status:' <<<"$out" &&
 	grep -q ' 4  the device is busy' <<<"$out" && grep -q 'GHOSTSWAP_SYSFS' <<<"$out"; then
-	ok "--help: exit 0, documents exit codes and environment"
+	tap_ok "--help: exit 0, documents exit codes and environment"
 else
-	notok "--help" "$out"
+	tap_not_ok "--help" "$out"
 fi
 out=$("$CTL" setup --help)
-[ $? = 0 ] && grep -q 'Setup options' <<<"$out" && ok "setup --help" || notok "setup --help"
+[ $? = 0 ] && grep -q 'Setup options' <<<"$out" && tap_ok "setup --help" || tap_not_ok "setup --help"
 
 # -------------------------------------------------------------- fake trees
 
@@ -150,13 +132,13 @@ ctl_fault() {
 expect() {
 	local d=$1 want=$2 text=${3:-}
 	if [ "$rc" != "$want" ]; then
-		notok "$d" "exit $rc, want $want" "stdout: $out" "stderr: $err"
+		tap_not_ok "$d" "exit $rc, want $want" "stdout: $out" "stderr: $err"
 	elif [ -n "$text" ] && ! grep -qF -- "$text" <<<"$err"; then
-		notok "$d" "stderr lacks '$text'" "stderr: $err"
+		tap_not_ok "$d" "stderr lacks '$text'" "stderr: $err"
 	elif [ -n "$text" ] && [ "$(grep -vc '^ghostswapctl: warning' <<<"$err")" != 1 ]; then
-		notok "$d" "want a one-line message" "stderr: $err"
+		tap_not_ok "$d" "want a one-line message" "stderr: $err"
 	else
-		ok "$d"
+		tap_ok "$d"
 	fi
 }
 
@@ -168,7 +150,7 @@ same "status (default): zramctl-like table, human sizes" "$out" \
 "NAME           ALGORITHM DISKSIZE DATA COMPR  TOTAL RATIO WRITTEN CLUSTERS MOUNTPOINT
 /dev/ghostswap lz4             1T 400M  115M 122.1M  3.48    400K      210"
 expect "status: exit 0, nothing on stderr (zswap off)" 0
-[ -z "$err" ] || notok "status: stderr is empty" "$err"
+[ -z "$err" ] || tap_not_ok "status: stderr is empty" "$err"
 
 ctl status --bytes
 same "status --bytes" "$out" \
@@ -221,9 +203,9 @@ expect "unknown command: usage error" 2 "unknown command 'frobnicate'"
 
 ctl --json
 if [ $rc = 0 ] && python3 -m json.tool "$F/out" >/dev/null 2>"$tmp/json.err"; then
-	ok "status --json: valid JSON (python3 -m json.tool)"
+	tap_ok "status --json: valid JSON (python3 -m json.tool)"
 else
-	notok "status --json: valid JSON" "$out" "$(cat "$tmp/json.err")"
+	tap_not_ok "status --json: valid JSON" "$out" "$(cat "$tmp/json.err")"
 fi
 t "status --json: numbers as numbers, keys as lowercase columns" python3 -c '
 import json, sys
@@ -312,9 +294,9 @@ echo Y >"$F/sys/module/zswap/parameters/enabled"
 ctl -n
 if [ $rc = 0 ] && grep -q 'warning: zswap is enabled' <<<"$err" &&
 	! grep -q zswap <<<"$out"; then
-	ok "status: zswap enabled: warning on stderr only"
+	tap_ok "status: zswap enabled: warning on stderr only"
 else
-	notok "status: zswap warning" "stdout: $out" "stderr: $err"
+	tap_not_ok "status: zswap warning" "stdout: $out" "stderr: $err"
 fi
 echo N >"$F/sys/module/zswap/parameters/enabled"
 ctl -n
@@ -342,8 +324,8 @@ same "setup: the values reach the files" \
 2147483648"
 grep -q '^dry run: swapon -p 50 /dev/ghostswap$' <<<"$out" &&
 	grep -q '^/dev/ghostswap: 1T, swap on, priority 50$' <<<"$out" &&
-	ok "setup: GHOSTSWAP_SYSFS implies a dry run: commands printed, summary" ||
-	notok "setup: dry run output" "$out"
+	tap_ok "setup: GHOSTSWAP_SYSFS implies a dry run: commands printed, summary" ||
+	tap_not_ok "setup: dry run output" "$out"
 
 mkfake "$F"
 ctl setup -s 3g -a lz4hc -m 0 -B /dev/vdb -w 1000 -p 7 -Z
@@ -621,9 +603,9 @@ cfgerr() {
 	printf '%b' "$4" >"$cfg"
 	ctl setup --config "$cfg"
 	if [ $rc = 2 ] && [ -z "$tr" ] && [ "$err" = "ghostswapctl: $cfg:$2: $3" ]; then
-		ok "config: $1"
+		tap_ok "config: $1"
 	else
-		notok "config: $1" "exit $rc, trace '$tr'" "stderr: $err" \
+		tap_not_ok "config: $1" "exit $rc, trace '$tr'" "stderr: $err" \
 			"want: ghostswapctl: $cfg:$2: $3"
 	fi
 }
@@ -792,7 +774,7 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 	expect "not root: setup, reset, writeback, idle, compact, check refused" 1 \
 		"permission denied: 'ghostswapctl ${c% *}' must be run as root"
 else
-	skip "not-root cases" "needs root and setpriv"
+	tap_skip "not-root cases" "needs root and setpriv"
 fi
 
 # ------------------------------------------------- make install, clean
@@ -812,8 +794,8 @@ for f in usr/sbin/ghostswapctl usr/share/man/man4/ghostswap.4 \
 	[ -f "$dest/$f" ] || missing="$missing $f"
 done
 same "make install DESTDIR: tool, man pages, units, udev rule, config" "$rc$missing" 0
-[ -x "$dest/usr/sbin/ghostswapctl" ] && ok "make install: the tool is executable" ||
-	notok "make install: the tool is executable"
+[ -x "$dest/usr/sbin/ghostswapctl" ] && tap_ok "make install: the tool is executable" ||
+	tap_not_ok "make install: the tool is executable"
 echo "# mine" >>"$dest/etc/ghostswap.conf"
 make -C "$src" install DESTDIR="$dest" >>"$tmp/install.log" 2>&1
 same "make install: an existing /etc/ghostswap.conf is kept" \
@@ -825,8 +807,8 @@ same "make install PREFIX=/usr/local: units run the tool from there" \
 ExecStart=/usr/local/sbin/ghostswapctl setup --config /etc/ghostswap.conf
 ExecStop=/usr/local/sbin/ghostswapctl reset"
 make -C "$src" clean >"$tmp/clean.log" 2>&1
-[ ! -e "$src/tools/ghostswapctl" ] && ok "make clean removes tools/ghostswapctl" ||
-	notok "make clean removes tools/ghostswapctl" "$(cat "$tmp/clean.log")"
+[ ! -e "$src/tools/ghostswapctl" ] && tap_ok "make clean removes tools/ghostswapctl" ||
+	tap_not_ok "make clean removes tools/ghostswapctl" "$(cat "$tmp/clean.log")"
 
 # ---------------------------------------------------------- systemd, udev
 
@@ -837,17 +819,17 @@ if command -v systemd-analyze >/dev/null; then
 	o=$(cd "$u/units" && systemd-analyze verify --man=no ./ghostswap.service \
 		./ghostswap-writeback.service ./ghostswap-writeback.timer 2>&1)
 	rc=$?
-	[ $rc = 0 ] && [ -z "$o" ] && ok "systemd-analyze verify: the units" ||
-		notok "systemd-analyze verify: the units" "$o"
+	[ $rc = 0 ] && [ -z "$o" ] && tap_ok "systemd-analyze verify: the units" ||
+		tap_not_ok "systemd-analyze verify: the units" "$o"
 else
-	skip "systemd-analyze verify" "no systemd-analyze"
+	tap_skip "systemd-analyze verify" "no systemd-analyze"
 fi
 unit=$top/systemd/ghostswap.service
 grep -qx 'Type=oneshot' "$unit" && grep -qx 'RemainAfterExit=yes' "$unit" &&
 	grep -qx 'ExecStart=/usr/sbin/ghostswapctl setup --config /etc/ghostswap.conf' "$unit" &&
 	grep -qx 'ExecStop=/usr/sbin/ghostswapctl reset' "$unit" &&
-	ok "ghostswap.service: oneshot, RemainAfterExit, setup/reset" ||
-	notok "ghostswap.service: oneshot, RemainAfterExit, setup/reset"
+	tap_ok "ghostswap.service: oneshot, RemainAfterExit, setup/reset" ||
+	tap_not_ok "ghostswap.service: oneshot, RemainAfterExit, setup/reset"
 rules=$(grep -v '^#' "$top/udev/60-ghostswap.rules" | grep .)
 same "udev rule: tags the device for systemd, wants ghostswap.service on add only" "$rules" \
 	'KERNEL=="ghostswap", SUBSYSTEM=="block", TAG+="systemd"
@@ -858,8 +840,8 @@ KERNEL=="ghostswap", SUBSYSTEM=="block", ACTION=="add", ENV{SYSTEMD_WANTS}+="gho
 for m in "$top"/man/*.[0-9]; do
 	o=$(groff -man -ww -z "$m" 2>&1)
 	o2=$(man --warnings -l "$m" 2>&1 >/dev/null)
-	[ -z "$o$o2" ] && ok "man ${m##*/}: no warnings (groff -man -ww -z, man --warnings -l)" ||
-		notok "man ${m##*/}: warnings" "$o" "$o2"
+	[ -z "$o$o2" ] && tap_ok "man ${m##*/}: no warnings (groff -man -ww -z, man --warnings -l)" ||
+		tap_not_ok "man ${m##*/}: warnings" "$o" "$o2"
 done
 miss=
 for c in $("$CTL" --help | sed -n '/^Columns/,/^$/p' | awk 'NR > 2 && NF { print $1 }'); do
@@ -882,5 +864,5 @@ for a in disksize comp_algorithm mem_limit mem_used_max compact reset mm_stat \
 done
 same "ghostswap(4) documents every sysfs file" "$miss" ""
 
-echo "1..$n"
-[ $nfail = 0 ]
+tap_plan
+exit $tap_rc
