@@ -1,23 +1,44 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Write or verify pages of known kinds on a block device (4 KiB each).
+"""The guest tests' Python: pages of known kinds on a block device (4 KiB
+each), and the checks that shell does badly.
 
-usage: pages.py write|verify DEV FIRST_PAGE SPEC [SEED]
-  SPEC: comma-separated KIND:COUNT runs, KIND one of
+usage: pages.py COMMAND ARGS...     pages.py [COMMAND] --help
+  write DEV FIRST_PAGE SPEC [SEED]        write pages of known kinds
+  verify DEV FIRST_PAGE SPEC [SEED]       read them back, compare
+  write-each DEV FIRST_PAGE SPEC [SEED]   one write a page, count failures
+  discard DEV FIRST_PAGE COUNT [STEP]     discard every STEP-th page
+  split-io DEV PAGE                       I/O with blocks split over pages
+  read-eio DEV PAGE                       a read that must fail with EIO
+  read-flaky DEV FIRST_PAGE SPEC SECONDS [SEED]
+                                          reads from a flickering device
+  debug-slab-bytes                        slab bytes of a debugging kernel
+  kmemleak REPORT SYMBOLS                 kmemleak's objects of ours
+  ctl-json FILE CHECK...                  ghostswapctl --json, checked
+
+SPEC: comma-separated KIND:COUNT runs, KIND one of
     z  zero page             s  one repeated 64-bit word (varies per page)
     t  text-like page        r  random page (incompressible)
     T  the same text page every time
-Content is a pure function of (seed, page number), so verify needs nothing
-but the same arguments. Prints a summary; exits 1 on the first mismatch, 2 on a failed write
-(after printing how many pages were written).
+  and N*(SPEC): SPEC N times over, e.g. 4096*(t:1,z:1) (every other page).
+Content is a pure function of (seed, page number; SEED defaults to 1), so
+verify needs nothing but the same arguments. Exit status: 0 ok, 1 a check
+failed, 2 a failed write (write), 3 bad usage.
 """
+import errno
+import fcntl
+import inspect
+import json
 import mmap
 import os
 import random
+import re
 import struct
 import sys
+import time
 
 PAGE = 4096
+BLKDISCARD = 0x1277
 WORDS = [b"swap ", b"page ", b"cluster ", b"slot ", b"memory ", b"the ",
          b"of ", b"kernel ", b"ghost ", b"table ", b"compressed ", b"and ",
          b"a ", b"zram ", b"writeback ", b"entry\n"]
@@ -58,34 +79,329 @@ def page(kind, seed, n):
     sys.exit("unknown page kind " + kind)
 
 
-def main():
-    op, dev, first, spec = sys.argv[1:5]
-    seed = int(sys.argv[5]) if len(sys.argv) > 5 else 1
-    n = int(first)
-    runs = [(k, int(c)) for k, c in (r.split(":") for r in spec.split(","))]
-    fd = os.open(dev, (os.O_WRONLY if op == "write" else os.O_RDONLY)
-                 | os.O_DIRECT)
+def split_top(spec):
+    """SPEC's items at the top level: its commas outside parentheses."""
+    items, depth, cur = [], 0, ""
+    for ch in spec:
+        depth += (ch == "(") - (ch == ")")
+        if ch == "," and depth == 0:
+            items.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    return items + [cur]
+
+
+def kinds(spec):
+    """The page kinds of SPEC, one per page, in order."""
+    for item in split_top(spec):
+        m = re.fullmatch(r"(\d+)\*\((.*)\)", item)
+        if m:
+            for _ in range(int(m.group(1))):
+                yield from kinds(m.group(2))
+            continue
+        kind, count = item.split(":")
+        for _ in range(int(count)):
+            yield kind
+
+
+def pages_of(first, spec, seed):
+    """(page number, kind, content) of every page of SPEC from FIRST."""
+    for n, kind in enumerate(kinds(spec), int(first)):
+        yield n, kind, page(kind, seed, n)
+
+
+def open_dev(dev, flags):
+    return os.open(dev, flags | os.O_DIRECT)
+
+
+def cmd_write(dev, first, spec, seed="1"):
+    """write DEV FIRST_PAGE SPEC [SEED]
+
+    The pages of SPEC from page FIRST_PAGE on, one direct write each.
+    Prints a summary; on a failed write, how many pages were written, and
+    exits 2.
+    """
+    fd = open_dev(dev, os.O_WRONLY)
     buf = mmap.mmap(-1, PAGE)
     total = 0
-    for kind, count in runs:
-        for _ in range(count):
-            want = page(kind, seed, n)
-            if op == "write":
-                buf[:] = want
-                try:
-                    os.pwrite(fd, buf, n * PAGE)
-                except OSError as e:
-                    print("write failed at page %d after %d pages: %s"
-                          % (n, total, e.strerror))
-                    sys.exit(2)
-            else:
-                if os.preadv(fd, [buf], n * PAGE) != PAGE or buf[:] != want:
-                    print("MISMATCH at page %d (kind %s)" % (n, kind))
-                    sys.exit(1)
-            n += 1
-            total += 1
-    print("%s %d pages (%s) ok" % (op, total, spec))
+    for n, _, want in pages_of(first, spec, int(seed)):
+        buf[:] = want
+        try:
+            os.pwrite(fd, buf, n * PAGE)
+        except OSError as e:
+            print("write failed at page %d after %d pages: %s"
+                  % (n, total, e.strerror))
+            return 2
+        total += 1
+    print("write %d pages (%s) ok" % (total, spec))
+    return 0
+
+
+def cmd_verify(dev, first, spec, seed="1"):
+    """verify DEV FIRST_PAGE SPEC [SEED]
+
+    Read back what write wrote with the same arguments. Prints a summary;
+    exits 1 on the first page that differs.
+    """
+    fd = open_dev(dev, os.O_RDONLY)
+    buf = mmap.mmap(-1, PAGE)
+    total = 0
+    for n, kind, want in pages_of(first, spec, int(seed)):
+        if os.preadv(fd, [buf], n * PAGE) != PAGE or buf[:] != want:
+            print("MISMATCH at page %d (kind %s)" % (n, kind))
+            return 1
+        total += 1
+    print("verify %d pages (%s) ok" % (total, spec))
+    return 0
+
+
+def cmd_write_each(dev, first, spec, seed="1"):
+    """write-each DEV FIRST_PAGE SPEC [SEED]
+
+    As write, but a failed write (an I/O error) does not stop it. Prints
+    only the number of writes that failed.
+    """
+    fd = open_dev(dev, os.O_WRONLY)
+    buf = mmap.mmap(-1, PAGE)
+    failed = 0
+    for n, _, want in pages_of(first, spec, int(seed)):
+        buf[:] = want
+        try:
+            os.pwrite(fd, buf, n * PAGE)
+        except OSError:
+            failed += 1
+    print(failed)
+    return 0
+
+
+def cmd_discard(dev, first, count, step="1"):
+    """discard DEV FIRST_PAGE COUNT [STEP]
+
+    Discard COUNT single pages, FIRST_PAGE, FIRST_PAGE + STEP, ...
+    (BLKDISCARD, one call a page).
+    """
+    fd = os.open(dev, os.O_WRONLY)
+    pages = range(int(first), int(first) + int(count) * int(step), int(step))
+    for n in pages:
+        fcntl.ioctl(fd, BLKDISCARD, struct.pack("QQ", n * PAGE, PAGE))
+    print("discard %d pages from page %s, every %s ok" % (len(pages), first, step))
+    return 0
+
+
+def cmd_split_io(dev, first):
+    """split-io DEV PAGE
+
+    Three random pages written at PAGE from a buffer at a 512-byte offset,
+    so that every block lies across two memory pages; read back into a
+    buffer at a 1024-byte offset, then aligned: both must match.
+    """
+    fd = open_dev(dev, os.O_RDWR)
+    at = int(first) * PAGE
+    data = os.urandom(3 * PAGE)
+    buf = mmap.mmap(-1, 4 * PAGE)
+    buf[512:512 + len(data)] = data
+    assert os.pwritev(fd, [memoryview(buf)[512:512 + len(data)]], at) == len(data)
+    out = mmap.mmap(-1, 4 * PAGE)
+    assert os.preadv(fd, [memoryview(out)[1024:1024 + len(data)]], at) == len(data)
+    assert out[1024:1024 + len(data)] == data, "split read mismatch"
+    whole = mmap.mmap(-1, 3 * PAGE)
+    os.preadv(fd, [whole], at)
+    assert whole[:] == data, "aligned read mismatch"
+    print("split-page direct I/O round trip ok")
+    return 0
+
+
+def cmd_read_eio(dev, n):
+    """read-eio DEV PAGE
+
+    Read one page; it must fail with EIO.
+    """
+    fd = open_dev(dev, os.O_RDONLY)
+    buf = mmap.mmap(-1, PAGE)
+    try:
+        os.preadv(fd, [buf], int(n) * PAGE)
+    except OSError as e:
+        assert e.errno == errno.EIO, e
+        print("read: Input/output error (as expected)")
+        return 0
+    print("a read from a failed device succeeded")
+    return 1
+
+
+def cmd_read_flaky(dev, first, spec, seconds, seed="1"):
+    """read-flaky DEV FIRST_PAGE SPEC SECONDS [SEED]
+
+    Read the pages of SPEC round and round for SECONDS: each read must
+    fail or return the right data, never other data, and both outcomes
+    must be seen.
+    """
+    fd = open_dev(dev, os.O_RDONLY)
+    buf = mmap.mmap(-1, PAGE)
+    want = list(pages_of(first, spec, int(seed)))
+    ok = err = i = 0
+    end = time.time() + float(seconds)
+    while time.time() < end:
+        n, _, data = want[i % len(want)]
+        i += 1
+        try:
+            os.preadv(fd, [buf], n * PAGE)
+        except OSError:
+            err += 1
+            continue
+        if buf[:] != data:
+            print("page %d: wrong data" % n)
+            return 1
+        ok += 1
+    print("flaky device: %d reads right, %d failed, none wrong" % (ok, err))
+    if not (ok and err):
+        print("want both outcomes")
+        return 1
+    return 0
+
+
+def cmd_debug_slab_bytes():
+    """debug-slab-bytes
+
+    Bytes a debugging kernel's bookkeeping holds in the slab: every
+    kmemleak object, and for each live slab object what KASAN adds to it
+    (the slot less the object size). Prints the number.
+    """
+    total = 0
+    for line in open("/proc/slabinfo").readlines()[2:]:
+        f = line.split()
+        name, active, objs, slot = f[0], int(f[1]), int(f[2]), int(f[3])
+        if name == "kmemleak_object":
+            total += objs * slot
+            continue
+        try:
+            size = int(open("/sys/kernel/slab/%s/object_size" % name).read())
+        except OSError:
+            continue
+        total += active * (slot - size)
+    print(total)
+    return 0
+
+
+def cmd_kmemleak(report, symbols):
+    """kmemleak REPORT SYMBOLS
+
+    Of the unreferenced objects in REPORT (a copy of
+    /sys/kernel/debug/kmemleak), those ghostswap allocated: a frame of
+    ours by name, or a bare address (module code that is gone: after rmmod
+    the module's frames print so, and everything else in the debug kernel
+    is built in), named from SYMBOLS (the module's lines of
+    /proc/kallsyms, saved while it was loaded). Prints the counts and the
+    first five of ours; exits 1 if there is one.
+    """
+    text = open(report).read()
+    syms = []
+    for line in open(symbols):
+        f = line.split()
+        if len(f) >= 3 and f[1] in "tT":
+            syms.append((int(f[0], 16), f[2]))
+    syms.sort()
+
+    def name(addr):
+        best = None
+        for a, s in syms:
+            if a > addr:
+                break
+            best = (a, s)
+        if best and addr - best[0] < 1 << 16:
+            return "%s+0x%x [ghostswap]" % (best[1], addr - best[0])
+        return "unloaded module code"
+
+    objs = [o for o in re.split(r"(?m)^(?=unreferenced object)", text)
+            if o.strip()]
+    ours = []
+    for o in objs:
+        frames = [ln.strip()
+                  for ln in o.split("backtrace", 1)[-1].splitlines()[1:]]
+        bare = [f for f in frames if re.fullmatch(r"0x[0-9a-f]+", f)]
+        if bare or any(re.search(r"ghostswap|\bgs_", f) for f in frames):
+            for f in bare:
+                o = o.replace("    " + f + "\n",
+                              "    %s (%s)\n" % (f, name(int(f, 16))))
+            ours.append(o)
+    print("kmemleak: %d unreferenced objects, %d allocated by ghostswap"
+          % (len(objs), len(ours)))
+    for o in ours[:5]:
+        print(o.rstrip())
+    return 1 if ours else 0
+
+
+def cmd_ctl_json(path, *checks):
+    """ctl-json FILE CHECK...: FILE (- for stdin) holds the output of
+    ghostswapctl --json, which must list exactly one device; every CHECK
+    must hold for it. CHECK is KEY=VALUE (the field as JSON writes it,
+    a string without its quotes: name=/dev/ghostswap, priority=77,
+    mountpoint=null) or KEY:TYPE (int, float, str, null). Prints the
+    device."""
+    text = sys.stdin.read() if path == "-" else open(path).read()
+    dev, = json.loads(text)["devices"]
+    types = {"int": int, "float": float, "str": str, "null": type(None)}
+    bad = []
+    for check in checks:
+        m = re.fullmatch(r"([^=:]+)([=:])(.*)", check)
+        if not m or m.group(1) not in dev:
+            bad.append("%s: no such field" % check)
+            continue
+        key, op, want = m.groups()
+        got = dev[key]
+        if op == ":":
+            if type(got) is not types[want]:
+                bad.append("%s is %r, not of type %s" % (key, got, want))
+        elif (got if isinstance(got, str) else json.dumps(got)) != want:
+            bad.append("%s is %r, want %s" % (key, got, want))
+    print("ghostswapctl --json:", dev)
+    for b in bad:
+        print(b)
+    return 1 if bad else 0
+
+
+COMMANDS = {
+    "write": cmd_write,
+    "verify": cmd_verify,
+    "write-each": cmd_write_each,
+    "discard": cmd_discard,
+    "split-io": cmd_split_io,
+    "read-eio": cmd_read_eio,
+    "read-flaky": cmd_read_flaky,
+    "debug-slab-bytes": cmd_debug_slab_bytes,
+    "kmemleak": cmd_kmemleak,
+    "ctl-json": cmd_ctl_json,
+}
+
+
+def usage(fn=None):
+    if fn is None:
+        return __doc__.strip()
+    return "usage: pages.py " + inspect.cleandoc(fn.__doc__)
+
+
+def main():
+    args = sys.argv[1:]
+    if not args or args[0] in ("-h", "--help"):
+        print(usage())
+        return 0 if args else 3
+    fn = COMMANDS.get(args[0])
+    if fn is None:
+        print("pages.py: unknown command %s\n\n%s" % (args[0], usage()),
+              file=sys.stderr)
+        return 3
+    if args[1:2] in (["-h"], ["--help"]):
+        print(usage(fn))
+        return 0
+    try:
+        return fn(*args[1:])
+    except TypeError:
+        # Wrong number of arguments (a TypeError of the call itself).
+        if sys.exc_info()[2].tb_next is not None:
+            raise
+        print(usage(fn), file=sys.stderr)
+        return 3
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -10,27 +10,6 @@
 
 FAIL_ALLOC=/sys/kernel/debug/ghostswap/fail_alloc
 
-# Pages of kind KIND from seed SEED at FIRST..FIRST+N-1, one write each;
-# prints how many writes failed (I/O error), never stops early.
-write_each() {
-	python3 - "$@" <<'PY'
-import mmap, os, sys
-sys.path.insert(0, "/opt/gs-src/tests/guest")
-import pages
-kind, seed, first, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
-fd = os.open("/dev/ghostswap", os.O_WRONLY | os.O_DIRECT)
-buf = mmap.mmap(-1, 4096)
-failed = 0
-for p in range(first, first + n):
-    buf[:] = pages.page(kind, seed, p)
-    try:
-        os.pwrite(fd, buf, p * 4096)
-    except OSError:
-        failed += 1
-print(failed)
-PY
-}
-
 # Allocation failures: the writes that hit them fail, the slot keeps its
 # old data, the rest goes on; swap survives them with every byte intact.
 t_fault_alloc() {
@@ -39,7 +18,7 @@ t_fault_alloc() {
 	sysw $SYS/reset 1 ok
 	$PAGES write $DEV 0 t:100 >/dev/null || fail write
 	echo 5 >$FAIL_ALLOC || fail "fail_alloc"
-	failed=$(write_each t 7 0 20)
+	failed=$($PAGES write-each $DEV 0 t:20 7)
 	echo "20 overwrites with 5 allocation failures injected: $failed failed"
 	[ "$failed" = 5 ] || fail "want 5 failed writes"
 	[ "$(cat $FAIL_ALLOC)" = "0 5" ] || fail "fail_alloc: $(cat $FAIL_ALLOC)"
@@ -57,7 +36,7 @@ t_fault_alloc() {
 	echo 100 >$FAIL_ALLOC || fail "fail_alloc"
 	failed=
 	for c in 1001 1002 1003 1004 1005 1006; do
-		failed="$failed$(write_each s 3 $((c * 512)) 1)"
+		failed="$failed$($PAGES write-each $DEV $((c * 512)) s:1 3)"
 	done
 	echo 0 >$FAIL_ALLOC
 	echo "6 new clusters with allocations failing: failed writes $failed; $(cat $SYS/cluster_stat)"
@@ -118,18 +97,7 @@ t_fault_backing() {
 	# One failed read of one page counts once in each counter.
 	f0=$(iostat 1)
 	e0=$(bdstat rerr)
-	python3 - <<'PY' || fail "a read from a failed device"
-import errno, mmap, os
-fd = os.open("/dev/ghostswap", os.O_RDONLY | os.O_DIRECT)
-buf = mmap.mmap(-1, 4096)
-try:
-    os.preadv(fd, [buf], 0)
-except OSError as e:
-    assert e.errno == errno.EIO, e
-    print("read: Input/output error (as expected)")
-else:
-    raise SystemExit("a read from a failed device succeeded")
-PY
+	$PAGES read-eio $DEV 0 || fail "a read from a failed device"
 	[ "$(iostat 1)" = $((f0 + 1)) ] && [ "$(bdstat rerr)" = $((e0 + 1)) ] ||
 		fail "one failed read: failed_reads $f0 -> $(iostat 1), read_errors $e0 -> $(bdstat rerr)"
 	$PAGES write $DEV 1000 t:50 >/dev/null || fail "pool writes"
@@ -139,7 +107,7 @@ PY
 		fail "after failed writeback: $(cat $SYS/mm_stat $SYS/bd_stat)"
 	$PAGES verify $DEV 1000 t:50 || fail "pages whose writeback failed"
 	sysw $SYS/writeback_direct incompressible ok
-	[ "$(write_each r 9 2000 10)" = 10 ] || fail "direct writes to a failed device"
+	[ "$($PAGES write-each $DEV 2000 r:10 9)" = 10 ] || fail "direct writes to a failed device"
 	$PAGES verify $DEV 2000 z:10 >/dev/null || fail "failed direct writes left data"
 	sysw $SYS/writeback_direct none ok
 	gs_check
@@ -148,27 +116,7 @@ PY
 	$PAGES verify $DEV 0 t:500,r:100 || fail "data after the device came back"
 	echo "the backing device flickers (dm-flakey: 1 s up, 1 s down)"
 	dm_table "0 $sz flakey $big 0 1 1" || fail "dm flakey table"
-	python3 - <<'PY' || fail "flaky reads"
-import mmap, os, sys, time
-sys.path.insert(0, "/opt/gs-src/tests/guest")
-import pages
-fd = os.open("/dev/ghostswap", os.O_RDONLY | os.O_DIRECT)
-buf = mmap.mmap(-1, 4096)
-ok = err = n = 0
-end = time.time() + 5
-while time.time() < end:
-    p = n % 500
-    n += 1
-    try:
-        os.preadv(fd, [buf], p * 4096)
-    except OSError:
-        err += 1
-        continue
-    assert buf[:] == pages.page("t", 1, p), "page %d: wrong data" % p
-    ok += 1
-print("flaky device: %d reads right, %d failed, none wrong" % (ok, err))
-assert ok and err, "want both outcomes"
-PY
+	$PAGES read-flaky $DEV 0 t:500 5 || fail "flaky reads"
 	dm_table "0 $sz linear $big 0" || fail "dm linear table"
 	$PAGES verify $DEV 0 t:500,r:100 || fail "data after flickering"
 	gs_check
@@ -406,38 +354,5 @@ t_kmemleak() {
 	sleep 6
 	echo scan >$kl && echo scan >$kl || fail "kmemleak scan"
 	cat $kl >/tmp/kmemleak.txt
-	python3 - /tmp/kmemleak.txt /tmp/gs-syms <<'PY'
-import re, sys
-text = open(sys.argv[1]).read()
-syms = []
-for line in open(sys.argv[2]):
-    f = line.split()
-    if len(f) >= 3 and f[1] in "tT":
-        syms.append((int(f[0], 16), f[2]))
-syms.sort()
-
-def name(addr):
-    best = None
-    for a, s in syms:
-        if a > addr:
-            break
-        best = (a, s)
-    if best and addr - best[0] < 1 << 16:
-        return "%s+0x%x [ghostswap]" % (best[1], addr - best[0])
-    return "unloaded module code"
-
-objs = [o for o in re.split(r"(?m)^(?=unreferenced object)", text) if o.strip()]
-ours = []
-for o in objs:
-    frames = [l.strip() for l in o.split("backtrace", 1)[-1].splitlines()[1:]]
-    bare = [f for f in frames if re.fullmatch(r"0x[0-9a-f]+", f)]
-    if bare or any(re.search(r"ghostswap|\bgs_", f) for f in frames):
-        for f in bare:
-            o = o.replace("    " + f + "\n", "    %s (%s)\n" % (f, name(int(f, 16))))
-        ours.append(o)
-print("kmemleak: %d unreferenced objects, %d allocated by ghostswap" % (len(objs), len(ours)))
-for o in ours[:5]:
-    print(o.rstrip())
-sys.exit(1 if ours else 0)
-PY
+	$PAGES kmemleak /tmp/kmemleak.txt /tmp/gs-syms
 }

@@ -106,21 +106,7 @@ cluster_obj_size() { slab_obj_size gs_cluster; }
 # live slab object what KASAN adds to it (slot less object size).
 debug_slab_bytes() {
 	debug_kernel || { echo 0; return; }
-	python3 - <<'PY'
-total = 0
-for line in open("/proc/slabinfo").readlines()[2:]:
-    f = line.split()
-    name, active, objs, slot = f[0], int(f[1]), int(f[2]), int(f[3])
-    if name == "kmemleak_object":
-        total += objs * slot
-        continue
-    try:
-        size = int(open("/sys/kernel/slab/%s/object_size" % name).read())
-    except OSError:
-        continue
-    total += active * (slot - size)
-print(total)
-PY
+	$PAGES debug-slab-bytes
 }
 
 # Live objects of slab cache NAME that KFENCE handed out from its own pool
@@ -468,21 +454,7 @@ t_fio() {
 # Blocks split over two pages (O_DIRECT buffer at 512-byte offset) take the
 # bounce path; reads back through a different split must match.
 t_split_bvec() {
-	python3 - <<'EOF'
-import mmap, os
-fd = os.open("/dev/ghostswap", os.O_RDWR | os.O_DIRECT)
-buf = mmap.mmap(-1, 4 * 4096)
-data = os.urandom(3 * 4096)
-buf[512:512 + len(data)] = data
-assert os.pwritev(fd, [memoryview(buf)[512:512 + len(data)]], 40960) == len(data)
-out = mmap.mmap(-1, 4 * 4096)
-assert os.preadv(fd, [memoryview(out)[1024:1024 + len(data)]], 40960) == len(data)
-assert out[1024:1024 + len(data)] == data, "split read mismatch"
-whole = mmap.mmap(-1, 3 * 4096)
-os.preadv(fd, [whole], 40960)
-assert whole[:] == data, "aligned read mismatch"
-print("split-page direct I/O round trip ok")
-EOF
+	$PAGES split-io $DEV 10
 }
 
 # Free memory as the page allocator sees it: MemFree plus the pages parked
@@ -675,30 +647,14 @@ t_compact() {
 	local before after
 	sysw $SYS/reset 1 ok
 	$PAGES write $DEV 0 t:8192 || fail write
-	python3 - <<'PY' || fail "discard"
-import fcntl, os, struct
-fd = os.open("/dev/ghostswap", os.O_WRONLY)
-for n in range(1, 8192, 2):
-    fcntl.ioctl(fd, 0x1277, struct.pack("QQ", n * 4096, 4096))  # BLKDISCARD
-PY
+	$PAGES discard $DEV 1 4096 2 || fail "discard"
 	before=$(mstat used)
 	sysw $SYS/compact 1 ok
 	after=$(mstat used)
 	echo "pool $((before >> 10)) KiB -> $((after >> 10)) KiB, $(mstat compacted) pages compacted"
 	[ "$(mstat compacted)" -gt 0 ] && [ "$after" -lt "$before" ] ||
 		fail "compaction freed nothing"
-	python3 - <<'PY' || fail "data after compaction"
-import os, mmap, sys
-sys.path.insert(0, "/opt/gs-src/tests/guest")
-import pages
-fd = os.open("/dev/ghostswap", os.O_RDONLY | os.O_DIRECT)
-buf = mmap.mmap(-1, 4096)
-for n in range(8192):
-    os.preadv(fd, [buf], n * 4096)
-    want = pages.page("t", 1, n) if n % 2 == 0 else bytes(4096)
-    assert buf[:] == want, "page %d differs" % n
-print("8192 pages verified after compaction")
-PY
+	$PAGES verify $DEV 0 '4096*(t:1,z:1)' || fail "data after compaction"
 	sysw $SYS/reset 1 ok
 }
 
@@ -971,12 +927,7 @@ t_wb_compact() {
 	attach_backing "$(vdisk gsback)"
 	$PAGES write $DEV 0 t:2000 >/dev/null || fail write
 	sysw $SYS/writeback all ok
-	python3 - <<'PY' || fail "discard"
-import fcntl, os, struct
-fd = os.open("/dev/ghostswap", os.O_WRONLY)
-for n in range(0, 2000, 2):
-    fcntl.ioctl(fd, 0x1277, struct.pack("QQ", n * 4096, 4096))  # BLKDISCARD
-PY
+	$PAGES discard $DEV 0 1000 2 || fail "discard"
 	[ "$(bdstat count)" = 1000 ] || fail "count $(bdstat count)"
 	r0=$(bdstat reads)
 	w0=$(bdstat writes)
@@ -990,18 +941,7 @@ PY
 		fail "compaction I/O: $(bdstat creads) read, $(bdstat cwrites) written"
 	gs_check
 	cat /sys/kernel/debug/ghostswap/table | head -n 3
-	python3 - <<'PY' || fail "data after backing compaction"
-import os, mmap, sys
-sys.path.insert(0, "/opt/gs-src/tests/guest")
-import pages
-fd = os.open("/dev/ghostswap", os.O_RDONLY | os.O_DIRECT)
-buf = mmap.mmap(-1, 4096)
-for n in range(2000):
-    os.preadv(fd, [buf], n * 4096)
-    want = pages.page("t", 1, n) if n % 2 else bytes(4096)
-    assert buf[:] == want, "page %d differs" % n
-print("2000 pages verified after backing compaction")
-PY
+	$PAGES verify $DEV 0 '1000*(z:1,t:1)' || fail "data after backing compaction"
 	sysw $SYS/reset 1 ok
 }
 

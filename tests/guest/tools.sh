@@ -79,16 +79,9 @@ t_ctl_status() {
 	ctl --json
 	printf '%s\n' "$out" >/tmp/ctl.json
 	python3 -m json.tool /tmp/ctl.json >/dev/null || fail "invalid JSON"
-	python3 - "$SYS" <<'PY' || fail "JSON against sysfs"
-import json, sys
-d = json.load(open("/tmp/ctl.json"))["devices"][0]
-sysdir = sys.argv[1]
-mm = open(sysdir + "/mm_stat").read().split()
-assert d["disksize"] == int(open(sysdir + "/disksize").read()), d
-assert d["data"] == int(mm[0]) and d["compr"] == int(mm[1]), d
-assert type(d["ratio"]) is float and d["mountpoint"] is None, d
-print("JSON matches sysfs:", d)
-PY
+	$CTL_PAGES ctl-json /tmp/ctl.json disksize="$(cat "$SYS/disksize")" \
+		data="$(ctl_col mm_stat 1)" compr="$(ctl_col mm_stat 2)" ratio:float \
+		mountpoint=null || fail "JSON against sysfs"
 	ctl --output-all --raw
 	[ "$(printf '%s\n' "$out" | head -n 1 | wc -w)" = \
 		"$(printf '%s\n' "$out" | tail -n 1 | tr ' ' '\n' | wc -l)" ] ||
