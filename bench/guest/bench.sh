@@ -12,10 +12,11 @@
 #   sections: static meta ratio workload fio writeback profile
 # Environment: BENCH_QUICK=1 shrinks every workload (a smoke run).
 set -u
-OUT=${BENCH_OUT:-/opt/gs-out}
+# The guest's helpers (tests/guest/lib.sh): guest_setup, gs_fresh, swap_on,
+# vdisk, meminfo, free_bytes, sample_peak, $SYS, $DEV, $GS_OUT.
+. /opt/gs-src/tests/guest/lib.sh
+OUT=${BENCH_OUT:-$GS_OUT}
 J=$OUT/bench.jsonl
-SYS=/sys/block/ghostswap
-DEV=/dev/ghostswap
 Z=/sys/block/zram0
 ZSW=/sys/module/zswap/parameters
 ZDBG=/sys/kernel/debug/zswap
@@ -52,16 +53,6 @@ jl() {
 	echo "{$out}" >>"$J"
 }
 
-# meminfo FIELD: in bytes.
-meminfo() { awk -v k="$1:" '$1 == k { print $2 * 1024 }' /proc/meminfo; }
-
-# Free memory, exact: per-CPU page lists hold freed pages MemFree misses.
-free_bytes() {
-	local pcp
-	pcp=$(awk '$1 == "count:" { s += $2 } END { print s + 0 }' /proc/zoneinfo)
-	echo $(($(meminfo MemFree) + pcp * 4096))
-}
-
 settle_mem() {
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
@@ -72,34 +63,12 @@ settle_mem() {
 secs() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$(secs)" 'BEGIN { printf "%.3f", b - a }'; }
 
-gs_fresh() {
-	grep -q "^$DEV " /proc/swaps && swapoff $DEV
-	if [ ! -d $SYS ]; then
-		modprobe ghostswap || return 1
-		udevadm settle
-	fi
-	# udev probes the device after every swapoff: it must be idle.
-	udevadm settle
-	echo 1 >$SYS/reset || return 1
-	[ -z "${1:-}" ] || echo "$1" >$SYS/comp_algorithm
-}
-
 zram_fresh() {
 	grep -q "^/dev/zram0 " /proc/swaps && swapoff /dev/zram0
 	[ -d $Z ] || { modprobe zram num_devices=1 && udevadm settle; } || return 1
 	udevadm settle
 	echo 1 >$Z/reset || return 1
 	[ -z "${1:-}" ] || echo "$1" >$Z/comp_algorithm
-}
-
-# The virtio disk with serial NAME.
-vdisk() {
-	local b
-	udevadm settle
-	for b in /sys/block/vd*; do
-		[ "$(cat "$b/serial" 2>/dev/null)" = "$1" ] && { echo "/dev/${b##*/}"; return 0; }
-	done
-	return 1
 }
 
 # ------------------------------------------------------------ static cost
@@ -280,13 +249,14 @@ swapfile_setup() {
 		mkswap $SWAPFILE >/dev/null
 }
 
-# swap_on DRIVER ALG: exactly one swap device on, zswap on only for zswap.
-swap_on() {
+# swap_only DRIVER ALG: exactly one swap device on, zswap on only for
+# zswap. ghostswap keeps its default disksize.
+swap_only() {
 	swapoff -a 2>/dev/null
 	echo N >$ZSW/enabled
 	case $1 in
 	ghostswap)
-		gs_fresh "$2" && mkswap $DEV >/dev/null && swapon $DEV ;;
+		swap_on "$2" 64G ;;
 	zram)
 		zram_fresh "$2" && echo 2G >$Z/disksize &&
 			mkswap /dev/zram0 >/dev/null && swapon /dev/zram0 ;;
@@ -319,25 +289,12 @@ driver_mem() {
 	esac
 }
 
-# sample_peak DRIVER FILE: keep the sample with the most data in FILE.
-sample_peak() {
-	local best=0 o p m
-	while :; do
-		read -r o p m < <(driver_mem "$1")
-		if [ "${o:-0}" -gt "$best" ]; then
-			best=$o
-			echo "$o $p $m" >"$2"
-		fi
-		sleep 0.5
-	done
-}
-
 # workload_one DRIVER MIX_NAME MIX LIMIT_MIB OVERCOMMIT [ALG [SECTION]]:
 # usemem at OVERCOMMIT times a memory cgroup of LIMIT_MIB, $PASSES sweeps.
 workload_one() {
 	local drv=$1 name=$2 mix=$3 lim=$4 oc=$5 alg=${6:-lz4} sec=${7:-workload}
 	local cg=/sys/fs/cgroup/gsbench sampler res rc o=0 p=0 m=0 wb0=0 wb1=0 sw0 sw1
-	swap_on $drv $alg || {
+	swap_only $drv $alg || {
 		jl section=$sec driver=$drv mix=$name alg=$alg fail="swapon failed"
 		return 1
 	}
@@ -346,7 +303,7 @@ workload_one() {
 	mkdir -p $cg
 	echo $((lim << 20)) >$cg/memory.max
 	rm -f /tmp/peak
-	sample_peak $drv /tmp/peak &
+	sample_peak /tmp/peak 0.5 driver_mem $drv &
 	sampler=$!
 	res=$(sh -c "echo \$\$ >$cg/cgroup.procs && exec usemem $((lim * oc)) $PASSES $mix 7")
 	rc=$?
@@ -522,11 +479,7 @@ b_profile() {
 
 # ----------------------------------------------------------------- main
 
-mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
-mountpoint -q /sys/fs/cgroup || mount -t cgroup2 none /sys/fs/cgroup
-echo +memory >/sys/fs/cgroup/cgroup.subtree_control
-swapoff -a 2>/dev/null
-echo N >$ZSW/enabled
+guest_setup
 jl section=env kernel="$(uname -r)" cpus=$(nproc) \
 	mem_total=$(meminfo MemTotal) quick=$QUICK \
 	zswap_zpool="$(cat $ZSW/zpool 2>/dev/null || echo zsmalloc)" \

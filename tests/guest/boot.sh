@@ -10,33 +10,11 @@
 # device, and the udev path: the device appearing again (module reloaded)
 # starts the service again. TAP in /opt/gs-out/boot.tap.
 set -u
-OUT=/opt/gs-out
-TAP=$OUT/boot.tap
-SYS=/sys/block/ghostswap
-DEV=/dev/ghostswap
-: >"$TAP"
-n=0
-
-tap() { echo "$*" >>"$TAP"; echo "$*" >/dev/kmsg 2>/dev/null || true; }
-fail() {
-	echo "FAIL: $*"
-	exit 1
-}
-run() {
-	local desc=$1 rc
-	shift
-	n=$((n + 1))
-	echo "$desc" >$OUT/running	# named by the host should the guest die
-	("$@") >/tmp/boot-test.log 2>&1
-	rc=$?
-	rm -f $OUT/running
-	if [ $rc = 0 ]; then
-		tap "ok $n - $desc"
-	else
-		tap "not ok $n - $desc"
-	fi
-	tail -n 30 /tmp/boot-test.log | sed 's/^/# /' >>"$TAP"
-}
+# The guest's helpers and TAP: fail, run_cg, $PAGES, $SYS, $DEV, tap_*.
+. /opt/gs-src/tests/guest/lib.sh
+TAP_OUT=$GS_OUT/boot.tap
+TAP_PLAN_FILE=$GS_OUT/boot.plan
+: >"$TAP_OUT"
 
 # wait_active UNIT SECONDS
 wait_active() {
@@ -103,21 +81,14 @@ t_status_json() {
 	j=$(ghostswapctl status --json --output +PRIORITY,MEM-LIMIT) ||
 		fail "status --json: exit $?"
 	echo "$j"
-	echo "$j" | python3 /opt/gs-src/tests/guest/pages.py ctl-json - \
+	echo "$j" | $PAGES ctl-json - \
 		name=/dev/ghostswap algorithm=zstd disksize=$((3 << 30)) \
 		mountpoint=[SWAP] priority=77 mem-limit=$((200 << 20)) ||
 		fail "status --json does not report the configured device"
 }
 
 t_swap_works() {
-	local cg=/sys/fs/cgroup/gs-boot rc
-	mkdir -p $cg
-	echo $((32 << 20)) >$cg/memory.max
-	(echo $BASHPID >$cg/cgroup.procs && exec gsverify 96 1 5 zstr)
-	rc=$?
-	grep -E '^(pswpin|pswpout) ' $cg/memory.stat
-	rmdir $cg
-	[ $rc = 0 ] || fail "verified workload"
+	run_cg gs-boot 32 gsverify 96 1 5 zstr || fail "verified workload"
 	cat $SYS/mm_stat
 }
 
@@ -177,12 +148,6 @@ TESTS=(
 	"systemctl stop: swapoff and reset" t_stop_resets
 	"udev: the device appearing starts the service" t_udev_starts_service
 )
-# The plan, for the host's report should the guest die (gs_guest_died).
-for ((i = 0; i < ${#TESTS[@]}; i += 2)); do
-	echo "${TESTS[i]}"
-done >$OUT/boot.plan
-for ((i = 0; i < ${#TESTS[@]}; i += 2)); do
-	run "${TESTS[i]}" "${TESTS[i + 1]}"
-done
-tap "1..$n"
-echo done >$OUT/boot.done
+tap_tests /tmp/boot-test.log "${TESTS[@]}"
+tap_plan
+echo done >"$GS_OUT/boot.done"

@@ -5,8 +5,10 @@
 # failures, a backing device that fails (dm-error) or flickers
 # (dm-flakey), hostile input racing with swapon and reset, leaks after
 # rmmod, and a verified stress (GS_STRESS_SECONDS, default 60).
-# Uses suite.sh's helpers (fail, sysw, mstat, cstat, bdstat, vdisk,
-# attach_backing, gs_check, run_cg, $PAGES, $SYS, $DEV).
+
+# The guest's helpers: fail, sysw, the stat readers, vdisk, swap_on,
+# attach_backing, gs_check, run_cg, free_bytes, $PAGES, $SYS, $DEV.
+. /opt/gs-src/tests/guest/lib.sh
 
 FAIL_ALLOC=/sys/kernel/debug/ghostswap/fail_alloc
 

@@ -7,99 +7,15 @@
 #
 # Usage: suite.sh [TEST ...]   (default: all tests, in order)
 set -u
-GS_OUT=${GS_OUT:-/opt/gs-out}
-TAP=$GS_OUT/results.tap
-SYS=/sys/block/ghostswap
-DEV=/dev/ghostswap
-: >"$TAP"
-: >"$GS_OUT/ratios.txt"
-n=0
-nfail=0
-
-tap() { echo "$*" >>"$TAP"; echo "$*" >/dev/kmsg 2>/dev/null || true; }
-diag() { sed 's/^/# /' | tee -a "$TAP" >/dev/null; }
-log() { echo "# $*" >>"$TAP"; }
-
-# run DESC CMD...: one TAP test; the command's output becomes diagnostics.
-run() {
-	local desc=$1 rc
-	shift
-	n=$((n + 1))
-	# Should the guest die, the host names this test (testbed/lib.sh
-	# gs_guest_died).
-	echo "$desc" >"$GS_OUT/running"
-	# A subshell: fail() ends the test, not the suite.
-	("$@") >"$GS_OUT/test.log" 2>&1
-	rc=$?
-	rm -f "$GS_OUT/running"
-	if [ $rc = 0 ]; then
-		tap "ok $n - $desc"
-	else
-		nfail=$((nfail + 1))
-		tap "not ok $n - $desc (exit $rc)"
-	fi
-	tail -n 40 "$GS_OUT/test.log" | diag
-}
-
-fail() {
-	echo "FAIL: $*"
-	exit 1
-}
-
-# Fields of cluster_stat and mm_stat (zram's columns), by name.
-cstat() {
-	local f
-	read -r clusters peak slots meta meta_per_slot stream reserve _ \
-		<"$SYS/cluster_stat"
-	case $1 in
-	clusters) f=$clusters ;; peak) f=$peak ;; slots) f=$slots ;;
-	meta) f=$meta ;; meta_per_slot) f=$meta_per_slot ;; stream) f=$stream ;;
-	reserve) f=$reserve ;;
-	esac
-	echo "$f"
-}
-
-mstat() {
-	local f
-	read -r orig compr used limit max same compacted huge huge_since \
-		<"${2:-$SYS}/mm_stat"
-	case $1 in
-	orig) f=$orig ;; compr) f=$compr ;; used) f=$used ;; limit) f=$limit ;;
-	max) f=$max ;; same) f=$same ;; compacted) f=$compacted ;;
-	huge) f=$huge ;; huge_since) f=$huge_since ;;
-	esac
-	echo "$f"
-}
-
-iostat() { awk -v c="$1" '{ print $c }' "$SYS/io_stat"; }
-
-PAGES="python3 /opt/gs-src/tests/guest/pages.py"
-# ghostswapctl's tests (t_ctl_*), the reliability tests.
+# The guest's helpers and TAP; ghostswapctl's tests (t_ctl_*), the
+# reliability tests.
+. /opt/gs-src/tests/guest/lib.sh
 . /opt/gs-src/tests/guest/tools.sh
 . /opt/gs-src/tests/guest/reliability.sh
-
-meminfo() { awk -v k="$1:" '$1 == k { print $2 * 1024 }' /proc/meminfo; }
-
-# A debugging kernel (the debug-kernel lane's, tests/debug-kernel.sh):
-# KASAN or kmemleak, whose bookkeeping changes some of the figures below.
-debug_kernel() {
-	[ -e /sys/kernel/debug/kmemleak ] || grep -qw kasan_report /proc/kallsyms
-}
-
-# slab_obj_size NAME: bytes of one object of slab cache NAME as the kernel
-# reports it (slabinfo's objsize, the slot). Under KASAN the slot also
-# holds its redzone and allocation records: there, the object size the
-# cache was made with, as kmem_cache_size() gives it.
-slab_obj_size() {
-	if debug_kernel; then
-		cat "/sys/kernel/slab/$1/object_size"
-	else
-		awk -v c="$1" '$1 == c { print $4 }' /proc/slabinfo
-	fi
-}
-
-# Bytes of one cluster header, from the module's own slab cache.
-cluster_obj_size() { slab_obj_size gs_cluster; }
+TAP_OUT=$GS_OUT/results.tap
+TAP_PLAN_FILE=$GS_OUT/plan
+: >"$TAP_OUT"
+: >"$GS_OUT/ratios.txt"
 
 # Bytes the debugging kernel's own bookkeeping holds in the slab (0 on a
 # stock kernel): a kmemleak object per tracked allocation, and for each
@@ -109,89 +25,8 @@ debug_slab_bytes() {
 	$PAGES debug-slab-bytes
 }
 
-# Live objects of slab cache NAME that KFENCE handed out from its own pool
-# (the guest runs with KFENCE on): /proc/slabinfo does not count them.
-# debugfs lists every KFENCE object, a block each; a live one has an
-# "allocated by" stack and no "freed by" one.
-kfence_objs() {
-	local f=/sys/kernel/debug/kfence/objects
-	[ -r $f ] || { echo 0; return; }
-	awk -v c="cache=$1" '
-		function done() { if (mine && alloc && !freed) n++ }
-		/^kfence-#/ {
-			done()
-			mine = $NF == c; alloc = 0; freed = 0
-		}
-		/^allocated by task/ { alloc = 1 }
-		/^freed by task/ { freed = 1 }
-		END { done(); print n + 0 }' $f
-}
-
-# slab_objs NAME [WANT]: objects of slab cache NAME in use. Shrinking first
-# flushes the per-CPU slabs so that slabinfo's active count is exact, and
-# KFENCE's objects are added; frees of clusters wait for an RCU grace
-# period, so a count that is not WANT yet gets a moment to settle.
-slab_objs() {
-	local i n
-	for i in 1 2 3 4 5 6 7 8 9 10; do
-		echo 1 >/sys/kernel/slab/$1/shrink
-		n=$(awk -v c="$1" '$1 == c { print $2 }' /proc/slabinfo)
-		n=$((n + $(kfence_objs "$1")))
-		[ "$n" = "${2:-$n}" ] && break
-		sleep 0.5
-	done
-	echo "$n"
-}
-
-# Clusters in the store's reserve (cluster_stat's reserve bytes), which
-# are gs_cluster slab objects too; 4 while the device is at rest.
-reserve_objs() { echo $(($(cstat reserve) / ($(cluster_obj_size) + 4096))); }
-
-# cluster_objs [WANT_CLUSTERS]: slab objects of gs_cluster, the reserve's
-# not included.
-cluster_objs() {
-	local r
-	r=$(reserve_objs)
-	echo $(($(slab_objs gs_cluster ${1:+$(($1 + r))}) - r))
-}
-
-# sysw FILE VALUE EXPECT: write VALUE (plus newline) and expect the write to
-# fail with EXPECT (a strerror text) or succeed (EXPECT = ok).
-sysw() {
-	local out rc
-	out=$( (echo "$2" >"$1") 2>&1)
-	rc=$?
-	# udev probes the device (blkid opens it) after every close of a
-	# writer, swapoff included: an open device refuses reconfiguration.
-	# As ghostswapctl does: let udev settle, then try once more.
-	if [ "$3" = ok ] && [ $rc != 0 ] && [[ $out == *"resource busy"* ]]; then
-		udevadm settle 2>/dev/null
-		echo "write '$2' to ${1##*/}: busy, retried after udevadm settle"
-		out=$( (echo "$2" >"$1") 2>&1)
-		rc=$?
-	fi
-	if [ "$3" = ok ]; then
-		[ $rc = 0 ] || fail "write '$2' to $1: $out"
-	else
-		[ $rc != 0 ] || fail "write '$2' to $1 was accepted"
-		case $out in
-		*"$3"*) echo "write '$2' to ${1##*/}: $3 (as expected)" ;;
-		*) fail "write '$2' to $1: '$out', want '$3'" ;;
-		esac
-	fi
-}
-
 setup_guest() {
-	mountpoint -q /sys/fs/cgroup || mount -t cgroup2 none /sys/fs/cgroup
-	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
-	# zswap would sit in front of any swap device: keep it out of the way.
-	[ -w /sys/module/zswap/parameters/enabled ] &&
-		echo N >/sys/module/zswap/parameters/enabled
-	swapoff -a 2>/dev/null
-	echo +memory >/sys/fs/cgroup/cgroup.subtree_control
-	# The first memory cgroup turns on the kernel's memcg static keys (a
-	# live patch of its text): do it now, while nothing else runs.
-	mkdir /sys/fs/cgroup/gs-first && rmdir /sys/fs/cgroup/gs-first
+	guest_setup
 	uname -r
 	grep -E 'MemTotal|MemAvailable' /proc/meminfo
 	echo "kfence sample interval: $(cat /sys/module/kfence/parameters/sample_interval 2>/dev/null || echo none) ms"
@@ -317,45 +152,6 @@ t_busy() {
 	echo "rmmod while swapped on: $out"
 }
 
-# wl MIB: a verified workload's data size in MiB, divided by
-# GS_WORKLOAD_DIV (default 1): the debug-kernel lane runs the workloads
-# smaller. wl_limit MIB: its memory cgroup limit, divided the same way plus
-# 8 MiB for what does not shrink with it (the shell, the program, page
-# tables): a smaller cgroup would thrash on its own text.
-wl() { echo $(($1 / ${GS_WORKLOAD_DIV:-1})); }
-wl_limit() {
-	local div=${GS_WORKLOAD_DIV:-1}
-	echo $(($1 / div + (div > 1 ? 8 : 0)))
-}
-
-# run_cg NAME LIMIT_MIB CMD...: run CMD in a fresh memory cgroup.
-run_cg() {
-	local cg=/sys/fs/cgroup/$1 rc
-	mkdir -p "$cg"
-	echo $(($2 << 20)) >"$cg/memory.max"
-	shift 2
-	(echo $BASHPID >"$cg/cgroup.procs" && exec "$@")
-	rc=$?
-	echo "memcg $cg: $(grep -E '^(pswpin|pswpout) ' "$cg/memory.stat" | tr '\n' ' ')"
-	echo "peak swap: $(cat "$cg/memory.swap.peak" 2>/dev/null)"
-	rmdir "$cg"
-	return $rc
-}
-
-# sample_mm SYSDIR FILE: keep the mm_stat line with the most data in FILE.
-sample_mm() {
-	local best=0 line o
-	while :; do
-		line=$(cat "$1/mm_stat")
-		o=$(echo $line | cut -d' ' -f1)
-		if [ "$o" -gt "$best" ]; then
-			best=$o
-			echo "$line" >"$2"
-		fi
-		sleep 0.3
-	done
-}
-
 # swap_workload NAME SYSDIR: the verified 3x-overcommit workload on the swap
 # device that is on now; reports the compression ratio at the fullest
 # moment (mm_stat has the same columns for ghostswap and zram) and appends
@@ -364,7 +160,7 @@ swap_workload() {
 	local name=$1 sys=$2 sampler alg rc
 	alg=$(sed 's/.*\[\(.*\)\].*/\1/' "$sys/comp_algorithm")
 	rm -f /tmp/mm.best
-	sample_mm "$sys" /tmp/mm.best &
+	sample_peak /tmp/mm.best 0.3 cat "$sys/mm_stat" &
 	sampler=$!
 	run_cg gs-work "$(wl_limit 64)" gsverify "$(wl 192)" 2 7 zstr
 	rc=$?
@@ -376,17 +172,6 @@ swap_workload() {
 			n, a, $1 / 1048576, $2 / 1048576, $3 / 1048576, $1 / $2, $1 / $3 }' \
 		/tmp/mm.best | tee -a "$GS_OUT/ratios.txt"
 	return $rc
-}
-
-# mm_stat against itself: used pool memory holds at least the compressed
-# bytes and not wildly more; the high water mark is at least today's use.
-mm_consistent() {
-	local orig used compr max
-	read -r orig compr used _ max _ <"${1:-$SYS/mm_stat}"
-	[ "$used" -ge "$compr" ] || fail "pool $used < compressed $compr"
-	[ "$used" -le $((compr * 2 + (4 << 20))) ] ||
-		fail "pool $used far above compressed $compr"
-	[ "$max" -ge "$used" ] || fail "mem_used_max $max < mem_used $used"
 }
 
 # Three times over a memcg limit, a mix of zero, same-filled, text and random
@@ -455,21 +240,6 @@ t_fio() {
 # bounce path; reads back through a different split must match.
 t_split_bvec() {
 	$PAGES split-io $DEV 10
-}
-
-# Free memory as the page allocator sees it: MemFree plus the pages parked
-# on per-CPU free lists (which can hold tens of MiB after a burst of frees).
-# Under KASAN, freed slab objects wait in a quarantine (up to 1/32 of
-# memory) and keep their slabs: shrinking every cache empties it first.
-free_bytes() {
-	local c
-	if debug_kernel; then
-		for c in /sys/kernel/slab/*/shrink; do
-			echo 1 >"$c" 2>/dev/null
-		done
-	fi
-	awk -v f="$(meminfo MemFree)" '$1 == "count:" { c += $2 }
-		END { print f + c * 4096 }' /proc/zoneinfo
 }
 
 # write_random MIB SEEK_MIB: random data to the device, its sha256 to
@@ -675,14 +445,6 @@ t_algorithms() {
 	sysw $SYS/reset 1 ok
 }
 
-swap_on() {
-	swapoff $DEV 2>/dev/null
-	sysw $SYS/reset 1 ok
-	sysw $SYS/comp_algorithm "$1" ok
-	sysw $SYS/disksize "${2:-1T}" ok
-	mkswap $DEV >/dev/null && swapon $DEV || fail "swapon ($1)"
-}
-
 # CPU hotplug: streams for a CPU that comes up after the store was made,
 # and a verified workload while a CPU goes away and comes back.
 t_cpu_hotplug() {
@@ -741,48 +503,6 @@ t_zram_compare() {
 }
 
 # ------------------------------------------------------- writeback tier
-
-# The virtio disk with serial NAME (testbed/guest.sh GS_DISKS).
-vdisk() {
-	local b
-	modprobe virtio_blk 2>/dev/null
-	udevadm settle 2>/dev/null
-	for b in /sys/block/vd*; do
-		[ "$(cat "$b/serial" 2>/dev/null)" = "$1" ] && { echo "/dev/${b##*/}"; return 0; }
-	done
-	echo "no disk with serial $1" >&2
-	return 1
-}
-
-# bd_stat by name: zram's three columns, then ours.
-bdstat() {
-	local f
-	read -r count reads writes clusters meta werr rerr reloc creads cwrites _ \
-		<"$SYS/bd_stat"
-	case $1 in
-	count) f=$count ;; reads) f=$reads ;; writes) f=$writes ;;
-	clusters) f=$clusters ;; meta) f=$meta ;; werr) f=$werr ;;
-	rerr) f=$rerr ;; reloc) f=$reloc ;; creads) f=$creads ;;
-	cwrites) f=$cwrites ;;
-	esac
-	echo "$f"
-}
-
-# Mismatches between the table and the reverse map (debugfs), must be 0.
-gs_check() {
-	local n
-	n=$(head -n 1 /sys/kernel/debug/ghostswap/check) || fail "debugfs check"
-	[ "$n" = 0 ] || { cat /sys/kernel/debug/ghostswap/check; fail "check: $n mismatches"; }
-	echo "consistency check: 0 mismatches ($(bdstat count) pages on the backing device)"
-}
-
-# attach_backing DEV: reset, attach DEV as backing device.
-attach_backing() {
-	swapoff $DEV 2>/dev/null
-	sysw $SYS/reset 1 ok
-	sysw $SYS/backing_dev "$1" ok
-	[ "$(cat $SYS/backing_dev)" = "$1" ] || fail "backing_dev shows $(cat $SYS/backing_dev)"
-}
 
 # backing_dev: what it accepts and what it refuses, with which errno.
 t_wb_setup() {
@@ -968,6 +688,16 @@ t_wb_full() {
 	sysw $SYS/reset 1 ok
 }
 
+# Data stored, the share of it on the backing device (%), pages there,
+# pool bytes, pages written back.
+wb_sample() {
+	local c w o u
+	read -r c _ w _ <$SYS/bd_stat
+	read -r o _ u _ <$SYS/mm_stat
+	[ "$o" -gt 0 ] || { echo 0; return; }
+	echo "$o $((c * 4096 * 100 / o)) $c $u $w"
+}
+
 # The verified 3x-overcommit swap workload with a pool limit that sends
 # most pages to the backing device; every byte checked. Reports the
 # share written back at the fullest moment and the writeback rate.
@@ -979,22 +709,14 @@ t_wb_workload() {
 	mkswap $DEV >/dev/null && swapon $DEV || fail swapon
 	rm -f /tmp/wb.best
 	# The share written back when the most data is stored.
-	(best=0; while :; do
-		read -r c _ w _ <$SYS/bd_stat
-		read -r o _ u _ <$SYS/mm_stat
-		if [ "$o" -gt "$best" ]; then
-			best=$o
-			echo "$((c * 4096 * 100 / o)) $c $o $u $w" >/tmp/wb.best
-		fi
-		sleep 0.3
-	done) &
+	sample_peak /tmp/wb.best 0.3 wb_sample &
 	sampler=$!
 	# Text and random pages only: same-filled ones are never written back.
 	run_cg gs-wb "$(wl_limit 40)" gsverify "$(wl 120)" 2 17 tr
 	rc=$?
 	kill $sampler; wait $sampler 2>/dev/null
 	cat $SYS/mm_stat $SYS/bd_stat $SYS/io_stat
-	read -r share count orig used writes </tmp/wb.best
+	read -r orig share count used writes </tmp/wb.best
 	echo "fullest: $((orig >> 20)) MiB stored, $((count * 4096 >> 20)) MiB on the backing device ($share%), pool $((used >> 20)) MiB"
 	echo "workload: written back $share% of the stored data at the fullest moment" >>"$GS_OUT/ratios.txt"
 	[ $rc = 0 ] || fail "gsverify"
@@ -1114,13 +836,13 @@ ctl_status ctl_setup_reset ctl_errors ctl_writeback unload_final"
 # Nor kmemleak (reliability.sh): it needs a kernel with kmemleak, the
 # debug-kernel lane's (tests/debug-kernel.sh), whose last test it is.
 
-setup_guest 2>&1 | diag
+setup_guest 2>&1 | tap_diag
 start=$(date +%s)
-# The plan, for the host's report should the guest die (gs_guest_died).
-printf '%s\n' ${*:-$ALL} >"$GS_OUT/plan"
+tests=()
 for t in ${*:-$ALL}; do
-	run "$t" "t_$t"
+	tests+=("$t" "t_$t")
 done
-tap "1..$n"
-log "guest suite: $n tests, $nfail failed, $(($(date +%s) - start)) s"
+tap_tests "$GS_OUT/test.log" "${tests[@]}"
+tap_plan
+tap_diag "guest suite: $tap_n tests, $tap_nfail failed, $(($(date +%s) - start)) s"
 echo "GS-SUITE-DONE" >"$GS_OUT/done"

@@ -1,15 +1,16 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 #
-# ghostswapctl against the real module, in the guest. Sourced by the guest
-# suite, which provides fail (ends a test), sysw FILE VALUE EXPECT, $SYS and
-# $DEV; each t_ctl_* function is one test. ghostswapctl is expected at
-# /usr/local/sbin/ghostswapctl (GS_CTL overrides), the sources at
-# /opt/gs-src. Every test leaves the module loaded, swap off, the device
-# reset.
+# ghostswapctl against the real module, in the guest: each t_ctl_*
+# function is one test of the guest suite (suite.sh sources this file).
+# ghostswapctl is expected at /usr/local/sbin/ghostswapctl (GS_CTL
+# overrides), the sources at /opt/gs-src. Every test leaves the module
+# loaded, swap off, the device reset.
+
+# The guest's helpers: fail, sysw, gs_fresh, $PAGES, $SYS, $DEV.
+. /opt/gs-src/tests/guest/lib.sh
 
 CTL=${GS_CTL:-/usr/local/sbin/ghostswapctl}
-CTL_PAGES="python3 /opt/gs-src/tests/guest/pages.py"
 
 # ctl ARGS...: runs the tool; $out, $err and $rc get its results.
 ctl() {
@@ -33,15 +34,10 @@ ctl_expect() {
 		fail "want a one-line message: $err"
 }
 
-# The device loaded, swap off, reset.
+# The tool there, the device loaded, swap off, reset.
 ctl_fresh() {
 	[ -x "$CTL" ] || fail "no $CTL"
-	if [ ! -d "$SYS" ]; then
-		modprobe ghostswap || fail modprobe
-		udevadm settle 2>/dev/null
-	fi
-	grep -q "^$DEV " /proc/swaps && { swapoff "$DEV" || fail swapoff; }
-	sysw "$SYS/reset" 1 ok
+	gs_fresh || fail "module loaded, swap off, device reset"
 }
 
 # Column N of a stat file.
@@ -51,7 +47,7 @@ ctl_col() { awk -v c="$2" '{ print $c }' "$SYS/$1"; }
 t_ctl_status() {
 	local name alg size data compr total ratio written clusters mnt want
 	ctl_fresh
-	$CTL_PAGES write "$DEV" 0 z:100,t:400,r:50 >/dev/null || fail "write pages"
+	$PAGES write "$DEV" 0 z:100,t:400,r:50 >/dev/null || fail "write pages"
 	ctl
 	[ $rc = 0 ] || fail "status: exit $rc"
 	[ "$(printf '%s\n' "$out" | head -n 1 | tr -s ' ')" = \
@@ -79,7 +75,7 @@ t_ctl_status() {
 	ctl --json
 	printf '%s\n' "$out" >/tmp/ctl.json
 	python3 -m json.tool /tmp/ctl.json >/dev/null || fail "invalid JSON"
-	$CTL_PAGES ctl-json /tmp/ctl.json disksize="$(cat "$SYS/disksize")" \
+	$PAGES ctl-json /tmp/ctl.json disksize="$(cat "$SYS/disksize")" \
 		data="$(ctl_col mm_stat 1)" compr="$(ctl_col mm_stat 2)" ratio:float \
 		mountpoint=null || fail "JSON against sysfs"
 	ctl --output-all --raw
@@ -164,7 +160,7 @@ t_ctl_errors() {
 	ctl_expect 4 "another process holds $DEV open"
 	exec 3<&-
 	# Holding data: the size cannot change.
-	$CTL_PAGES write "$DEV" 0 t:1 >/dev/null || fail "write"
+	$PAGES write "$DEV" 0 t:1 >/dev/null || fail "write"
 	ctl setup --size 1G --no-swapon
 	ctl_expect 4 "device is in use"
 	ctl reset
@@ -214,7 +210,7 @@ t_ctl_writeback() {
 	[ $rc = 0 ] || { losetup -d "$loop"; fail "setup --backing-dev: exit $rc"; }
 	ctl -n -r -o BACKING
 	[ "$out" = "$loop" ] || fail "BACKING $out"
-	$CTL_PAGES write "$DEV" 0 r:256,t:256 >/dev/null || fail "write pages"
+	$PAGES write "$DEV" 0 r:256,t:256 >/dev/null || fail "write pages"
 	ctl writeback huge
 	[ $rc = 0 ] || fail "writeback huge: exit $rc"
 	case $out in
@@ -229,7 +225,7 @@ t_ctl_writeback() {
 	[ $rc = 0 ] && [ "$(ctl_col bd_stat 1)" = 356 ] || fail "writeback idle 100"
 	ctl writeback 50
 	[ $rc = 0 ] || fail "writeback 50"
-	$CTL_PAGES verify "$DEV" 0 r:256,t:256 || fail "data after writeback"
+	$PAGES verify "$DEV" 0 r:256,t:256 || fail "data after writeback"
 	ctl check
 	[ $rc = 0 ] || fail "check: exit $rc"
 	ctl compact --backing
@@ -244,7 +240,7 @@ t_ctl_writeback() {
 	# A backing device too small: ENOSPC.
 	loop2=$(losetup -f --show "$small") || fail "losetup"
 	ctl setup --backing-dev "$loop2" --size 1G --no-swapon
-	$CTL_PAGES write "$DEV" 0 r:512 >/dev/null || fail "write pages"
+	$PAGES write "$DEV" 0 r:512 >/dev/null || fail "write pages"
 	ctl writeback huge
 	[ $rc = 1 ] && case $err in *"backing device full"*) true ;; *) false ;; esac ||
 		fail "want 'backing device full', exit 1"

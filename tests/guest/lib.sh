@@ -1,0 +1,317 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# The guest's helper library, sourced by every script that runs in the
+# guest (testbed/guest.sh boots it): the suite and its tiers, the systemd
+# boot checks, the demo (tests/guest/) and the benchmarks
+# (bench/guest/bench.sh). Sourcing it again is harmless. It sources the
+# TAP writer, testbed/tap.sh. The repository is at /opt/gs-src
+# (read-only), the host's output folder at $GS_OUT.
+[ -z "${GS_GUEST_LIB:-}" ] || return 0
+GS_GUEST_LIB=1
+
+GS_OUT=${GS_OUT:-/opt/gs-out}
+SYS=/sys/block/ghostswap
+DEV=/dev/ghostswap
+PAGES="python3 /opt/gs-src/tests/guest/pages.py"
+
+# ------------------------------------------------------------------- TAP
+
+# Each script names its stream (TAP_OUT). A test's output follows its
+# line, 40 lines at most; test lines go to the kernel log too; the test
+# that runs is named in $GS_OUT/running, for the host's report should the
+# guest die (gs_guest_died in testbed/lib.sh).
+. /opt/gs-src/testbed/tap.sh
+TAP_KMSG=1
+TAP_LOG_ALWAYS=1
+TAP_LOG_LINES=40
+TAP_RUNNING=$GS_OUT/running
+
+# fail MESSAGE: end the test, failed (tap_run runs each in a subshell).
+fail() {
+	echo "FAIL: $*"
+	exit 1
+}
+
+# ------------------------------------------------------------ the guest
+
+# guest_setup: cgroup2 with the memory controller, debugfs, no swap, and
+# zswap off (it would sit in front of any swap device).
+guest_setup() {
+	mountpoint -q /sys/fs/cgroup || mount -t cgroup2 none /sys/fs/cgroup
+	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+	[ -w /sys/module/zswap/parameters/enabled ] &&
+		echo N >/sys/module/zswap/parameters/enabled
+	swapoff -a 2>/dev/null
+	echo +memory >/sys/fs/cgroup/cgroup.subtree_control
+	# The first memory cgroup turns on the kernel's memcg static keys (a
+	# live patch of its text): do it now, while nothing else runs.
+	mkdir /sys/fs/cgroup/gs-first && rmdir /sys/fs/cgroup/gs-first
+}
+
+# The virtio disk with serial NAME (testbed/guest.sh GS_DISKS).
+vdisk() {
+	local b
+	modprobe virtio_blk 2>/dev/null
+	udevadm settle 2>/dev/null
+	for b in /sys/block/vd*; do
+		[ "$(cat "$b/serial" 2>/dev/null)" = "$1" ] && { echo "/dev/${b##*/}"; return 0; }
+	done
+	echo "no disk with serial $1" >&2
+	return 1
+}
+
+# ------------------------------------------------------------ the device
+
+# sysfs_write FILE VALUE: write VALUE (plus newline); the error, if any, on
+# stdout. udev probes the device (blkid opens it) after every close of a
+# writer, swapoff included: an open device refuses reconfiguration. As
+# ghostswapctl does: on EBUSY, let udev settle, then try once more.
+sysfs_write() {
+	local out
+	out=$( (echo "$2" >"$1") 2>&1) && return 0
+	if [[ $out == *"resource busy"* ]]; then
+		udevadm settle 2>/dev/null
+		echo "write '$2' to ${1##*/}: busy, retried after udevadm settle"
+		out=$( (echo "$2" >"$1") 2>&1) && return 0
+	fi
+	echo "$out"
+	return 1
+}
+
+# sysw FILE VALUE EXPECT: write VALUE (plus newline) and expect the write to
+# fail with EXPECT (a strerror text) or succeed (EXPECT = ok); else fail.
+sysw() {
+	local out
+	if [ "$3" = ok ]; then
+		out=$(sysfs_write "$1" "$2") || fail "write '$2' to $1: $out"
+		[ -z "$out" ] || echo "$out"
+		return 0
+	fi
+	out=$( (echo "$2" >"$1") 2>&1) && fail "write '$2' to $1 was accepted"
+	case $out in
+	*"$3"*) echo "write '$2' to ${1##*/}: $3 (as expected)" ;;
+	*) fail "write '$2' to $1: '$out', want '$3'" ;;
+	esac
+}
+
+# gs_fresh [ALG]: the module loaded, swap off, the device reset (to
+# algorithm ALG). Returns non-zero if any of it fails.
+gs_fresh() {
+	if grep -q "^$DEV " /proc/swaps; then
+		swapoff $DEV || return 1
+	fi
+	if [ ! -d $SYS ]; then
+		modprobe ghostswap || return 1
+		udevadm settle 2>/dev/null
+	fi
+	sysfs_write $SYS/reset 1 || return 1
+	[ -z "${1:-}" ] || sysfs_write $SYS/comp_algorithm "$1"
+}
+
+# swap_on ALG [SIZE]: swap on a fresh device of SIZE (default 1T) with
+# algorithm ALG. Returns non-zero if it could not.
+swap_on() {
+	gs_fresh "$1" && sysfs_write $SYS/disksize "${2:-1T}" &&
+		mkswap $DEV >/dev/null && swapon $DEV ||
+		{ echo "swapon of $DEV (${2:-1T}, $1) failed"; return 1; }
+}
+
+# attach_backing DEV: reset, attach DEV as backing device.
+attach_backing() {
+	swapoff $DEV 2>/dev/null
+	sysw $SYS/reset 1 ok
+	sysw $SYS/backing_dev "$1" ok
+	[ "$(cat $SYS/backing_dev)" = "$1" ] || fail "backing_dev shows $(cat $SYS/backing_dev)"
+}
+
+# Fields of cluster_stat and mm_stat (zram's columns), by name.
+cstat() {
+	local f
+	read -r clusters peak slots meta meta_per_slot stream reserve _ \
+		<"$SYS/cluster_stat"
+	case $1 in
+	clusters) f=$clusters ;; peak) f=$peak ;; slots) f=$slots ;;
+	meta) f=$meta ;; meta_per_slot) f=$meta_per_slot ;; stream) f=$stream ;;
+	reserve) f=$reserve ;;
+	esac
+	echo "$f"
+}
+
+mstat() {
+	local f
+	read -r orig compr used limit max same compacted huge huge_since \
+		<"${2:-$SYS}/mm_stat"
+	case $1 in
+	orig) f=$orig ;; compr) f=$compr ;; used) f=$used ;; limit) f=$limit ;;
+	max) f=$max ;; same) f=$same ;; compacted) f=$compacted ;;
+	huge) f=$huge ;; huge_since) f=$huge_since ;;
+	esac
+	echo "$f"
+}
+
+iostat() { awk -v c="$1" '{ print $c }' "$SYS/io_stat"; }
+
+# bd_stat by name: zram's three columns, then ours.
+bdstat() {
+	local f
+	read -r count reads writes clusters meta werr rerr reloc creads cwrites _ \
+		<"$SYS/bd_stat"
+	case $1 in
+	count) f=$count ;; reads) f=$reads ;; writes) f=$writes ;;
+	clusters) f=$clusters ;; meta) f=$meta ;; werr) f=$werr ;;
+	rerr) f=$rerr ;; reloc) f=$reloc ;; creads) f=$creads ;;
+	cwrites) f=$cwrites ;;
+	esac
+	echo "$f"
+}
+
+# mm_stat against itself: used pool memory holds at least the compressed
+# bytes and not wildly more; the high water mark is at least today's use.
+mm_consistent() {
+	local orig used compr max
+	read -r orig compr used _ max _ <"${1:-$SYS/mm_stat}"
+	[ "$used" -ge "$compr" ] || fail "pool $used < compressed $compr"
+	[ "$used" -le $((compr * 2 + (4 << 20))) ] ||
+		fail "pool $used far above compressed $compr"
+	[ "$max" -ge "$used" ] || fail "mem_used_max $max < mem_used $used"
+}
+
+# Mismatches between the table and the reverse map (debugfs), must be 0.
+gs_check() {
+	local n
+	n=$(head -n 1 /sys/kernel/debug/ghostswap/check) || fail "debugfs check"
+	[ "$n" = 0 ] || { cat /sys/kernel/debug/ghostswap/check; fail "check: $n mismatches"; }
+	echo "consistency check: 0 mismatches ($(bdstat count) pages on the backing device)"
+}
+
+# --------------------------------------------------------------- memory
+
+# meminfo FIELD: in bytes.
+meminfo() { awk -v k="$1:" '$1 == k { print $2 * 1024 }' /proc/meminfo; }
+
+# A debugging kernel (the debug-kernel lane's, tests/debug-kernel.sh):
+# KASAN or kmemleak, whose bookkeeping changes some of the figures below.
+debug_kernel() {
+	[ -e /sys/kernel/debug/kmemleak ] || grep -qw kasan_report /proc/kallsyms
+}
+
+# Free memory as the page allocator sees it: MemFree plus the pages parked
+# on per-CPU free lists (which can hold tens of MiB after a burst of frees).
+# Under KASAN, freed slab objects wait in a quarantine (up to 1/32 of
+# memory) and keep their slabs: shrinking every cache empties it first.
+free_bytes() {
+	local c
+	if debug_kernel; then
+		for c in /sys/kernel/slab/*/shrink; do
+			echo 1 >"$c" 2>/dev/null
+		done
+	fi
+	awk -v f="$(meminfo MemFree)" '$1 == "count:" { c += $2 }
+		END { print f + c * 4096 }' /proc/zoneinfo
+}
+
+# slab_obj_size NAME: bytes of one object of slab cache NAME as the kernel
+# reports it (slabinfo's objsize, the slot). Under KASAN the slot also
+# holds its redzone and allocation records: there, the object size the
+# cache was made with, as kmem_cache_size() gives it.
+slab_obj_size() {
+	if debug_kernel; then
+		cat "/sys/kernel/slab/$1/object_size"
+	else
+		awk -v c="$1" '$1 == c { print $4 }' /proc/slabinfo
+	fi
+}
+
+# Bytes of one cluster header, from the module's own slab cache.
+cluster_obj_size() { slab_obj_size gs_cluster; }
+
+# Live objects of slab cache NAME that KFENCE handed out from its own pool
+# (the guest runs with KFENCE on): /proc/slabinfo does not count them.
+# debugfs lists every KFENCE object, a block each; a live one has an
+# "allocated by" stack and no "freed by" one.
+kfence_objs() {
+	local f=/sys/kernel/debug/kfence/objects
+	[ -r $f ] || { echo 0; return; }
+	awk -v c="cache=$1" '
+		function done() { if (mine && alloc && !freed) n++ }
+		/^kfence-#/ {
+			done()
+			mine = $NF == c; alloc = 0; freed = 0
+		}
+		/^allocated by task/ { alloc = 1 }
+		/^freed by task/ { freed = 1 }
+		END { done(); print n + 0 }' $f
+}
+
+# slab_objs NAME [WANT]: objects of slab cache NAME in use. Shrinking first
+# flushes the per-CPU slabs so that slabinfo's active count is exact, and
+# KFENCE's objects are added; frees of clusters wait for an RCU grace
+# period, so a count that is not WANT yet gets a moment to settle.
+slab_objs() {
+	local i n
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		echo 1 >/sys/kernel/slab/$1/shrink
+		n=$(awk -v c="$1" '$1 == c { print $2 }' /proc/slabinfo)
+		n=$((n + $(kfence_objs "$1")))
+		[ "$n" = "${2:-$n}" ] && break
+		sleep 0.5
+	done
+	echo "$n"
+}
+
+# Clusters in the store's reserve (cluster_stat's reserve bytes), which
+# are gs_cluster slab objects too; 4 while the device is at rest.
+reserve_objs() { echo $(($(cstat reserve) / ($(cluster_obj_size) + 4096))); }
+
+# cluster_objs [WANT_CLUSTERS]: slab objects of gs_cluster, the reserve's
+# not included.
+cluster_objs() {
+	local r
+	r=$(reserve_objs)
+	echo $(($(slab_objs gs_cluster ${1:+$(($1 + r))}) - r))
+}
+
+# ------------------------------------------------------------ workloads
+
+# wl MIB: a verified workload's data size in MiB, divided by
+# GS_WORKLOAD_DIV (default 1): the debug-kernel lane runs the workloads
+# smaller. wl_limit MIB: its memory cgroup limit, divided the same way plus
+# 8 MiB for what does not shrink with it (the shell, the program, page
+# tables): a smaller cgroup would thrash on its own text.
+wl() { echo $(($1 / ${GS_WORKLOAD_DIV:-1})); }
+wl_limit() {
+	local div=${GS_WORKLOAD_DIV:-1}
+	echo $(($1 / div + (div > 1 ? 8 : 0)))
+}
+
+# run_cg NAME LIMIT_MIB CMD...: run CMD in a fresh memory cgroup.
+run_cg() {
+	local cg=/sys/fs/cgroup/$1 rc
+	mkdir -p "$cg"
+	echo $(($2 << 20)) >"$cg/memory.max"
+	shift 2
+	(echo $BASHPID >"$cg/cgroup.procs" && exec "$@")
+	rc=$?
+	echo "memcg $cg: $(grep -E '^(pswpin|pswpout) ' "$cg/memory.stat" | tr '\n' ' ')"
+	echo "peak swap: $(cat "$cg/memory.swap.peak" 2>/dev/null)"
+	rmdir "$cg"
+	return $rc
+}
+
+# sample_peak FILE SECONDS CMD...: run CMD every SECONDS and keep in FILE
+# the line it printed with the largest first field (the most data stored
+# at any moment); until killed (run it in the background).
+sample_peak() {
+	local file=$1 secs=$2 best=0 line first
+	shift 2
+	while :; do
+		line=$("$@")
+		read -r first _ <<<"$line"
+		if [ "${first:-0}" -gt "$best" ]; then
+			best=$first
+			echo "$line" >"$file"
+		fi
+		sleep "$secs"
+	done
+}
