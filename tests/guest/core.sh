@@ -1,0 +1,288 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# The guest suite's first tier, sourced by suite.sh: the test bed itself,
+# loading the module and its parameters, sysfs input, swapon of 1 TiB,
+# verified swap workloads (lz4, zstd, 64 KiB mTHP), slot frees reaching the
+# module, raw I/O through the bio path (fio, blocks split over pages), and
+# unloading at the end.
+
+# The guest's helpers: fail, sysw, the stat readers, the memory counters,
+# run_cg, wl, sample_peak, mm_consistent, swap_on, $PAGES, $SYS, $DEV.
+. /opt/gs-src/tests/guest/lib.sh
+
+# The test bed itself: the guest kernel patches its own text (static keys
+# of tracepoints and schedstats) over and over while both vCPUs run the
+# patched code. An emulator that runs stale translations of patched text
+# (multi-threaded TCG: testbed/lib.sh, gs_qemu_env) kills the guest here
+# ("Oops: int3"), not in the middle of a test of ghostswap.
+t_testbed_text_patching() {
+	local t=/sys/kernel/tracing end flips=0 load
+	mountpoint -q $t || mount -t tracefs none $t || fail "no tracefs"
+	[ -w $t/events/sched/sched_switch/enable ] || fail "no sched_switch event"
+	[ -w /proc/sys/kernel/sched_schedstats ] || fail "no sched_schedstats"
+	(while :; do echo x | cat >/dev/null; done) &
+	load=$!
+	stress-ng --switch 2 --vm 1 --vm-bytes 32M \
+		--timeout "${GS_TEXTPATCH_SECONDS:-20}" >/dev/null 2>&1 &
+	end=$(($(date +%s) + ${GS_TEXTPATCH_SECONDS:-20}))
+	while [ "$(date +%s)" -lt $end ]; do
+		for v in 1 0; do
+			echo $v >$t/events/sched/sched_switch/enable
+			echo $v >/proc/sys/kernel/sched_schedstats
+			echo $v >$t/events/kmem/kmem_cache_alloc/enable
+		done
+		flips=$((flips + 6))
+	done
+	kill $load
+	wait 2>/dev/null
+	echo "$flips static key flips in ${GS_TEXTPATCH_SECONDS:-20} s under load"
+	[ $flips -gt 0 ] || fail "no flips"
+}
+
+t_load() {
+	modprobe ghostswap || fail "modprobe"
+	udevadm settle 2>/dev/null
+	[ -b $DEV ] || fail "$DEV is not a block device"
+	[ "$(cat $SYS/disksize)" = $((64 << 30)) ] || fail "default disksize"
+	[ "$(cat $SYS/queue/logical_block_size)" = 4096 ] || fail "lbs"
+	[ "$(cat $SYS/queue/physical_block_size)" = 4096 ] || fail "pbs"
+	[ "$(cstat clusters)" = 0 ] && [ "$(cstat meta)" = 0 ] &&
+		[ "$(mstat used)" = 0 ] ||
+		fail "fresh device holds memory: $(cat $SYS/cluster_stat $SYS/mm_stat)"
+	# Except its cluster reserve, counted, and all of it in the slab.
+	[ "$(reserve_objs)" = 4 ] &&
+		[ "$(cstat reserve)" = $((4 * ($(cluster_obj_size) + 4096))) ] ||
+		fail "cluster reserve: $(cstat reserve) bytes"
+	[ "$(slab_objs gs_cluster 4)" = 4 ] || fail "slab: $(slab_objs gs_cluster) clusters"
+	grep -q '\[lz4\]' $SYS/comp_algorithm || fail "default algorithm: $(cat $SYS/comp_algorithm)"
+	cat $SYS/comp_algorithm $SYS/cluster_stat $SYS/mm_stat $SYS/io_stat
+}
+
+t_unload_reload() {
+	rmmod ghostswap || fail "rmmod of an unused device"
+	[ ! -e $SYS ] || fail "$SYS still there"
+	grep -q '^gs_cluster ' /proc/slabinfo && fail "slab cache left behind"
+	out=$(modprobe ghostswap disksize=12Q 2>&1) && fail "bad param accepted"
+	echo "modprobe disksize=12Q: $out"
+	modprobe ghostswap disksize=1T || fail "modprobe disksize=1T"
+	[ "$(cat $SYS/disksize)" = $((1 << 40)) ] || fail "param disksize=1T"
+	rmmod ghostswap && modprobe ghostswap comp_algorithm=zstd ||
+		fail "modprobe comp_algorithm=zstd"
+	grep -q '\[zstd\]' $SYS/comp_algorithm || fail "param comp_algorithm=zstd"
+	rmmod ghostswap && modprobe ghostswap comp_algorithm=nosuch ||
+		fail "an unknown algorithm must fall back, not fail the load"
+	dmesg | grep "no algorithm 'nosuch'" | tail -n 1
+	grep -q '\[lzo\]' $SYS/comp_algorithm || fail "fallback: $(cat $SYS/comp_algorithm)"
+	rmmod ghostswap && modprobe ghostswap || fail "reload"
+}
+
+t_bad_sysfs() {
+	local v
+	for v in "" abc -1 1Z 0 4095 1020K 0x100 "1 G" 18446744073709551616 \
+		99999999999P 16T 17T "1G junk"; do
+		sysw $SYS/disksize "$v" "Invalid argument"
+	done
+	for v in 0 no abc ""; do
+		sysw $SYS/reset "$v" "Invalid argument"
+	done
+	sysw $SYS/disksize 4T ok
+	[ "$(cat $SYS/disksize)" = $((4 << 40)) ] || fail "4T not taken"
+	sysw $SYS/disksize 3g ok
+	[ "$(cat $SYS/disksize)" = $((3 << 30)) ] || fail "3g not taken"
+	sysw $SYS/disksize 1048577 ok
+	[ "$(cat $SYS/disksize)" = $(((1 << 20) + 4096)) ] || fail "round up"
+	sysw $SYS/cluster_stat 1 "Permission denied"
+	for v in "" " " nosuch lz4x "$(head -c 100 /dev/zero | tr '\0' a)"; do
+		sysw $SYS/comp_algorithm "$v" "Invalid argument"
+	done
+	for v in "" abc -1 1Z 0x10 "8 M"; do
+		sysw $SYS/mem_limit "$v" "Invalid argument"
+	done
+	for v in 1 abc ""; do
+		sysw $SYS/mem_used_max "$v" "Invalid argument"
+	done
+	sysw $SYS/mm_stat 1 "Permission denied"
+	sysw $SYS/mem_limit 64M ok
+	[ "$(cat $SYS/mem_limit)" = $((64 << 20)) ] || fail "mem_limit not taken"
+	[ "$(mstat limit)" = $((64 << 20)) ] || fail "mm_stat mem_limit column"
+	sysw $SYS/comp_algorithm "  zstd " ok
+	grep -q '\[zstd\]' $SYS/comp_algorithm || fail "zstd (with blanks) not taken"
+	sysw $SYS/comp_algorithm "lzo-rle" ok
+	echo "algorithms: $(cat $SYS/comp_algorithm)"
+	sysw $SYS/reset 1 ok
+	[ "$(cat $SYS/mem_limit)" = 0 ] || fail "reset keeps mem_limit"
+	grep -q '\[lz4\]' $SYS/comp_algorithm || fail "reset keeps the algorithm"
+	# Holding data: the algorithm cannot change, the limit can.
+	$PAGES write $DEV 0 t:4 >/dev/null || fail "write"
+	sysw $SYS/comp_algorithm zstd "Device or resource busy"
+	sysw $SYS/mem_limit 1G ok
+	sysw $SYS/reset 1 ok
+}
+
+# A 1 TiB ghost swap in a small guest: the module holds one cluster (the
+# swap header) and the swap core's own cost stays small.
+t_swapon_1t() {
+	local avail0 avail1 drop meta limit
+	sysw $SYS/disksize 1T ok
+	mkswap $DEV >/dev/null || fail mkswap
+	echo 3 >/proc/sys/vm/drop_caches
+	avail0=$(meminfo MemAvailable)
+	swapon $DEV || fail swapon
+	echo 3 >/proc/sys/vm/drop_caches
+	avail1=$(meminfo MemAvailable)
+	cat /proc/swaps
+	free -m
+	# 1 TiB less the header page, in KiB.
+	[ "$(awk -v d=$DEV '$1 == d { print $3 }' /proc/swaps)" = 1073741820 ] ||
+		fail "swap size is not 1 TiB"
+	drop=$((avail0 - avail1))
+	# With lockdep every swap cluster's spinlock carries a lockdep map:
+	# the core's 48-byte cluster info grows to ~112 bytes, 56 MiB at
+	# 1 TiB, and KASAN adds its shadow. The debug kernel's own cost.
+	limit=48
+	[ -e /proc/lockdep ] && limit=128
+	meta=$(cstat meta)
+	echo "MemAvailable drop at swapon of 1 TiB: $((drop / 1024)) KiB"
+	echo "module metadata at 1 TiB idle: $meta bytes, $(cstat clusters) clusters"
+	[ "$(cstat clusters)" = 1 ] || fail "want exactly the header cluster"
+	[ "$meta" -le 8192 ] || fail "module holds $meta bytes idle"
+	[ "$drop" -lt $((limit << 20)) ] || fail "MemAvailable dropped $drop bytes (limit $limit MiB)"
+}
+
+t_busy() {
+	sysw $SYS/disksize 2G "Device or resource busy"
+	sysw $SYS/comp_algorithm zstd "Device or resource busy"
+	sysw $SYS/reset 1 "Device or resource busy"
+	out=$(rmmod ghostswap 2>&1) && fail "rmmod while swapped on"
+	echo "rmmod while swapped on: $out"
+}
+
+# swap_workload NAME SYSDIR: the verified 3x-overcommit workload on the swap
+# device that is on now; reports the compression ratio at the fullest
+# moment (mm_stat has the same columns for ghostswap and zram) and appends
+# it to $GS_OUT/ratios.txt.
+swap_workload() {
+	local name=$1 sys=$2 sampler alg rc
+	alg=$(sed 's/.*\[\(.*\)\].*/\1/' "$sys/comp_algorithm")
+	rm -f /tmp/mm.best
+	sample_peak /tmp/mm.best 0.3 cat "$sys/mm_stat" &
+	sampler=$!
+	run_cg gs-work "$(wl_limit 64)" gsverify "$(wl 192)" 2 7 zstr
+	rc=$?
+	kill $sampler
+	wait $sampler 2>/dev/null
+	[ -s /tmp/mm.best ] || { echo "no data reached $name"; return 1; }
+	awk -v n="$name" -v a="$alg" '{
+		printf "%-9s %-7s data %4d MiB  compressed %4d MiB  pool %4d MiB  ratio %.2f (data/pool %.2f)\n",
+			n, a, $1 / 1048576, $2 / 1048576, $3 / 1048576, $1 / $2, $1 / $3 }' \
+		/tmp/mm.best | tee -a "$GS_OUT/ratios.txt"
+	return $rc
+}
+
+# Three times over a memcg limit, a mix of zero, same-filled, text and random
+# pages, every byte verified after every swap-in.
+t_workload() {
+	local before after
+	before=$(cstat peak)
+	swap_workload ghostswap $SYS || fail "workload"
+	after=$(cstat peak)
+	cat $SYS/cluster_stat $SYS/mm_stat $SYS/io_stat
+	[ "$after" -gt "$(wl 40)" ] || fail "only $after clusters ever used: no swap?"
+	echo "clusters peak $before -> $after"
+	mm_consistent /tmp/mm.best
+}
+
+# Same with 64 KiB mTHP: swap-out and swap-in send multi-page bios.
+t_workload_mthp() {
+	local f=/sys/kernel/mm/transparent_hugepage/hugepages-64kB
+	local s0 s1
+	[ -d $f ] || { echo "no 64K mTHP in this kernel"; return 1; }
+	echo always >$f/enabled
+	s0=$(cat $f/stats/swpout)
+	run_cg gs-mthp "$(wl_limit 64)" gsverify "$(wl 192)" 2 11 zstr
+	rc=$?
+	s1=$(cat $f/stats/swpout)
+	echo never >$f/enabled
+	echo "64K mTHP swpout: $s0 -> $s1"
+	[ $rc = 0 ] || fail "gsverify with mTHP"
+	[ "$s1" -gt "$s0" ] || fail "no 64K folio was swapped out whole"
+}
+
+# Slot frees reach the module: after the workloads exit, only the header is
+# left; after swapoff too, and the clusters are gone.
+t_swapoff_frees() {
+	local i
+	for i in 1 2 3 4 5; do
+		[ "$(cstat slots)" -le 1 ] && break
+		sleep 1
+	done
+	echo "after workload exit: $(cat $SYS/cluster_stat)"
+	swapoff $DEV || fail swapoff
+	echo "after swapoff: $(cat $SYS/cluster_stat)"
+	[ "$(cstat slots)" = 1 ] || fail "slots left: $(cstat slots)"
+	[ "$(cstat clusters)" = 1 ] || fail "clusters left: $(cstat clusters)"
+	[ "$(cat $SYS/io_stat | awk '{print $4}')" -gt 0 ] || fail "no notify_free"
+}
+
+# Raw device: random 4k..64k reads and writes, writes followed by trims,
+# and sequential 64k writes far into the address space; crc32c verified.
+t_fio() {
+	sysw $SYS/reset 1 ok
+	sysw $SYS/disksize 4T ok
+	DEV=$DEV FIO_SIZE="$(wl 128)M" fio /opt/gs-src/tests/guest/verify.fio >"$GS_OUT/fio.log" 2>&1
+	rc=$?
+	grep -E 'err=|READ:|WRITE:|TRIM:|verify' "$GS_OUT/fio.log"
+	[ $rc = 0 ] || { tail -n 30 "$GS_OUT/fio.log"; fail "fio exit $rc"; }
+	! grep -E 'err= *[1-9]' "$GS_OUT/fio.log" || fail "fio reported errors"
+	cat $SYS/cluster_stat $SYS/io_stat
+	blkdiscard $DEV || fail blkdiscard
+	[ "$(cstat clusters)" = 0 ] || fail "discard of the whole device left clusters"
+	[ "$(cluster_objs 0)" = 0 ] || fail "slab objects left: $(cluster_objs)"
+	sysw $SYS/reset 1 ok
+}
+
+# Blocks split over two pages (O_DIRECT buffer at 512-byte offset) take the
+# bounce path; reads back through a different split must match.
+t_split_bvec() {
+	$PAGES split-io $DEV 10
+}
+
+# The same workload with zstd.
+t_workload_zstd() {
+	swap_on zstd || return 1
+	swap_workload ghostswap $SYS || fail "workload"
+	mm_consistent /tmp/mm.best
+	swapoff $DEV || fail swapoff
+	sysw $SYS/reset 1 ok
+}
+
+# The same workload on zram with the same algorithms, same boot: the
+# compression ratios to compare with.
+t_zram_compare() {
+	local z=/sys/block/zram0 alg
+	modprobe zram num_devices=1 || fail "no zram module"
+	for alg in lz4 zstd; do
+		echo 1 >$z/reset
+		echo $alg >$z/comp_algorithm || fail "zram $alg"
+		echo 2G >$z/disksize
+		mkswap /dev/zram0 >/dev/null && swapon /dev/zram0 || fail "zram swapon"
+		swap_workload zram $z || fail "workload on zram ($alg)"
+		swapoff /dev/zram0
+	done
+	echo 1 >$z/reset
+	rmmod zram
+	echo "--- ratios (same guest boot, same workload) ---"
+	cat "$GS_OUT/ratios.txt"
+}
+
+t_unload_final() {
+	# A failed test may have left swap on; udev may still be probing
+	# the device after the last reset.
+	swapoff $DEV 2>/dev/null
+	udevadm settle 2>/dev/null
+	rmmod ghostswap || fail rmmod
+	grep -q '^gs_cluster ' /proc/slabinfo && fail "slab cache left behind"
+	dmesg | grep -E 'BUG|WARNING|Oops|ghostswap' | tail -n 20
+	! dmesg | grep -qE 'BUG:|WARNING:|Oops' || fail "kernel reported problems"
+}

@@ -1,0 +1,294 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# The guest suite's writeback tier, sourced by suite.sh, with the two
+# virtio disks of tests/run.sh as backing devices (gsback, 1 GiB; gssmall,
+# 8 MiB): backing_dev and the errors it gives, bad input for every
+# writeback attribute, writeback on demand and its budget, backing
+# compaction, direct writes, a full backing device, a verified swap
+# workload under a pool limit, writeback racing raw I/O, and the
+# writeback rate.
+
+# The guest's helpers: fail, sysw, the stat readers, vdisk,
+# attach_backing, gs_check, run_cg, wl, sample_peak, $PAGES, $SYS, $DEV.
+. /opt/gs-src/tests/guest/lib.sh
+
+# backing_dev: what it accepts and what it refuses, with which errno.
+t_wb_setup() {
+	local big small
+	big=$(vdisk gsback) && small=$(vdisk gssmall) || fail "no backing disks"
+	sysw $SYS/reset 1 ok
+	[ "$(cat $SYS/backing_dev)" = none ] || fail "backing_dev without one"
+	[ "$(bdstat count)" = 0 ] || fail "bd_stat without backing"
+	sysw $SYS/writeback all "No such device"
+	sysw $SYS/backing_compact 1 "No such device"
+	sysw $SYS/backing_dev /nonexistent "No such file or directory"
+	sysw $SYS/backing_dev /etc/hostname "Block device required"
+	sysw $SYS/backing_dev /dev/null "Block device required"
+	sysw $SYS/backing_dev /tmp "Block device required"
+	sysw $SYS/backing_dev "" "Invalid argument"
+	sysw $SYS/backing_dev $DEV "Invalid argument"
+	dmesg | grep "is ghostswap itself" | tail -n 1
+	# A device someone holds exclusively (here: swap) is busy.
+	mkswap "$small" >/dev/null && swapon "$small" || fail "swapon $small"
+	sysw $SYS/backing_dev "$small" "Device or resource busy"
+	swapoff "$small"
+	# So is a mounted one.
+	mkfs.ext4 -q -F "$small" && mkdir -p /tmp/gs-mnt && mount "$small" /tmp/gs-mnt ||
+		fail "mount $small"
+	sysw $SYS/backing_dev "$small" "Device or resource busy"
+	umount /tmp/gs-mnt
+	# Holding data, or open: no change.
+	$PAGES write $DEV 0 t:1 >/dev/null || fail write
+	sysw $SYS/backing_dev "$big" "Device or resource busy"
+	sysw $SYS/reset 1 ok
+	# Blanks around the path are not part of it.
+	sysw $SYS/backing_dev "  $big  " ok
+	[ "$(cat $SYS/backing_dev)" = "$big" ] || fail "backing_dev shows '$(cat $SYS/backing_dev)'"
+	# Held by us now: nobody else can have it exclusively.
+	out=$(mkswap "$big" 2>&1) && swapon "$big" 2>/dev/null && fail "swapon of our backing device"
+	sysw $SYS/backing_dev "$small" "Device or resource busy"
+	mkswap $DEV >/dev/null && swapon $DEV || fail swapon
+	sysw $SYS/backing_dev none "Device or resource busy"
+	swapoff $DEV
+	# Still holds the swap header: no change until it is empty.
+	sysw $SYS/backing_dev none "Device or resource busy"
+	blkdiscard $DEV || fail blkdiscard
+	sysw $SYS/backing_dev none ok
+	[ "$(cat $SYS/backing_dev)" = none ] || fail "detach"
+	sysw $SYS/backing_dev "$small" ok
+	# reset detaches (zram semantics).
+	sysw $SYS/reset 1 ok
+	[ "$(cat $SYS/backing_dev)" = none ] || fail "reset keeps the backing device"
+	cat $SYS/bd_stat
+}
+
+# Bad input for every writeback attribute.
+t_wb_bad_input() {
+	local v
+	attach_backing "$(vdisk gsback)"
+	for v in "" junk "idle idle" "all 0" "all -1" "all 1x" "-5" "0" cold \
+		"type=" "type=nosuch" "huge 99999999999999999999999"; do
+		sysw $SYS/writeback "$v" "Invalid argument"
+	done
+	for v in "" 0 -1 abc "1 2" allx; do
+		sysw $SYS/idle "$v" "Invalid argument"
+	done
+	for v in "" -1 abc 1.5 18446744073709551616; do
+		sysw $SYS/writeback_limit "$v" "Invalid argument"
+	done
+	for v in "" maybe 2; do
+		sysw $SYS/writeback_limit_enable "$v" "Invalid argument"
+		sysw $SYS/writeback_shrinker "$v" "Invalid argument"
+	done
+	for v in "" nosuch "huge huge"; do
+		sysw $SYS/writeback_direct "$v" "Invalid argument"
+	done
+	sysw $SYS/bd_stat 1 "Permission denied"
+	# Valid ones on an empty device: nothing to do, no error.
+	sysw $SYS/writeback all ok
+	sysw $SYS/writeback "type=idle" ok
+	sysw $SYS/writeback 100 ok
+	sysw $SYS/idle all ok
+	sysw $SYS/idle 60 ok
+	sysw $SYS/backing_compact 1 ok
+	grep -q '\[none\]' $SYS/writeback_direct || fail "writeback_direct: $(cat $SYS/writeback_direct)"
+	[ "$(cat $SYS/writeback_shrinker)" = 1 ] || fail "shrinker default"
+	[ "$(bdstat writes)" = 0 ] || fail "bd_writes on an empty device"
+	sysw $SYS/reset 1 ok
+}
+
+# On demand: idle, huge, incompressible, counts, the budget; every page
+# read back from the backing device intact.
+t_wb_on_demand() {
+	local w0 rest limit
+	attach_backing "$(vdisk gsback)"
+	$PAGES write $DEV 0 t:1000,r:200,s:100 || fail write
+	sysw $SYS/writeback idle ok
+	[ "$(bdstat count)" = 0 ] || fail "nothing was idle"
+	sysw $SYS/idle all ok
+	$PAGES verify $DEV 0 t:100 >/dev/null || fail verify	# read: not idle
+	sysw $SYS/writeback "idle 300" ok
+	[ "$(bdstat count)" = 300 ] || fail "idle 300: $(bdstat count)"
+	sysw $SYS/writeback huge ok
+	[ "$(bdstat count)" = 500 ] || fail "huge: $(bdstat count)"
+	[ "$(mstat huge)" = 0 ] || fail "huge pages left in the pool"
+	sysw $SYS/writeback idle ok
+	[ "$(bdstat count)" = 1100 ] || fail "idle: $(bdstat count), pages 0..99 were read"
+	sysw $SYS/writeback_limit 40 ok
+	sysw $SYS/writeback_limit_enable 1 ok
+	w0=$(bdstat writes)
+	sysw $SYS/writeback all "Input/output error"
+	[ $(($(bdstat writes) - w0)) = 40 ] || fail "budget: $(($(bdstat writes) - w0)) written"
+	[ "$(cat $SYS/writeback_limit)" = 0 ] || fail "budget left: $(cat $SYS/writeback_limit)"
+	sysw $SYS/writeback_limit_enable 0 ok
+	sysw $SYS/writeback all ok
+	[ "$(bdstat count)" = 1200 ] || fail "all: $(bdstat count)"
+	cat $SYS/mm_stat $SYS/bd_stat
+	# Written back pages still count as stored data (zram semantics).
+	[ "$(mstat orig)" = $((1300 * 4096)) ] || fail "orig_data_size"
+	[ "$(mstat compr)" = 0 ] && [ "$(mstat same)" = 100 ] || fail "mm_stat after writeback all"
+	$PAGES verify $DEV 0 t:1000,r:200,s:100 || fail "verify from the backing device"
+	[ "$(bdstat reads)" -ge 1200 ] || fail "bd_reads $(bdstat reads)"
+	gs_check
+	# Every byte of the tier counted: reverse map clusters in its slab.
+	[ "$(slab_objs gs_bk_cluster "$(bdstat clusters)")" = "$(bdstat clusters)" ] ||
+		fail "slab gs_bk_cluster $(grep gs_bk_cluster /proc/slabinfo), KFENCE $(kfence_objs gs_bk_cluster) vs bd_stat $(bdstat clusters)"
+	# The rest: two batches of 32 pages and their bookkeeping (<= 8 KiB;
+	# with lockdep, whose maps grow every lock and completion in it, the
+	# bookkeeping is one 16 KiB allocation), and a reserve of 32 requests
+	# for reads of written-back pages (<= 256 bytes each; 512 with
+	# lockdep's maps).
+	rest=$(($(bdstat meta) - $(bdstat clusters) * $(slab_obj_size gs_bk_cluster) - 2 * 32 * 4096))
+	limit=$((8192 + 32 * 256))
+	[ -e /proc/lockdep ] && limit=$((16384 + 32 * 512))
+	[ "$rest" -gt 0 ] && [ "$rest" -le $limit ] || fail "bd_meta_bytes $(bdstat meta), rest $rest (limit $limit)"
+	# Freed pages free their backing slots.
+	blkdiscard -o 0 -l $((600 * 4096)) $DEV || fail blkdiscard
+	[ "$(bdstat count)" = 600 ] || fail "after discard: $(bdstat count)"
+	gs_check
+	sysw $SYS/reset 1 ok
+}
+
+# backing_compact packs the device: pages move down into holes.
+t_wb_compact() {
+	local i r0 w0
+	attach_backing "$(vdisk gsback)"
+	$PAGES write $DEV 0 t:2000 >/dev/null || fail write
+	sysw $SYS/writeback all ok
+	$PAGES discard $DEV 0 1000 2 || fail "discard"
+	[ "$(bdstat count)" = 1000 ] || fail "count $(bdstat count)"
+	r0=$(bdstat reads)
+	w0=$(bdstat writes)
+	sysw $SYS/backing_compact 1 ok
+	cat $SYS/bd_stat
+	[ "$(bdstat reloc)" = 500 ] || fail "relocated $(bdstat reloc), want 500"
+	# Its I/O in its own columns, not in zram's.
+	[ "$(bdstat reads)" = "$r0" ] && [ "$(bdstat writes)" = "$w0" ] ||
+		fail "compaction counted in bd_reads/bd_writes: $(cat $SYS/bd_stat)"
+	[ "$(bdstat creads)" = 500 ] && [ "$(bdstat cwrites)" = 500 ] ||
+		fail "compaction I/O: $(bdstat creads) read, $(bdstat cwrites) written"
+	gs_check
+	cat /sys/kernel/debug/ghostswap/table | head -n 3
+	$PAGES verify $DEV 0 '1000*(z:1,t:1)' || fail "data after backing compaction"
+	sysw $SYS/reset 1 ok
+}
+
+# writeback_direct: incompressible pages go straight to the device.
+t_wb_direct() {
+	attach_backing "$(vdisk gsback)"
+	sysw $SYS/writeback_direct incompressible ok
+	$PAGES write $DEV 0 r:300,t:300 || fail write
+	[ "$(bdstat count)" = 300 ] && [ "$(mstat huge)" = 0 ] ||
+		fail "direct: $(cat $SYS/bd_stat $SYS/mm_stat)"
+	$PAGES verify $DEV 0 r:300,t:300 || fail verify
+	gs_check
+	sysw $SYS/reset 1 ok
+}
+
+# The backing device fills up: writeback stops with ENOSPC, nothing lost.
+t_wb_full() {
+	attach_backing "$(vdisk gssmall)"
+	$PAGES write $DEV 0 t:3000 >/dev/null || fail write
+	sysw $SYS/writeback all "No space left on device"
+	[ "$(bdstat count)" = 2048 ] || fail "8 MiB holds 2048 pages, not $(bdstat count)"
+	$PAGES verify $DEV 0 t:3000 || fail verify
+	gs_check
+	sysw $SYS/reset 1 ok
+}
+
+# Data stored, the share of it on the backing device (%), pages there,
+# pool bytes, pages written back.
+wb_sample() {
+	local c w o u
+	read -r c _ w _ <$SYS/bd_stat
+	read -r o _ u _ <$SYS/mm_stat
+	[ "$o" -gt 0 ] || { echo 0; return; }
+	echo "$o $((c * 4096 * 100 / o)) $c $u $w"
+}
+
+# The verified 3x-overcommit swap workload with a pool limit that sends
+# most pages to the backing device; every byte checked. Reports the
+# share written back at the fullest moment and the writeback rate.
+t_wb_workload() {
+	local cg=/sys/fs/cgroup/gs-wb rc sampler
+	attach_backing "$(vdisk gsback)"
+	sysw $SYS/mem_limit "$(wl 12)M" ok
+	sysw $SYS/disksize 1T ok
+	mkswap $DEV >/dev/null && swapon $DEV || fail swapon
+	rm -f /tmp/wb.best
+	# The share written back when the most data is stored.
+	sample_peak /tmp/wb.best 0.3 wb_sample &
+	sampler=$!
+	# Text and random pages only: same-filled ones are never written back.
+	run_cg gs-wb "$(wl_limit 40)" gsverify "$(wl 120)" 2 17 tr
+	rc=$?
+	kill $sampler; wait $sampler 2>/dev/null
+	cat $SYS/mm_stat $SYS/bd_stat $SYS/io_stat
+	read -r orig share count used writes </tmp/wb.best
+	echo "fullest: $((orig >> 20)) MiB stored, $((count * 4096 >> 20)) MiB on the backing device ($share%), pool $((used >> 20)) MiB"
+	echo "workload: written back $share% of the stored data at the fullest moment" >>"$GS_OUT/ratios.txt"
+	[ $rc = 0 ] || fail "gsverify"
+	[ "$share" -gt 50 ] || fail "only $share% written back"
+	[ "$(iostat 2)" = 0 ] || fail "failed writes: $(iostat 2)"
+	[ "$(bdstat werr)" = 0 ] && [ "$(bdstat rerr)" = 0 ] || fail "backing I/O errors"
+	gs_check
+	swapoff $DEV || fail swapoff
+	# Only the swap header may be left (it may have gone out too).
+	[ "$(bdstat count)" -le 1 ] && [ "$(cstat slots)" = 1 ] ||
+		fail "left after swapoff: $(bdstat count) backing slots, $(cstat slots) slots"
+	gs_check
+	sysw $SYS/reset 1 ok
+}
+
+# Writeback racing raw I/O: fio writes, reads and trims with verification
+# while writeback, idle marking and backing compaction run in a loop.
+t_wb_race() {
+	local loop
+	attach_backing "$(vdisk gsback)"
+	(while :; do
+		echo all >$SYS/writeback 2>/dev/null
+		echo all >$SYS/idle
+		echo 1 >$SYS/backing_compact 2>/dev/null
+		echo 64 >$SYS/writeback 2>/dev/null
+		sleep 0.1
+	done) &
+	loop=$!
+	DEV=$DEV FIO_SIZE="$(wl 32)M" fio /opt/gs-src/tests/guest/wbrace.fio >"$GS_OUT/wbrace.log" 2>&1
+	rc=$?
+	kill $loop; wait $loop 2>/dev/null
+	grep -E 'READ:|WRITE:|TRIM:|verify|err=' "$GS_OUT/wbrace.log"
+	cat $SYS/bd_stat
+	[ $rc = 0 ] || { tail -n 20 "$GS_OUT/wbrace.log"; fail "fio"; }
+	[ "$(bdstat writes)" -gt 0 ] && [ "$(bdstat reads)" -gt 0 ] ||
+		fail "the race never touched the backing device"
+	gs_check
+	sysw $SYS/reset 1 ok
+}
+
+# Writeback rate against the backing device's own sequential write rate,
+# same guest boot. A measurement: reported, not asserted.
+t_wb_rate() {
+	local big t0 t1 n rate own
+	big=$(vdisk gsback)
+	sysw $SYS/reset 1 ok
+	fio --name=seq --filename="$big" --rw=write --bs=128k --size=256M \
+		--direct=1 --ioengine=libaio --iodepth=4 --output-format=terse \
+		--terse-version=3 >/tmp/fio.seq 2>&1 || fail "fio on $big"
+	own=$(awk -F';' '{ print $48 }' /tmp/fio.seq)	# write bandwidth, KiB/s
+	attach_backing "$big"
+	fio --name=fill --filename=$DEV --rw=write --bs=1M --size=128M \
+		--direct=1 --buffer_compress_percentage=60 \
+		--buffer_compress_chunk=4k --refill_buffers >/dev/null 2>&1 ||
+		fail "fill"
+	t0=$(date +%s.%N)
+	sysw $SYS/writeback all ok
+	t1=$(date +%s.%N)
+	n=$(bdstat count)
+	rate=$(awk -v n=$n -v a=$t0 -v b=$t1 'BEGIN { printf "%d", n * 4 / (b - a) }')
+	echo "writeback: $n pages in $(awk -v a=$t0 -v b=$t1 'BEGIN { printf "%.2f", b - a }') s = $rate KiB/s; $big sequential write (fio, 128k, direct): $own KiB/s; ratio $(awk -v r=$rate -v o=$own 'BEGIN { printf "%.2f", r / o }')" |
+		tee -a "$GS_OUT/ratios.txt"
+	[ "$n" = 32768 ] || fail "written back $n"
+	gs_check
+	sysw $SYS/reset 1 ok
+}
