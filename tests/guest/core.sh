@@ -222,7 +222,7 @@ t_swapoff_frees() {
 	echo "after swapoff: $(cat $SYS/cluster_stat)"
 	[ "$(cstat slots)" = 1 ] || fail "slots left: $(cstat slots)"
 	[ "$(cstat clusters)" = 1 ] || fail "clusters left: $(cstat clusters)"
-	[ "$(cat $SYS/io_stat | awk '{print $4}')" -gt 0 ] || fail "no notify_free"
+	[ "$(iostat notify_free)" -gt 0 ] || fail "no notify_free"
 }
 
 # Raw device: random 4k..64k reads and writes, writes followed by trims,

@@ -125,45 +125,37 @@ attach_backing() {
 	[ "$(cat $SYS/backing_dev)" = "$1" ] || fail "backing_dev shows $(cat $SYS/backing_dev)"
 }
 
-# Fields of cluster_stat and mm_stat (zram's columns), by name.
+# stat_col FILE NAME COLUMN...: the field of FILE in the column that the
+# list COLUMN... calls NAME.
+stat_col() {
+	local file=$1 name=$2 i=0 c
+	shift 2
+	for c; do
+		i=$((i + 1))
+		[ "$c" = "$name" ] || continue
+		awk -v c=$i '{ print $c }' "$file"
+		return
+	done
+	echo "${file##*/} has no column $name" >&2
+	return 1
+}
+
+# The device's statistics by column name: cluster_stat; mm_stat, io_stat
+# (zram's columns); bd_stat (zram's three, then ours).
 cstat() {
-	local f
-	read -r clusters peak slots meta meta_per_slot stream reserve _ \
-		<"$SYS/cluster_stat"
-	case $1 in
-	clusters) f=$clusters ;; peak) f=$peak ;; slots) f=$slots ;;
-	meta) f=$meta ;; meta_per_slot) f=$meta_per_slot ;; stream) f=$stream ;;
-	reserve) f=$reserve ;;
-	esac
-	echo "$f"
+	stat_col $SYS/cluster_stat "$1" clusters peak slots meta meta_per_slot \
+		stream reserve
 }
-
 mstat() {
-	local f
-	read -r orig compr used limit max same compacted huge huge_since \
-		<"${2:-$SYS}/mm_stat"
-	case $1 in
-	orig) f=$orig ;; compr) f=$compr ;; used) f=$used ;; limit) f=$limit ;;
-	max) f=$max ;; same) f=$same ;; compacted) f=$compacted ;;
-	huge) f=$huge ;; huge_since) f=$huge_since ;;
-	esac
-	echo "$f"
+	stat_col $SYS/mm_stat "$1" orig compr used limit max same compacted \
+		huge huge_since
 }
-
-iostat() { awk -v c="$1" '{ print $c }' "$SYS/io_stat"; }
-
-# bd_stat by name: zram's three columns, then ours.
+iostat() {
+	stat_col $SYS/io_stat "$1" failed_reads failed_writes invalid_io notify_free
+}
 bdstat() {
-	local f
-	read -r count reads writes clusters meta werr rerr reloc creads cwrites _ \
-		<"$SYS/bd_stat"
-	case $1 in
-	count) f=$count ;; reads) f=$reads ;; writes) f=$writes ;;
-	clusters) f=$clusters ;; meta) f=$meta ;; werr) f=$werr ;;
-	rerr) f=$rerr ;; reloc) f=$reloc ;; creads) f=$creads ;;
-	cwrites) f=$cwrites ;;
-	esac
-	echo "$f"
+	stat_col $SYS/bd_stat "$1" count reads writes clusters meta werr rerr \
+		reloc creads cwrites
 }
 
 # mm_stat against itself: used pool memory holds at least the compressed

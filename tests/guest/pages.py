@@ -115,6 +115,22 @@ def open_dev(dev, flags):
     return os.open(dev, flags | os.O_DIRECT)
 
 
+def write_pages(dev, first, spec, seed):
+    """Write the pages of SPEC from FIRST, one direct write each; yield
+    (page number, None) for each page written, (page number, OSError) for
+    each write that failed."""
+    fd = open_dev(dev, os.O_WRONLY)
+    buf = mmap.mmap(-1, PAGE)
+    for n, _, want in pages_of(first, spec, int(seed)):
+        buf[:] = want
+        try:
+            os.pwrite(fd, buf, n * PAGE)
+        except OSError as e:
+            yield n, e
+        else:
+            yield n, None
+
+
 def cmd_write(dev, first, spec, seed="1"):
     """write DEV FIRST_PAGE SPEC [SEED]
 
@@ -122,16 +138,11 @@ def cmd_write(dev, first, spec, seed="1"):
     Prints a summary; on a failed write, how many pages were written, and
     exits 2.
     """
-    fd = open_dev(dev, os.O_WRONLY)
-    buf = mmap.mmap(-1, PAGE)
     total = 0
-    for n, _, want in pages_of(first, spec, int(seed)):
-        buf[:] = want
-        try:
-            os.pwrite(fd, buf, n * PAGE)
-        except OSError as e:
+    for n, err in write_pages(dev, first, spec, seed):
+        if err:
             print("write failed at page %d after %d pages: %s"
-                  % (n, total, e.strerror))
+                  % (n, total, err.strerror))
             return 2
         total += 1
     print("write %d pages (%s) ok" % (total, spec))
@@ -162,16 +173,7 @@ def cmd_write_each(dev, first, spec, seed="1"):
     As write, but a failed write (an I/O error) does not stop it. Prints
     only the number of writes that failed.
     """
-    fd = open_dev(dev, os.O_WRONLY)
-    buf = mmap.mmap(-1, PAGE)
-    failed = 0
-    for n, _, want in pages_of(first, spec, int(seed)):
-        buf[:] = want
-        try:
-            os.pwrite(fd, buf, n * PAGE)
-        except OSError:
-            failed += 1
-    print(failed)
+    print(sum(1 for _, err in write_pages(dev, first, spec, seed) if err))
     return 0
 
 

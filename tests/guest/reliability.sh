@@ -24,7 +24,7 @@ t_fault_alloc() {
 	echo "20 overwrites with 5 allocation failures injected: $failed failed"
 	[ "$failed" = 5 ] || fail "want 5 failed writes"
 	[ "$(cat $FAIL_ALLOC)" = "0 5" ] || fail "fail_alloc: $(cat $FAIL_ALLOC)"
-	[ "$(iostat 2)" = 5 ] || fail "failed_writes $(iostat 2)"
+	[ "$(iostat failed_writes)" = 5 ] || fail "failed_writes $(iostat failed_writes)"
 	# The first five kept their old contents, the others took the new.
 	$PAGES verify $DEV 0 t:5 >/dev/null || fail "old data lost"
 	$PAGES verify $DEV 5 t:15 7 >/dev/null || fail "new data"
@@ -44,7 +44,7 @@ t_fault_alloc() {
 	echo "6 new clusters with allocations failing: failed writes $failed; $(cat $SYS/cluster_stat)"
 	[ "$failed" = 000011 ] || fail "want the reserve's 4 to succeed, then failures"
 	[ "$(cstat reserve)" = 0 ] || fail "reserve left: $(cstat reserve)"
-	[ "$(iostat 2)" = 7 ] || fail "failed_writes $(iostat 2), want 5 + 2"
+	[ "$(iostat failed_writes)" = 7 ] || fail "failed_writes $(iostat failed_writes), want 5 + 2"
 	$PAGES verify $DEV $((1001 * 512)) s:1 3 >/dev/null || fail "page in a reserve cluster"
 	blkdiscard -o $((1001 * 512 * 4096)) -l $((4 * 512 * 4096)) $DEV || fail blkdiscard
 	for i in 1 2 3 4 5 6 7 8 9 10; do
@@ -68,7 +68,7 @@ t_fault_alloc() {
 	echo "injected during the workload: $(cat $FAIL_ALLOC); io_stat $(cat $SYS/io_stat)"
 	[ $rc = 0 ] || fail "gsverify under allocation failures"
 	# (swap_on reset the counters)
-	[ "$(iostat 2)" -gt 0 ] || fail "no swap write failed"
+	[ "$(iostat failed_writes)" -gt 0 ] || fail "no swap write failed"
 	swapoff $DEV || fail swapoff
 	sysw $SYS/reset 1 ok
 }
@@ -97,11 +97,11 @@ t_fault_backing() {
 	echo "the backing device fails every I/O"
 	dm_table "0 $sz error" || fail "dm error table"
 	# One failed read of one page counts once in each counter.
-	f0=$(iostat 1)
+	f0=$(iostat failed_reads)
 	e0=$(bdstat rerr)
 	$PAGES read-eio $DEV 0 || fail "a read from a failed device"
-	[ "$(iostat 1)" = $((f0 + 1)) ] && [ "$(bdstat rerr)" = $((e0 + 1)) ] ||
-		fail "one failed read: failed_reads $f0 -> $(iostat 1), read_errors $e0 -> $(bdstat rerr)"
+	[ "$(iostat failed_reads)" = $((f0 + 1)) ] && [ "$(bdstat rerr)" = $((e0 + 1)) ] ||
+		fail "one failed read: failed_reads $f0 -> $(iostat failed_reads), read_errors $e0 -> $(bdstat rerr)"
 	$PAGES write $DEV 1000 t:50 >/dev/null || fail "pool writes"
 	sysw $SYS/writeback all "Input/output error"
 	[ "$(bdstat werr)" -ge 50 ] || fail "write errors: $(bdstat werr)"

@@ -7,7 +7,8 @@
 # overrides), the sources at /opt/gs-src. Every test leaves the module
 # loaded, swap off, the device reset.
 
-# The guest's helpers: fail, sysw, gs_fresh, $PAGES, $SYS, $DEV.
+# The guest's helpers: fail, sysw, gs_fresh, the stat readers, $PAGES,
+# $SYS, $DEV.
 . /opt/gs-src/tests/guest/lib.sh
 
 CTL=${GS_CTL:-/usr/local/sbin/ghostswapctl}
@@ -40,9 +41,6 @@ ctl_fresh() {
 	gs_fresh || fail "module loaded, swap off, device reset"
 }
 
-# Column N of a stat file.
-ctl_col() { awk -v c="$2" '{ print $c }' "$SYS/$1"; }
-
 # status parsed back against sysfs, --json validated, human sizes.
 t_ctl_status() {
 	local name alg size data compr total ratio written clusters mnt want
@@ -60,15 +58,15 @@ t_ctl_status() {
 	[ "$name" = "$DEV" ] || fail "NAME $name"
 	[ "$alg" = "$(sed 's/.*\[\(.*\)\].*/\1/' "$SYS/comp_algorithm")" ] || fail "ALGORITHM $alg"
 	[ "$size" = "$(cat "$SYS/disksize")" ] || fail "DISKSIZE $size"
-	[ "$data" = "$(ctl_col mm_stat 1)" ] && [ "$data" = $((550 * 4096)) ] ||
+	[ "$data" = "$(mstat orig)" ] && [ "$data" = $((550 * 4096)) ] ||
 		fail "DATA $data"
-	[ "$compr" = "$(ctl_col mm_stat 2)" ] || fail "COMPR $compr"
-	[ "$total" = $(($(ctl_col mm_stat 3) + $(ctl_col cluster_stat 4))) ] ||
+	[ "$compr" = "$(mstat compr)" ] || fail "COMPR $compr"
+	[ "$total" = $(($(mstat used) + $(cstat meta))) ] ||
 		fail "TOTAL $total"
 	want=$(awk -v o="$data" -v c="$compr" 'BEGIN { printf "%.2f", o / c }')
 	[ "$ratio" = "$want" ] || fail "RATIO $ratio, want $want"
 	[ "$written" = 0 ] || fail "WRITTEN $written"
-	[ "$clusters" = "$(ctl_col cluster_stat 1)" ] || fail "CLUSTERS $clusters"
+	[ "$clusters" = "$(cstat clusters)" ] || fail "CLUSTERS $clusters"
 	[ -z "$mnt" ] || fail "MOUNTPOINT '$mnt' with swap off"
 	ctl -n -r -o DISKSIZE,DATA
 	[ "$out" = "64G 2.1M" ] || fail "human sizes: '$out'"
@@ -76,7 +74,7 @@ t_ctl_status() {
 	printf '%s\n' "$out" >/tmp/ctl.json
 	python3 -m json.tool /tmp/ctl.json >/dev/null || fail "invalid JSON"
 	$PAGES ctl-json /tmp/ctl.json disksize="$(cat "$SYS/disksize")" \
-		data="$(ctl_col mm_stat 1)" compr="$(ctl_col mm_stat 2)" ratio:float \
+		data="$(mstat orig)" compr="$(mstat compr)" ratio:float \
 		mountpoint=null || fail "JSON against sysfs"
 	ctl --output-all --raw
 	[ "$(printf '%s\n' "$out" | head -n 1 | wc -w)" = \
@@ -222,7 +220,7 @@ t_ctl_writeback() {
 	ctl idle all
 	[ $rc = 0 ] || fail "idle all"
 	ctl writeback idle 100
-	[ $rc = 0 ] && [ "$(ctl_col bd_stat 1)" = 356 ] || fail "writeback idle 100"
+	[ $rc = 0 ] && [ "$(bdstat count)" = 356 ] || fail "writeback idle 100"
 	ctl writeback 50
 	[ $rc = 0 ] || fail "writeback 50"
 	$PAGES verify "$DEV" 0 r:256,t:256 || fail "data after writeback"

@@ -230,7 +230,7 @@ t_wb_workload() {
 	echo "workload: written back $share% of the stored data at the fullest moment" >>"$GS_OUT/ratios.txt"
 	[ $rc = 0 ] || fail "gsverify"
 	[ "$share" -gt 50 ] || fail "only $share% written back"
-	[ "$(iostat 2)" = 0 ] || fail "failed writes: $(iostat 2)"
+	[ "$(iostat failed_writes)" = 0 ] || fail "failed writes: $(iostat failed_writes)"
 	[ "$(bdstat werr)" = 0 ] && [ "$(bdstat rerr)" = 0 ] || fail "backing I/O errors"
 	gs_check
 	swapoff $DEV || fail swapoff
