@@ -25,17 +25,12 @@ Content is a pure function of (seed, page number; SEED defaults to 1), so
 verify needs nothing but the same arguments. Exit status: 0 ok, 1 a check
 failed, 2 a failed write (write), 3 bad usage.
 """
-import errno
-import fcntl
-import inspect
-import json
-import mmap
+# Only os and sys here: every command imports what it needs.
+# debug-slab-bytes counts the kernel's bookkeeping for every object while
+# it runs, and is called around a measurement: it must stay as light as a
+# bare interpreter (no libraries loaded, no text made).
 import os
-import random
-import re
-import struct
 import sys
-import time
 
 PAGE = 4096
 BLKDISCARD = 0x1277
@@ -45,6 +40,7 @@ WORDS = [b"swap ", b"page ", b"cluster ", b"slot ", b"memory ", b"the ",
 
 
 def make_text(size):
+    import random
     rng = random.Random(0)
     out = bytearray()
     while len(out) < size:
@@ -54,16 +50,21 @@ def make_text(size):
     return bytes(out)
 
 
-TEXT = make_text(256 * 1024)
+TEXT = b""  # 256 KiB of text, made for the first text page
 
 
 def text_page(rng):
     """A text-like page: a window of TEXT at a page-specific offset."""
+    global TEXT
+    if not TEXT:
+        TEXT = make_text(256 * 1024)
     off = rng.randrange(len(TEXT) - PAGE)
     return TEXT[off:off + PAGE]
 
 
 def page(kind, seed, n):
+    import random
+    import struct
     rng = random.Random(seed * 1000003 + n)
     if kind == "z":
         return bytes(PAGE)
@@ -94,6 +95,7 @@ def split_top(spec):
 
 def kinds(spec):
     """The page kinds of SPEC, one per page, in order."""
+    import re
     for item in split_top(spec):
         m = re.fullmatch(r"(\d+)\*\((.*)\)", item)
         if m:
@@ -115,12 +117,18 @@ def open_dev(dev, flags):
     return os.open(dev, flags | os.O_DIRECT)
 
 
+def page_buffer(size=PAGE):
+    """An aligned buffer for O_DIRECT I/O."""
+    import mmap
+    return mmap.mmap(-1, size)
+
+
 def write_pages(dev, first, spec, seed):
     """Write the pages of SPEC from FIRST, one direct write each; yield
     (page number, None) for each page written, (page number, OSError) for
     each write that failed."""
     fd = open_dev(dev, os.O_WRONLY)
-    buf = mmap.mmap(-1, PAGE)
+    buf = page_buffer()
     for n, _, want in pages_of(first, spec, int(seed)):
         buf[:] = want
         try:
@@ -156,7 +164,7 @@ def cmd_verify(dev, first, spec, seed="1"):
     exits 1 on the first page that differs.
     """
     fd = open_dev(dev, os.O_RDONLY)
-    buf = mmap.mmap(-1, PAGE)
+    buf = page_buffer()
     total = 0
     for n, kind, want in pages_of(first, spec, int(seed)):
         if os.preadv(fd, [buf], n * PAGE) != PAGE or buf[:] != want:
@@ -183,6 +191,8 @@ def cmd_discard(dev, first, count, step="1"):
     Discard COUNT single pages, FIRST_PAGE, FIRST_PAGE + STEP, ...
     (BLKDISCARD, one call a page).
     """
+    import fcntl
+    import struct
     fd = os.open(dev, os.O_WRONLY)
     pages = range(int(first), int(first) + int(count) * int(step), int(step))
     for n in pages:
@@ -201,13 +211,13 @@ def cmd_split_io(dev, first):
     fd = open_dev(dev, os.O_RDWR)
     at = int(first) * PAGE
     data = os.urandom(3 * PAGE)
-    buf = mmap.mmap(-1, 4 * PAGE)
+    buf = page_buffer(4 * PAGE)
     buf[512:512 + len(data)] = data
     assert os.pwritev(fd, [memoryview(buf)[512:512 + len(data)]], at) == len(data)
-    out = mmap.mmap(-1, 4 * PAGE)
+    out = page_buffer(4 * PAGE)
     assert os.preadv(fd, [memoryview(out)[1024:1024 + len(data)]], at) == len(data)
     assert out[1024:1024 + len(data)] == data, "split read mismatch"
-    whole = mmap.mmap(-1, 3 * PAGE)
+    whole = page_buffer(3 * PAGE)
     os.preadv(fd, [whole], at)
     assert whole[:] == data, "aligned read mismatch"
     print("split-page direct I/O round trip ok")
@@ -219,8 +229,9 @@ def cmd_read_eio(dev, n):
 
     Read one page; it must fail with EIO.
     """
+    import errno
     fd = open_dev(dev, os.O_RDONLY)
-    buf = mmap.mmap(-1, PAGE)
+    buf = page_buffer()
     try:
         os.preadv(fd, [buf], int(n) * PAGE)
     except OSError as e:
@@ -238,8 +249,9 @@ def cmd_read_flaky(dev, first, spec, seconds, seed="1"):
     fail or return the right data, never other data, and both outcomes
     must be seen.
     """
+    import time
     fd = open_dev(dev, os.O_RDONLY)
-    buf = mmap.mmap(-1, PAGE)
+    buf = page_buffer()
     want = list(pages_of(first, spec, int(seed)))
     ok = err = i = 0
     end = time.time() + float(seconds)
@@ -296,6 +308,7 @@ def cmd_kmemleak(report, symbols):
     /proc/kallsyms, saved while it was loaded). Prints the counts and the
     first five of ours; exits 1 if there is one.
     """
+    import re
     text = open(report).read()
     syms = []
     for line in open(symbols):
@@ -334,12 +347,16 @@ def cmd_kmemleak(report, symbols):
 
 
 def cmd_ctl_json(path, *checks):
-    """ctl-json FILE CHECK...: FILE (- for stdin) holds the output of
-    ghostswapctl --json, which must list exactly one device; every CHECK
-    must hold for it. CHECK is KEY=VALUE (the field as JSON writes it,
-    a string without its quotes: name=/dev/ghostswap, priority=77,
-    mountpoint=null) or KEY:TYPE (int, float, str, null). Prints the
-    device."""
+    """ctl-json FILE CHECK...
+
+    FILE (- for stdin) holds the output of ghostswapctl --json, which must
+    list exactly one device; every CHECK must hold for it. CHECK is
+    KEY=VALUE (the field as JSON writes it, a string without its quotes:
+    name=/dev/ghostswap, priority=77, mountpoint=null) or KEY:TYPE (int,
+    float, str, null). Prints the device.
+    """
+    import json
+    import re
     text = sys.stdin.read() if path == "-" else open(path).read()
     dev, = json.loads(text)["devices"]
     types = {"int": int, "float": float, "str": str, "null": type(None)}
@@ -377,6 +394,7 @@ COMMANDS = {
 
 
 def usage(fn=None):
+    import inspect
     if fn is None:
         return __doc__.strip()
     return "usage: pages.py " + inspect.cleandoc(fn.__doc__)
