@@ -367,24 +367,20 @@ build() {
 		echo "# sparse did not run" >>"$log"
 		rc=1
 	fi
-	n=$((n + 1))
 	desc="module builds against $pkg $ver ($suite, gcc $gcc), no warnings"
 	[ -z "$sparse" ] || desc="$desc, sparse clean"
 	if [ $rc = 0 ]; then
-		echo "ok $n - $desc"
+		tap_ok "$desc"
 		[ -n "$sparse" ] ||
-			echo "# sparse not run: none in $root parses these headers, or no scripts/checker-valid.sh"
+			tap_diag "sparse not run: none in $root parses these headers, or no scripts/checker-valid.sh"
 	else
-		echo "not ok $n - $desc"
-		grep -iE 'warning|error' "$log" | head -n 30 | sed 's/^/# /'
-		echo "# log: $log"
-		status=1
+		tap_not_ok "$desc"
+		grep -iE 'warning|error' "$log" | head -n 30 | tap_diag
+		tap_diag "log: $log"
 	fi
 }
 
 only=("$@")
-n=0
-status=0
 t0=$SECONDS
 
 # Provision the chroots side by side (mostly downloads and unpacking),
@@ -411,24 +407,22 @@ done
 set +m
 for p in "${pids[@]}"; do
 	if ! wait "${p#*:}"; then
-		n=$((n + 1))
-		echo "not ok $n - provision the ${p%%:*} chroot for the build matrix"
-		tail -n 20 "$logs/compat-provision-${p%%:*}.log" | sed 's/^/# /'
-		status=1
+		tap_not_ok "provision the ${p%%:*} chroot for the build matrix"
+		tail -n 20 "$logs/compat-provision-${p%%:*}.log" | tap_diag
 	fi
 done
-echo "# provisioned in $((SECONDS - t0)) s"
+tap_diag "provisioned in $((SECONDS - t0)) s"
 
 while IFS=$'\t' read -r set _ ch; do
 	wanted "$set" || continue
 	line=$(grep -m1 "^$set " "$GS_COMPAT/$ch.sets" 2>/dev/null) || continue
 	read -r _ root pkg ver suite <<<"$line"
 	if [ "$root" = - ]; then
-		echo "# skip $set: ${line#* - }"
+		tap_diag "skip $set: ${line#* - }"
 		continue
 	fi
 	build "$set" "$root" "$pkg" "$ver" "$suite"
 done <<<"$sets"
-echo "# build matrix: $((SECONDS - t0)) s"
-echo "1..$n"
-exit $status
+tap_diag "build matrix: $((SECONDS - t0)) s"
+tap_plan
+exit $tap_rc
