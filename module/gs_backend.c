@@ -16,6 +16,10 @@
 #include "gs_be.h"
 
 const struct gs_backend *const gs_backends[] = {
+#if GS_HAVE_LZO
+	&gs_be_lzo,
+	&gs_be_lzo_rle,
+#endif
 	NULL,
 };
 
