@@ -20,6 +20,12 @@ const struct gs_backend *const gs_backends[] = {
 	&gs_be_lzo,
 	&gs_be_lzo_rle,
 #endif
+#if GS_HAVE_LZ4
+	&gs_be_lz4,
+#endif
+#if GS_HAVE_LZ4HC
+	&gs_be_lz4hc,
+#endif
 	NULL,
 };
 
