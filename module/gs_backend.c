@@ -26,6 +26,9 @@ const struct gs_backend *const gs_backends[] = {
 #if GS_HAVE_LZ4HC
 	&gs_be_lz4hc,
 #endif
+#if GS_HAVE_ZSTD
+	&gs_be_zstd,
+#endif
 	NULL,
 };
 
