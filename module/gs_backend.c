@@ -29,6 +29,9 @@ const struct gs_backend *const gs_backends[] = {
 #if GS_HAVE_ZSTD
 	&gs_be_zstd,
 #endif
+#if GS_HAVE_DEFLATE
+	&gs_be_deflate,
+#endif
 	NULL,
 };
 
