@@ -16,8 +16,9 @@ flock 9
 
 # flex, bison, bc and a compiler build the UML kernel for KUnit (kunit/run.sh);
 # with libelf-dev (objtool) also the debug-kernel lane's x86 guest kernel.
+# python3-ply: checkpatch's SPDX check (tests/static-checks.sh).
 host_pkgs="debootstrap qemu-system-x86 qemu-utils python3-venv kmod busybox-static
-flex bison bc build-essential libelf-dev"
+flex bison bc build-essential libelf-dev python3-ply"
 missing=
 for p in $host_pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||

@@ -14,9 +14,12 @@ ksrc=$GS_CACHE/linux-source-${kver%%-*}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
+# In the kernel tree, as the kernel's own files are checked: it knows the
+# kernel's identifiers (LZ4_loadDict is the library's name, not our
+# CamelCase) and runs its SPDX check.
 for f in "$GS_TOP"/module/*.[ch] "$GS_TOP"/module/probe/*.c "$GS_TOP"/kunit/*.[ch]; do
-	perl "$ksrc/scripts/checkpatch.pl" --strict --no-tree --terse \
-		--show-types -f "$f" >"$tmp/cp" 2>&1
+	(cd "$ksrc" && perl scripts/checkpatch.pl --strict --root=. --terse \
+		--show-types -f "$f") >"$tmp/cp" 2>&1
 	s=$?
 	grep -qE '(WARNING|ERROR|CHECK)' "$tmp/cp" && s=1
 	[ $s = 0 ] && : >"$tmp/cp"
