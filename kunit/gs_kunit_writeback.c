@@ -396,8 +396,9 @@ static void gs_wb_alloc_failure(struct kunit *test)
 	w = gs_kunit_wb_store(test, "lz4", 4096, 64, &k);
 	gs_wb_write(test, w, 0, a);
 	atomic_set(&w->fail_alloc, 1);
+	/* No room in the pool: to the backing device, as it is. */
 	KUNIT_EXPECT_EQ(test, gs_store_write_nowait(w, 0, b, GFP_KERNEL),
-			-EAGAIN);
+			GS_WRITE_DIRECT);
 	gs_wb_expect(test, w, 0, a);
 	atomic_set(&w->fail_alloc, 1);
 	gs_wb_write(test, w, 0, b);
@@ -608,10 +609,13 @@ static void gs_wb_nowait(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, gs_store_read_nowait(s, 1, got), -EAGAIN);
 	KUNIT_EXPECT_EQ(test, *(u8 *)got, 0xaa);
 	KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.bd_reads), 0);
-	/* Direct policy: an incompressible page cannot be stored now. */
+	/*
+	 * Direct policy: an incompressible page cannot be stored now; it is
+	 * to go to the backing device as it is.
+	 */
 	WRITE_ONCE(s->wb.direct, GS_DIRECT_INCOMP);
 	KUNIT_EXPECT_EQ(test, gs_store_write_nowait(s, 2, rnd, GFP_KERNEL),
-			-EAGAIN);
+			GS_WRITE_DIRECT);
 	KUNIT_EXPECT_EQ(test, gs_wb_kind(s, 2), GS_KIND_EMPTY);
 	/* But text and same-filled pages can. */
 	KUNIT_EXPECT_EQ(test, gs_store_write_nowait(s, 3, p, GFP_KERNEL), 0);

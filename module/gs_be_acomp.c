@@ -16,10 +16,12 @@
 #include <linux/printk.h>
 #include <linux/slab.h>
 #include "gs_backend.h"
+#include "gs_compat.h"
 
 struct gs_acomp_ctx {
 	struct crypto_acomp *tfm;
 	struct acomp_req *req;
+	struct gs_acomp_bufs bufs;	/* what the request points at */
 };
 
 static int gs_acomp_setup(struct gs_comp_params *p)
@@ -89,8 +91,7 @@ static int gs_acomp_compress(const struct gs_comp_params *p, void *ctx,
 	struct gs_acomp_ctx *c = ctx;
 	int ret;
 
-	acomp_request_set_src_nondma(c->req, src, PAGE_SIZE);
-	acomp_request_set_dst_nondma(c->req, dst, dst_cap);
+	gs_acomp_set_bufs(c->req, &c->bufs, src, PAGE_SIZE, dst, dst_cap);
 	ret = gs_acomp_run(c->req, true);
 	/*
 	 * Drivers report output that does not fit differently (lz4 and
@@ -113,8 +114,7 @@ static int gs_acomp_decompress(const struct gs_comp_params *p, void *ctx,
 	struct gs_acomp_ctx *c = ctx;
 	int ret;
 
-	acomp_request_set_src_nondma(c->req, src, slen);
-	acomp_request_set_dst_nondma(c->req, dst, PAGE_SIZE);
+	gs_acomp_set_bufs(c->req, &c->bufs, src, slen, dst, PAGE_SIZE);
 	ret = gs_acomp_run(c->req, false);
 	if (ret == -ENOMEM || ret == -EAGAIN || ret == -EBUSY)
 		return ret;

@@ -1,34 +1,36 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ghostswap compression streams.
+ * ghostswap compression: a store's algorithms and their per-CPU streams.
  *
- * A gs_comp owns one stream per possible CPU: a crypto acomp transform, a
- * request and a PAGE_SIZE buffer. Callers take the stream of the CPU they
- * run on and hold its mutex while they use it; after a migration they keep
- * using the stream they locked, which is correct, only less local.
+ * A gs_comp owns the parameters of up to GS_MAX_COMPS algorithms and one
+ * stream per possible CPU: a PAGE_SIZE buffer and a context of every
+ * algorithm. Callers take the stream of the CPU they run on and hold its
+ * mutex while they use it; after a migration they keep using the stream
+ * they locked, which is correct, only less local.
  *
  * CPU hotplug: a stream is set up when its CPU is prepared, before it runs
  * anything, and stays until the gs_comp is destroyed. Streams are never
  * torn down at CPU offline: a task that picked a stream on a CPU that then
- * went away may still hold it.
+ * went away may still hold it. Changing an algorithm holds the hotplug
+ * lock, so that a CPU coming up meanwhile gets contexts of the new one.
  */
 #define pr_fmt(fmt) "ghostswap: " fmt
 
+#include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
 #include <linux/err.h>
 #include <linux/percpu.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include "gs_backend.h"
 #include "gs_comp.h"
 #include "gs_compat.h"
-
-#define GS_ALG_NAME_MAX	64
 
 struct gs_comp {
 	struct gs_stream __percpu *streams;
 	struct hlist_node node;		/* CPU hotplug instance */
-	atomic_long_t bytes;
-	char name[GS_ALG_NAME_MAX];
+	atomic_long_t buf_bytes;	/* the streams' buffers */
+	struct gs_comp_params *params[GS_MAX_COMPS];
 };
 
 const char *const gs_comp_known[] = {
@@ -39,62 +41,59 @@ static enum cpuhp_state gs_cpuhp_state;
 
 bool gs_comp_available(const char *alg)
 {
-	return crypto_has_acomp(alg, 0, 0) > 0;
+	return *alg && strlen(alg) < GS_ALG_NAME_MAX &&
+	       gs_backend_find(alg);
 }
 
-/* What acomp_request_alloc() asks the slab for. */
-static size_t gs_req_bytes(struct crypto_acomp *tfm)
+static void gs_ctx_destroy(struct gs_comp_params *p, void **ctx)
 {
-	return ALIGN(sizeof(struct acomp_req) + crypto_acomp_reqsize(tfm),
-		     CRYPTO_MINALIGN);
+	if (*ctx)
+		p->be->ctx_destroy(p, *ctx);
+	*ctx = NULL;
 }
 
 static void gs_stream_free(struct gs_comp *comp, struct gs_stream *st)
 {
+	unsigned int prio;
+
+	for (prio = 0; prio < GS_MAX_COMPS; prio++)
+		if (comp->params[prio])
+			gs_ctx_destroy(comp->params[prio], &st->ctx[prio]);
 	if (st->buf)
-		atomic_long_sub(PAGE_SIZE, &comp->bytes);
+		atomic_long_sub(PAGE_SIZE, &comp->buf_bytes);
 	kfree(st->buf);
-	if (st->req) {
-		atomic_long_sub(gs_req_bytes(st->tfm), &comp->bytes);
-		acomp_request_free(st->req);
-	}
-	if (!IS_ERR_OR_NULL(st->tfm))
-		crypto_free_acomp(st->tfm);
 	st->buf = NULL;
-	st->req = NULL;
-	st->tfm = NULL;
 }
 
 static int gs_stream_setup(struct gs_comp *comp, unsigned int cpu)
 {
 	struct gs_stream *st = per_cpu_ptr(comp->streams, cpu);
 	int node = cpu_to_node(cpu);
+	struct gs_comp_params *p;
+	unsigned int prio;
+	void *ctx;
 
 	/* Already there from an earlier online/offline cycle. */
-	if (st->tfm)
+	if (st->buf)
 		return 0;
 	st->buf = kmalloc_node(PAGE_SIZE, GFP_KERNEL, node);
 	if (!st->buf)
-		goto nomem;
-	atomic_long_add(PAGE_SIZE, &comp->bytes);
-	st->tfm = crypto_alloc_acomp_node(comp->name, 0, 0, node);
-	if (IS_ERR(st->tfm)) {
-		int ret = PTR_ERR(st->tfm);
-
-		pr_err("cannot set up %s for CPU %u: %d\n", comp->name, cpu, ret);
-		st->tfm = NULL;
-		gs_stream_free(comp, st);
-		return ret;
+		return -ENOMEM;
+	atomic_long_add(PAGE_SIZE, &comp->buf_bytes);
+	for (prio = 0; prio < GS_MAX_COMPS; prio++) {
+		p = comp->params[prio];
+		if (!p)
+			continue;
+		ctx = p->be->ctx_create(p, node);
+		if (IS_ERR(ctx)) {
+			pr_err("cannot set up %s for CPU %u: %ld\n", p->name,
+			       cpu, PTR_ERR(ctx));
+			gs_stream_free(comp, st);
+			return PTR_ERR(ctx);
+		}
+		st->ctx[prio] = ctx;
 	}
-	st->req = acomp_request_alloc(st->tfm);
-	if (!st->req)
-		goto nomem;
-	atomic_long_add(gs_req_bytes(st->tfm), &comp->bytes);
 	return 0;
-
-nomem:
-	gs_stream_free(comp, st);
-	return -ENOMEM;
 }
 
 static int gs_comp_cpu_prepare(unsigned int cpu, struct hlist_node *node)
@@ -102,21 +101,55 @@ static int gs_comp_cpu_prepare(unsigned int cpu, struct hlist_node *node)
 	return gs_stream_setup(hlist_entry(node, struct gs_comp, node), cpu);
 }
 
+/* An algorithm by name with its default parameters, set up. */
+static struct gs_comp_params *gs_params_default(const char *alg)
+{
+	struct gs_comp_params *p;
+	int ret;
+
+	p = kzalloc_obj(*p);
+	if (!p)
+		return ERR_PTR(-ENOMEM);
+	ret = gs_comp_params_init(p, alg);
+	if (!ret)
+		ret = gs_comp_params_setup(p);
+	if (ret) {
+		gs_comp_params_release(p);
+		kfree(p);
+		return ERR_PTR(ret);
+	}
+	return p;
+}
+
+static void gs_params_free(struct gs_comp_params *p)
+{
+	if (!p)
+		return;
+	gs_comp_params_release(p);
+	kfree(p);
+}
+
 struct gs_comp *gs_comp_create(const char *alg)
 {
+	struct gs_comp_params *p;
 	struct gs_comp *comp;
 	unsigned int cpu;
 	int ret;
 
-	if (!*alg || strlen(alg) >= GS_ALG_NAME_MAX || !gs_comp_available(alg))
+	if (!gs_comp_available(alg))
 		return ERR_PTR(-ENOENT);
+	p = gs_params_default(alg);
+	if (IS_ERR(p))
+		return ERR_CAST(p);
 	comp = kzalloc_obj(*comp);
-	if (!comp)
+	if (!comp) {
+		gs_params_free(p);
 		return ERR_PTR(-ENOMEM);
-	strscpy(comp->name, alg, sizeof(comp->name));
+	}
+	comp->params[GS_PRIMARY_COMP] = p;
 	comp->streams = alloc_percpu(struct gs_stream);
 	if (!comp->streams) {
-		kfree(comp);
+		gs_comp_destroy(comp);
 		return ERR_PTR(-ENOMEM);
 	}
 	for_each_possible_cpu(cpu)
@@ -132,26 +165,104 @@ struct gs_comp *gs_comp_create(const char *alg)
 
 void gs_comp_destroy(struct gs_comp *comp)
 {
-	unsigned int cpu;
+	unsigned int cpu, prio;
 
 	if (!hlist_unhashed(&comp->node))
 		cpuhp_state_remove_instance_nocalls(gs_cpuhp_state,
 						    &comp->node);
-	for_each_possible_cpu(cpu)
-		gs_stream_free(comp, per_cpu_ptr(comp->streams, cpu));
-	WARN_ON(atomic_long_read(&comp->bytes));
-	free_percpu(comp->streams);
+	if (comp->streams) {
+		for_each_possible_cpu(cpu)
+			gs_stream_free(comp, per_cpu_ptr(comp->streams, cpu));
+		free_percpu(comp->streams);
+	}
+	WARN_ON(atomic_long_read(&comp->buf_bytes));
+	for (prio = 0; prio < GS_MAX_COMPS; prio++)
+		gs_params_free(comp->params[prio]);
 	kfree(comp);
 }
 
-const char *gs_comp_name(const struct gs_comp *comp)
+int gs_comp_set(struct gs_comp *comp, unsigned int prio,
+		struct gs_comp_params *p)
 {
-	return comp->name;
+	struct gs_comp_params *old;
+	struct gs_stream *st;
+	unsigned int cpu;
+	void **fresh;
+	int ret = 0;
+
+	if (WARN_ON(prio >= GS_MAX_COMPS || (!p && prio == GS_PRIMARY_COMP))) {
+		gs_params_free(p);
+		return -EINVAL;
+	}
+	fresh = kcalloc(nr_cpu_ids, sizeof(*fresh), GFP_KERNEL);
+	if (!fresh) {
+		gs_params_free(p);
+		return -ENOMEM;
+	}
+	cpus_read_lock();
+	/* The new contexts first: a failure leaves every stream as it was. */
+	for_each_possible_cpu(cpu) {
+		st = per_cpu_ptr(comp->streams, cpu);
+		if (!p || !st->buf)
+			continue;
+		fresh[cpu] = p->be->ctx_create(p, cpu_to_node(cpu));
+		if (IS_ERR(fresh[cpu])) {
+			ret = PTR_ERR(fresh[cpu]);
+			fresh[cpu] = NULL;
+			break;
+		}
+	}
+	if (ret) {
+		for_each_possible_cpu(cpu)
+			if (fresh[cpu])
+				p->be->ctx_destroy(p, fresh[cpu]);
+		old = p;
+	} else {
+		old = comp->params[prio];
+		for_each_possible_cpu(cpu) {
+			st = per_cpu_ptr(comp->streams, cpu);
+			if (old)
+				gs_ctx_destroy(old, &st->ctx[prio]);
+			st->ctx[prio] = fresh[cpu];
+		}
+		comp->params[prio] = p;
+	}
+	cpus_read_unlock();
+	gs_params_free(old);
+	kfree(fresh);
+	return ret;
+}
+
+const char *gs_comp_name(const struct gs_comp *comp, unsigned int prio)
+{
+	return prio < GS_MAX_COMPS && comp->params[prio] ?
+	       comp->params[prio]->name : NULL;
+}
+
+const struct gs_comp_params *gs_comp_get_params(const struct gs_comp *comp,
+						unsigned int prio)
+{
+	return prio < GS_MAX_COMPS ? comp->params[prio] : NULL;
+}
+
+unsigned int gs_comp_top(const struct gs_comp *comp)
+{
+	unsigned int prio = GS_MAX_COMPS - 1;
+
+	while (prio && !comp->params[prio])
+		prio--;
+	return prio;
 }
 
 size_t gs_comp_bytes(const struct gs_comp *comp)
 {
-	return atomic_long_read(&comp->bytes);
+	size_t bytes = atomic_long_read(&comp->buf_bytes);
+	unsigned int prio;
+
+	for (prio = 0; prio < GS_MAX_COMPS; prio++)
+		if (comp->params[prio])
+			bytes += atomic_long_read(&comp->params[prio]->bytes);
+	return bytes;
 }
 
 struct gs_stream *gs_stream_get(struct gs_comp *comp)
@@ -167,38 +278,35 @@ void gs_stream_put(struct gs_stream *st)
 	mutex_unlock(&st->lock);
 }
 
-int gs_compress(struct gs_stream *st, const void *src)
+unsigned int gs_compress(struct gs_comp *comp, struct gs_stream *st,
+			 unsigned int prio, const void *src, unsigned int max)
 {
-	DECLARE_CRYPTO_WAIT(wait);
-	int ret;
+	struct gs_comp_params *p = comp->params[prio];
+	unsigned int len;
 
-	acomp_request_set_callback(st->req, CRYPTO_TFM_REQ_MAY_BACKLOG,
-				   crypto_req_done, &wait);
-	gs_acomp_set_bufs(st->req, &st->bufs, src, PAGE_SIZE, st->buf,
-			  PAGE_SIZE);
-	ret = crypto_wait_req(crypto_acomp_compress(st->req), &wait);
-	/*
-	 * Algorithms report output that does not fit differently (lz4 and
-	 * lzo -EINVAL, others -ENOSPC); any failure means: store it as is.
-	 */
-	if (ret || st->req->dlen >= PAGE_SIZE)
+	if (WARN_ON_ONCE(!p || !st->ctx[prio]))
 		return 0;
-	return st->req->dlen;
+	/*
+	 * Whatever does not fit below @max, or fails (-ENOSPC, or the
+	 * library's own error), is stored as it is.
+	 */
+	if (p->be->compress(p, st->ctx[prio], src, st->buf,
+			    min_t(unsigned int, max, PAGE_SIZE), &len) ||
+	    len >= max)
+		return 0;
+	return len;
 }
 
-int gs_decompress(struct gs_stream *st, const void *src, unsigned int len,
+int gs_decompress(struct gs_comp *comp, struct gs_stream *st,
+		  unsigned int prio, const void *src, unsigned int len,
 		  void *dst)
 {
-	DECLARE_CRYPTO_WAIT(wait);
-	int ret;
+	struct gs_comp_params *p = prio < GS_MAX_COMPS ? comp->params[prio] :
+			NULL;
 
-	acomp_request_set_callback(st->req, CRYPTO_TFM_REQ_MAY_BACKLOG,
-				   crypto_req_done, &wait);
-	gs_acomp_set_bufs(st->req, &st->bufs, src, len, dst, PAGE_SIZE);
-	ret = crypto_wait_req(crypto_acomp_decompress(st->req), &wait);
-	if (ret)
-		return ret;
-	return st->req->dlen == PAGE_SIZE ? 0 : -EIO;
+	if (!p || !st->ctx[prio])
+		return -EIO;	/* an entry of an algorithm not set up */
+	return p->be->decompress(p, st->ctx[prio], src, len, dst);
 }
 
 int gs_comp_init(void)

@@ -1,39 +1,64 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * ghostswap compression streams: one crypto acomp transform, request and
- * buffer per possible CPU, each behind a mutex.
+ * ghostswap compression: a store's algorithms and their streams.
+ *
+ * A gs_comp holds up to GS_MAX_COMPS algorithms by priority: the primary
+ * (0), which compresses every page stored, and up to three secondary ones
+ * (1..3) that recompression uses. Each is a backend (gs_backend.h) with
+ * its parameters (level, dictionary). One stream per possible CPU holds a
+ * context of every algorithm and a PAGE_SIZE buffer, behind a mutex.
+ *
+ * An algorithm is changed only while the store holds no page it
+ * compressed, with no I/O running (the device claimed for reconfiguring).
  */
 #ifndef _GS_COMP_H
 #define _GS_COMP_H
 
 #include <linux/mutex.h>
 #include <linux/types.h>
-#include "gs_compat.h"
+#include "gs_params.h"
 
-struct crypto_acomp;
-struct acomp_req;
 struct gs_comp;
 
 struct gs_stream {
 	struct mutex lock;	/* held by the stream's user */
-	struct crypto_acomp *tfm;
-	struct acomp_req *req;
-	struct gs_acomp_bufs bufs;	/* the request's buffers, if it keeps them */
+	void *ctx[GS_MAX_COMPS];	/* per algorithm, NULL where none */
 	u8 *buf;		/* PAGE_SIZE: compressed data, in or out */
 };
 
-/* Algorithms offered by name when the kernel has them. */
+/* Algorithms offered by name, ours first, where the kernel has them. */
 extern const char *const gs_comp_known[];
 
 int gs_comp_init(void);
 void gs_comp_exit(void);
 
 bool gs_comp_available(const char *alg);
-/* Returns an ERR_PTR: -ENOENT if the kernel has no such algorithm. */
+/*
+ * A new gs_comp whose primary algorithm is @alg with its default
+ * parameters. Returns an ERR_PTR: -ENOENT if the kernel has no such
+ * algorithm.
+ */
 struct gs_comp *gs_comp_create(const char *alg);
 void gs_comp_destroy(struct gs_comp *comp);
-const char *gs_comp_name(const struct gs_comp *comp);
-/* Bytes the streams' buffers and requests take (the transforms excluded). */
+/*
+ * Make @p (set up, see gs_backend.h) the algorithm of priority @prio,
+ * replacing what was there, or with @p NULL remove a secondary one. The
+ * gs_comp owns @p from then on, also on failure (-ENOMEM: every stream
+ * keeps what it had).
+ */
+int gs_comp_set(struct gs_comp *comp, unsigned int prio,
+		struct gs_comp_params *p);
+/* The algorithm of @prio: its name, NULL if none. */
+const char *gs_comp_name(const struct gs_comp *comp, unsigned int prio);
+/* Its parameters as set up, NULL if none. */
+const struct gs_comp_params *gs_comp_get_params(const struct gs_comp *comp,
+						unsigned int prio);
+/* The highest priority that has an algorithm (0: the primary only). */
+unsigned int gs_comp_top(const struct gs_comp *comp);
+/*
+ * Bytes the streams' buffers and every algorithm's parameters and
+ * contexts take (the crypto API's own transforms excluded).
+ */
 size_t gs_comp_bytes(const struct gs_comp *comp);
 
 /* A stream of some CPU, locked; may sleep. */
@@ -41,15 +66,18 @@ struct gs_stream *gs_stream_get(struct gs_comp *comp);
 void gs_stream_put(struct gs_stream *st);
 
 /*
- * Compress the page at @src into st->buf. Returns the compressed length,
- * or 0 if it did not shrink or the algorithm failed: store it as is.
+ * Compress the page at @src with the algorithm of @prio into st->buf.
+ * Returns the compressed length, or 0 if it did not shrink below @max
+ * bytes or the algorithm failed: store it as is.
  */
-int gs_compress(struct gs_stream *st, const void *src);
+unsigned int gs_compress(struct gs_comp *comp, struct gs_stream *st,
+			 unsigned int prio, const void *src, unsigned int max);
 /*
  * Decompress @len bytes at @src (st->buf, or any other buffer in the
- * direct map) into the page at @dst.
+ * direct map) with the algorithm of @prio into the page at @dst.
  */
-int gs_decompress(struct gs_stream *st, const void *src, unsigned int len,
+int gs_decompress(struct gs_comp *comp, struct gs_stream *st,
+		  unsigned int prio, const void *src, unsigned int len,
 		  void *dst);
 
 #endif /* _GS_COMP_H */

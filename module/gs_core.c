@@ -45,9 +45,11 @@
 #include <linux/timekeeping.h>
 #include <kunit/static_stub.h>
 #include "gs_backing.h"
+#include "gs_backend.h"
 #include "gs_comp.h"
 #include "gs_compat.h"
 #include "gs_core.h"
+#include "gs_heuristic.h"
 #include "gs_store.h"
 
 static_assert(PAGE_SIZE == 4096, "ghostswap supports 4 KiB pages only");
@@ -348,19 +350,30 @@ static bool gs_direct_wanted(struct gs_store *s, enum gs_direct direct,
 	}
 }
 
-/* Compress @src and put it into the pool: gs_page_pack() but SAME. */
+/*
+ * Compress @src (unless the heuristic says it is no use) and put it into
+ * the pool: gs_page_pack() but SAME. Each page is compressed at most once
+ * here: a pool over its limit is found before, not after.
+ */
 static int gs_pool_pack(struct gs_store *s, const void *src, gfp_t gfp,
 			enum gs_direct direct, struct gs_packed *p)
 {
 	enum gs_kind kind = GS_KIND_COMPRESSED;
 	unsigned long handle, payload, pages, flags = 0;
-	struct gs_stream *st;
+	struct gs_stream *st = NULL;
+	unsigned int len = 0;
 	const void *data;
-	int len;
 
-	st = gs_stream_get(s->comp);
-	len = gs_compress(st, src);
-	data = st->buf;
+	if (gs_pool_over(s, zs_get_total_pages(s->pool)))
+		return s->bk ? -EAGAIN : -ENOMEM;
+	if (READ_ONCE(s->incomp_check) && gs_page_looks_incompressible(src)) {
+		gs_stat_inc(&s->stats, GS_STAT_HEUR_RAW);
+	} else {
+		st = gs_stream_get(s->comp);
+		len = gs_compress(s->comp, st, GS_PRIMARY_COMP, src, PAGE_SIZE);
+		gs_stat_inc(&s->stats, GS_STAT_COMPRESSIONS);
+	}
+	data = st ? st->buf : NULL;
 	if (!len)
 		flags = GS_FLAG_INCOMP;
 	if (!len || len >= s->huge_size) {
@@ -369,25 +382,24 @@ static int gs_pool_pack(struct gs_store *s, const void *src, gfp_t gfp,
 		data = src;
 	}
 	if (gs_direct_wanted(s, direct, kind, flags)) {
-		gs_stream_put(st);
-		return -EAGAIN;
+		if (st)
+			gs_stream_put(st);
+		return GS_PACK_DIRECT;
 	}
 	handle = gs_fail_alloc(s) ? (unsigned long)ERR_PTR(-ENOMEM) :
 		 zs_malloc(s->pool, len, gfp | __GFP_NOWARN | __GFP_HIGHMEM |
 			   __GFP_MOVABLE, page_to_nid(virt_to_page(src)));
-	if (IS_ERR_VALUE(handle)) {
-		gs_stream_put(st);
-		return s->bk ? -EAGAIN : -ENOMEM;
-	}
+	if (IS_ERR_VALUE(handle))
+		goto out_full;
 	pages = zs_get_total_pages(s->pool);
 	gs_stat_max(&s->stats.max_used_pages, pages);
 	if (gs_pool_over(s, pages)) {
 		zs_free(s->pool, handle);
-		gs_stream_put(st);
-		return s->bk ? -EAGAIN : -ENOMEM;
+		goto out_full;
 	}
 	zs_obj_write(s->pool, handle, (void *)data, len);
-	gs_stream_put(st);
+	if (st)
+		gs_stream_put(st);
 	if (WARN_ONCE(!gs_handle_encode(handle, &payload),
 		      "ghostswap: zsmalloc handle %lx does not fit the table\n",
 		      handle)) {
@@ -395,9 +407,16 @@ static int gs_pool_pack(struct gs_store *s, const void *src, gfp_t gfp,
 		return -EIO;
 	}
 	p->aux = kind == GS_KIND_COMPRESSED ? len : 0;
-	p->entry = gs_entry(kind, flags, payload);
+	p->entry = gs_entry(kind, flags | gs_prio_flags(GS_PRIMARY_COMP),
+			    payload);
 	p->pool_pages = pages;
 	return 0;
+
+out_full:
+	if (st)
+		gs_stream_put(st);
+	/* No room: the page goes to the backing device as it is. */
+	return s->bk ? GS_PACK_DIRECT : -ENOMEM;
 }
 
 int gs_page_pack(struct gs_store *s, const void *src, gfp_t gfp,
@@ -453,6 +472,8 @@ int gs_slot_install(struct gs_store *s, u64 slot, unsigned long e,
 	gs_cluster_unlock(cl);
 
 	gs_stat_inc(&s->stats, GS_STAT_SLOTS_USED);
+	if (gs_entry_kind(e) != GS_KIND_SAME)
+		gs_stat_inc(&s->stats, GS_STAT_PACKED);
 	switch (gs_entry_kind(e)) {
 	case GS_KIND_SAME:
 		gs_stat_inc(&s->stats, GS_STAT_SAME_PAGES);
@@ -505,7 +526,8 @@ static int gs_obj_read(struct gs_store *s, struct gs_stream *st,
 	if (gs_entry_kind(e) == GS_KIND_RAW)
 		copy_page(dst, src);
 	else
-		ret = gs_decompress(st, src, len, dst);
+		ret = gs_decompress(s->comp, st, gs_entry_prio(e), src, len,
+				    dst);
 	zs_obj_read_end(s->pool, handle, len, src);
 	return ret;
 }
@@ -630,18 +652,133 @@ again:
 			ret = gs_obj_read(s, st, e, len, dst);
 			gs_obj_unpin(s, slot, e);
 		} else if (gs_entry_kind(e) == GS_KIND_COMPRESSED) {
-			ret = gs_decompress(st, st->buf, len, dst);
+			ret = gs_decompress(s->comp, st, gs_entry_prio(e),
+					    st->buf, len, dst);
 		}
 		if (ret)
 			pr_err_ratelimited("slot %llu: %s cannot decompress %u bytes: %d\n",
-					   slot, gs_comp_name(s->comp), len,
-					   ret);
+					   slot, gs_comp_name(s->comp,
+							      gs_entry_prio(e)) ?: "?",
+					   len, ret);
 		break;
 	default:
 		break;
 	}
 	if (st)
 		gs_stream_put(st);
+	return ret;
+}
+
+/*
+ * The pool object of @e (pinned by us) in a new form: the data of @len
+ * bytes at @data, compressed with @prio (COMPRESSED), in place of the old
+ * one, if the entry still holds the old object and no writeback has it.
+ * Frees whichever object nobody holds any more. Returns 1 if replaced,
+ * -EAGAIN if not (nothing of the new form is left).
+ */
+static int gs_obj_replace(struct gs_store *s, u64 slot, unsigned long e,
+			  unsigned int old_len, const void *data,
+			  unsigned int len, unsigned int prio, gfp_t gfp)
+{
+	unsigned long ci = slot >> GS_CLUSTER_SHIFT;
+	unsigned int i = slot & (GS_CLUSTER_SLOTS - 1);
+	unsigned long handle, payload, now, ne;
+	struct gs_cluster *cl;
+
+	handle = zs_malloc(s->pool, len, gfp | __GFP_NOWARN | __GFP_HIGHMEM |
+			   __GFP_MOVABLE, NUMA_NO_NODE);
+	if (IS_ERR_VALUE(handle)) {
+		gs_obj_unpin(s, slot, e);
+		return -ENOMEM;
+	}
+	zs_obj_write(s->pool, handle, (void *)data, len);
+	if (!gs_handle_encode(handle, &payload)) {
+		zs_free(s->pool, handle);
+		gs_obj_unpin(s, slot, e);
+		return -EIO;
+	}
+	cl = gs_cluster_get(s, ci, 0);
+	now = cl ? atomic_long_read(&cl->table[i]) : 0;
+	if (!cl || gs_entry_kind(now) != gs_entry_kind(e) ||
+	    gs_entry_payload(now) != gs_entry_payload(e) || now & GS_FLAG_WB) {
+		if (cl)
+			gs_cluster_unlock(cl);
+		zs_free(s->pool, handle);
+		gs_obj_unpin(s, slot, e);
+		return -EAGAIN;
+	}
+	/* Idle it stays; the rest of its flags were about the old form. */
+	ne = gs_entry(GS_KIND_COMPRESSED,
+		      (now & GS_FLAG_IDLE) | gs_prio_flags(prio), payload);
+	atomic_long_set(&cl->table[i], ne);
+	gs_aux_set(cl->aux, i, len);
+	gs_cluster_unlock(cl);
+	if (gs_entry_kind(e) == GS_KIND_RAW) {
+		gs_stat_dec(&s->stats, GS_STAT_HUGE_PAGES);
+		gs_stat_inc(&s->stats, GS_STAT_COMP_PAGES);
+	}
+	gs_stat_add(&s->stats, GS_STAT_COMPR_BYTES, (long)len - old_len);
+	/* The old object: ours, the entry let go of it. */
+	zs_free(s->pool, gs_handle_decode(gs_entry_payload(e)));
+	return 1;
+}
+
+int gs_slot_recompress(struct gs_store *s, u64 slot, unsigned int prio,
+		       bool mark_nogain, void *page)
+{
+	unsigned long ci = slot >> GS_CLUSTER_SHIFT;
+	unsigned int i = slot & (GS_CLUSTER_SLOTS - 1);
+	unsigned int len, new_len, max;
+	struct gs_stream *st;
+	struct gs_cluster *cl;
+	unsigned long e;
+	int ret;
+
+	cl = gs_cluster_get(s, ci, 0);
+	if (!cl)
+		return -EAGAIN;
+	e = atomic_long_read(&cl->table[i]);
+	if ((gs_entry_kind(e) != GS_KIND_COMPRESSED &&
+	     gs_entry_kind(e) != GS_KIND_RAW) ||
+	    e & (GS_FLAG_PINNED | GS_FLAG_WB) ||
+	    (gs_entry_kind(e) == GS_KIND_COMPRESSED &&
+	     gs_entry_prio(e) >= prio)) {
+		gs_cluster_unlock(cl);
+		return -EAGAIN;
+	}
+	len = gs_obj_len(e, cl->aux, i);
+	e |= GS_FLAG_PINNED;
+	atomic_long_set(&cl->table[i], e);
+	gs_cluster_unlock(cl);
+
+	st = gs_stream_get(s->comp);
+	ret = gs_obj_read(s, st, e, len, page);
+	if (ret) {
+		gs_stream_put(st);
+		gs_obj_unpin(s, slot, e);
+		return ret;
+	}
+	/*
+	 * Worth it only in a smaller zsmalloc size class (a RAW page: below
+	 * the huge class size).
+	 */
+	max = gs_entry_kind(e) == GS_KIND_RAW ? s->huge_size : len;
+	new_len = gs_compress(s->comp, st, prio, page, max);
+	if (new_len && gs_entry_kind(e) == GS_KIND_COMPRESSED &&
+	    zs_lookup_class_index(s->pool, new_len) >=
+	    zs_lookup_class_index(s->pool, len))
+		new_len = 0;
+	if (!new_len) {
+		gs_stream_put(st);
+		gs_obj_unpin(s, slot, e);
+		if (mark_nogain)
+			gs_slot_replace(s, slot, e & ~GS_FLAG_PINNED,
+					(e & ~GS_FLAG_PINNED) | GS_FLAG_NOGAIN);
+		return 0;
+	}
+	ret = gs_obj_replace(s, slot, e, len, st->buf, new_len, prio,
+			     GFP_NOIO);
+	gs_stream_put(st);
 	return ret;
 }
 
@@ -766,21 +903,73 @@ unsigned long gs_store_compact(struct gs_store *s)
 
 const char *gs_store_algorithm(struct gs_store *s)
 {
-	return gs_comp_name(s->comp);
+	return gs_comp_name(s->comp, GS_PRIMARY_COMP);
 }
 
-int gs_store_set_algorithm(struct gs_store *s, const char *alg)
+const char *gs_store_comp_name(struct gs_store *s, unsigned int prio)
 {
-	struct gs_comp *comp;
+	return gs_comp_name(s->comp, prio);
+}
+
+/* Does the store hold a page compressed with @prio (any, for the primary)? */
+static bool gs_store_uses_prio(struct gs_store *s, unsigned int prio)
+{
+	struct gs_cluster *cl;
+	unsigned long ci = 0, e;
+	unsigned int i;
+	bool used = false;
+
+	if (prio == GS_PRIMARY_COMP)
+		return gs_stat_read(&s->stats, GS_STAT_SLOTS_USED);
+	for (; !used && (cl = gs_cluster_next(s, &ci, ULONG_MAX)); ci++) {
+		for (i = 0; !used && i < GS_CLUSTER_SLOTS; i++) {
+			e = atomic_long_read(&cl->table[i]);
+			used = (gs_entry_kind(e) == GS_KIND_COMPRESSED ||
+				(gs_entry_kind(e) == GS_KIND_WRITTEN_BACK &&
+				 gs_aux_get(cl->aux, i))) &&
+			       gs_entry_prio(e) == prio;
+		}
+		gs_cluster_unlock(cl);
+		cond_resched();
+	}
+	return used;
+}
+
+int gs_core_set_comp(struct gs_store *s, unsigned int prio,
+		     struct gs_comp_params *p)
+{
+	if (gs_store_uses_prio(s, prio)) {
+		if (p) {
+			gs_comp_params_release(p);
+			kfree(p);
+		}
+		return -EBUSY;
+	}
+	return gs_comp_set(s->comp, prio, p);
+}
+
+int gs_core_set_algorithm(struct gs_store *s, const char *alg)
+{
+	struct gs_comp_params *p;
+	int ret;
 
 	if (gs_stat_read(&s->stats, GS_STAT_SLOTS_USED))
 		return -EBUSY;
-	comp = gs_comp_create(alg);
-	if (IS_ERR(comp))
-		return PTR_ERR(comp);
-	gs_comp_destroy(s->comp);
-	s->comp = comp;
-	return 0;
+	if (!gs_comp_available(alg))
+		return -ENOENT;
+	p = kzalloc_obj(*p);
+	if (!p)
+		return -ENOMEM;
+	ret = gs_comp_params_init(p, alg);
+	if (!ret)
+		ret = gs_comp_params_setup(p);
+	if (ret) {
+		gs_comp_params_release(p);
+		kfree(p);
+		return ret;
+	}
+	/* zram's rule: a new algorithm starts with its default parameters. */
+	return gs_comp_set(s->comp, GS_PRIMARY_COMP, p);
 }
 
 struct gs_store *gs_core_create(const char *alg, u64 nr_slots)
@@ -809,6 +998,7 @@ struct gs_store *gs_core_create(const char *alg, u64 nr_slots)
 	if (!s->pool)
 		goto out_reserve;
 	s->huge_size = zs_huge_class_size(s->pool);
+	s->incomp_check = true;
 	s->comp = gs_comp_create(alg);
 	if (IS_ERR(s->comp)) {
 		ret = PTR_ERR(s->comp);

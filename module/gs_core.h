@@ -17,6 +17,8 @@
 #include <linux/rcupdate.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
+struct gs_comp_params;
+
 #include "gs_store.h"
 #include "gs_table.h"
 
@@ -55,17 +57,29 @@ struct gs_store *gs_core_create(const char *alg, u64 nr_slots);
 void gs_core_free_all(struct gs_store *s);
 /* Free the store itself; every slot must be free, the backing detached. */
 void gs_core_destroy(struct gs_store *s);
+/* gs_store_set_algorithm() and gs_store_set_comp(), nothing running. */
+int gs_core_set_algorithm(struct gs_store *s, const char *alg);
+int gs_core_set_comp(struct gs_store *s, unsigned int prio,
+		     struct gs_comp_params *p);
 
 /* -------------------------------------------------------------- pages */
+
+/* gs_page_pack(): the page goes to the backing device as it is. */
+#define GS_PACK_DIRECT		1
 
 /*
  * The entry that keeps the page at @src, not installed yet: SAME if all
  * its words are equal, else compressed into the pool (COMPRESSED), or
- * kept there as is (RAW) if it does not shrink below the huge class size.
- * Returns 0, or a negative errno: -EAGAIN if the page should go to the
- * backing device instead (pool full, over its limit, or the @direct
- * policy). The pool object is not visible to anybody until the caller
- * installs the entry.
+ * kept there as is (RAW) if it does not shrink below the huge class size
+ * or the heuristic finds it incompressible. Returns 0 or:
+ *  -EAGAIN          the pool is over its limit (found before compressing:
+ *                   make room, then pack it again);
+ *  GS_PACK_DIRECT   compressed (or not) and no room for it, or the
+ *                   @direct policy: it goes to the backing device as it
+ *                   is, with no second compression;
+ *  -ENOMEM          no room and no backing device.
+ * The pool object is not visible to anybody until the caller installs
+ * the entry.
  */
 int gs_page_pack(struct gs_store *s, const void *src, gfp_t gfp,
 		 enum gs_direct direct, struct gs_packed *p);
@@ -81,6 +95,16 @@ int gs_slot_install(struct gs_store *s, u64 slot, unsigned long e,
  * Holds no lock and no stream on return.
  */
 int gs_slot_read(struct gs_store *s, u64 slot, void *dst);
+/*
+ * Recompress the COMPRESSED or RAW entry of @slot with the algorithm of
+ * @prio (a COMPRESSED one only if it was compressed with a lower one):
+ * kept if it lands in a smaller zsmalloc size class, else the entry is
+ * left as it was, with GS_FLAG_NOGAIN if @mark_nogain. @page is a
+ * PAGE_SIZE buffer. Returns 1 if recompressed, 0 if no gain, -EAGAIN if
+ * the entry is not a candidate (any more), or an errno. May sleep.
+ */
+int gs_slot_recompress(struct gs_store *s, u64 slot, unsigned int prio,
+		       bool mark_nogain, void *page);
 /* Where a reader holds a pool object pinned and no lock (for tests). */
 void gs_read_window(struct gs_store *s, u64 slot);
 /*

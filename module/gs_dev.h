@@ -55,6 +55,18 @@ u64 gs_swapon_cost(u64 size);
 /* gs_sysfs.c: the attributes of the disk, and the size syntax they use. */
 extern const struct attribute_group *gs_attr_groups[];
 int gs_parse_size(const char *buf, u64 *out);
+/* For the attribute groups: their device, and reconfiguring it. */
+struct device;
+struct gs_dev *dev_to_gs(struct device *dev);
+/*
+ * Changes that need an idle device: nobody has it open and, if @empty,
+ * it holds no data. Runs @fn with the device claimed.
+ */
+int gs_reconfigure(struct gs_dev *d, bool empty,
+		   int (*fn)(struct gs_dev *d, const void *arg),
+		   const void *arg);
+/* gs_sysfs_comp.c: the compression attributes. */
+extern const struct attribute_group gs_comp_attr_group;
 
 /* gs_debug.c: the debugfs directory of the device. */
 void gs_debugfs_create(struct gs_dev *d);

@@ -54,6 +54,7 @@ struct gs_punted {
 	struct list_head node;
 	struct bio *bio;
 	struct bvec_iter iter;	/* the first segment of a slot */
+	u64 direct;		/* a slot to store as it is, U64_MAX: none */
 	unsigned long start;	/* I/O accounting */
 };
 
@@ -156,12 +157,20 @@ static blk_status_t gs_errno_to_blk(int err)
 	return err ? BLK_STS_IOERR : BLK_STS_OK;
 }
 
+/*
+ * A whole slot. @direct: the slot whose page the submit path found must
+ * go to the backing device as it is (GS_WRITE_DIRECT), U64_MAX if none:
+ * stored there without being compressed again.
+ */
 static int gs_slot_rw(struct gs_store *s, u64 slot, void *p, bool write,
-		      bool nowait)
+		      bool nowait, u64 direct)
 {
+	if (write && nowait)
+		return gs_store_write_nowait(s, slot, p, GFP_NOIO);
 	if (write)
-		return nowait ? gs_store_write_nowait(s, slot, p, GFP_NOIO) :
-				gs_store_write(s, slot, p, GFP_NOIO);
+		return slot == direct ?
+		       gs_store_write_direct(s, slot, p, GFP_NOIO) :
+		       gs_store_write(s, slot, p, GFP_NOIO);
 	return nowait ? gs_store_read_nowait(s, slot, p) :
 			gs_store_read(s, slot, p);
 }
@@ -210,12 +219,13 @@ static int gs_read_page_nowait(struct gs_store *s, struct bio *bio, u64 slot,
  * Reads and writes, from *@iter on. Whole-page segments go straight to the
  * store; a slot split over several segments goes through a bounce page.
  * With @nowait, returns -EAGAIN where backing device I/O is needed, *@iter
- * at the first segment of that slot: the caller has a worker go on from
- * there (a slot can be read or written again from its start). Else
- * returns 0 or the errno the bio fails with.
+ * at the first segment of that slot (and *@direct that slot if its page
+ * is to be stored on the backing device as it is): the caller has a
+ * worker go on from there (a slot can be read or written again from its
+ * start). Else returns 0 or the errno the bio fails with.
  */
 static int gs_rw(struct gs_dev *d, struct bio *bio, struct bvec_iter *iter,
-		 bool nowait)
+		 u64 *direct, bool nowait)
 {
 	bool write = op_is_write(bio_op(bio));
 	u64 slot = iter->bi_sector / GS_SECTORS_PER_SLOT;
@@ -244,7 +254,8 @@ static int gs_rw(struct gs_dev *d, struct bio *bio, struct bvec_iter *iter,
 				err = gs_read_page_nowait(s, bio, slot, &bv);
 			} else if (n == PAGE_SIZE) {
 				p = bvec_kmap_local(&bv);
-				err = gs_slot_rw(s, slot, p, write, nowait);
+				err = gs_slot_rw(s, slot, p, write, nowait,
+						 *direct);
 				kunmap_local(p);
 				if (!write)
 					flush_dcache_page(bv.bv_page);
@@ -259,7 +270,7 @@ static int gs_rw(struct gs_dev *d, struct bio *bio, struct bvec_iter *iter,
 				}
 				if (!write && !off)
 					err = gs_slot_rw(s, slot, bounce, false,
-							 nowait);
+							 nowait, *direct);
 				if (err)
 					break;
 				if (write)
@@ -271,7 +282,11 @@ static int gs_rw(struct gs_dev *d, struct bio *bio, struct bvec_iter *iter,
 						       bounce + off, n);
 				if (write && off + n == PAGE_SIZE)
 					err = gs_slot_rw(s, slot, bounce, true,
-							 nowait);
+							 nowait, *direct);
+			}
+			if (err == GS_WRITE_DIRECT) {
+				*direct = slot;
+				err = -EAGAIN;
 			}
 			if (err)
 				break;
@@ -328,7 +343,7 @@ static void gs_punt_work(struct work_struct *work)
 		if (!pb)
 			break;
 		bio = pb->bio;
-		err = gs_rw(p->d, bio, &pb->iter, false);
+		err = gs_rw(p->d, bio, &pb->iter, &pb->direct, false);
 		/* Reads started from the submit path may have set it already. */
 		if (err)
 			bio->bi_status = gs_errno_to_blk(err);
@@ -351,7 +366,7 @@ static void gs_punt_work(struct work_struct *work)
  * allocation wait only for the workers, which need nothing of ours.
  */
 static void gs_punt(struct gs_dev *d, struct bio *bio, struct bvec_iter iter,
-		    unsigned long start)
+		    u64 direct, unsigned long start)
 {
 	struct gs_punt __percpu *list = op_is_write(bio_op(bio)) ?
 		d->punt_write : d->punt_read;
@@ -360,6 +375,7 @@ static void gs_punt(struct gs_dev *d, struct bio *bio, struct bvec_iter iter,
 
 	pb->bio = bio;
 	pb->iter = iter;
+	pb->direct = direct;
 	pb->start = start;
 	spin_lock(&p->lock);
 	list_add_tail(&pb->node, &p->bios);
@@ -375,13 +391,14 @@ static void gs_submit_bio(struct bio *bio)
 	int err;
 
 	struct bvec_iter iter = bio->bi_iter;
+	u64 direct = U64_MAX;
 
 	switch (bio_op(bio)) {
 	case REQ_OP_READ:
 	case REQ_OP_WRITE:
-		err = gs_rw(d, bio, &iter, true);
+		err = gs_rw(d, bio, &iter, &direct, true);
 		if (err == -EAGAIN) {
-			gs_punt(d, bio, iter, start);
+			gs_punt(d, bio, iter, direct, start);
 			return;
 		}
 		status = gs_errno_to_blk(err);

@@ -16,6 +16,7 @@
 #include <linux/string.h>
 #include <linux/vmalloc.h>
 #include "gs_params.h"
+#include "gs_recomp.h"
 
 /*
  * Call @fn for each key=value token of @buf (zram's tokens: next_arg(),
@@ -203,14 +204,14 @@ int gs_params_apply(const struct gs_params_req *req, struct gs_comp_params *p)
 	return ret;
 }
 
-struct gs_recomp_req {
+struct gs_recomp_alg_req {
 	int prio;
 	char *algo;
 };
 
 static int gs_recomp_token(const char *key, const char *val, void *arg)
 {
-	struct gs_recomp_req *req = arg;
+	struct gs_recomp_alg_req *req = arg;
 
 	if (!strcmp(key, "priority"))
 		return gs_params_prio_int(key, val, &req->prio,
@@ -224,7 +225,7 @@ static int gs_recomp_token(const char *key, const char *val, void *arg)
 
 int gs_recomp_algorithm_parse(const char *buf, int *prio, char *algo)
 {
-	struct gs_recomp_req req = {
+	struct gs_recomp_alg_req req = {
 		.prio = GS_SECONDARY_COMP,
 		.algo = algo,
 	};
@@ -243,5 +244,96 @@ int gs_recomp_algorithm_parse(const char *buf, int *prio, char *algo)
 		return -EINVAL;
 	}
 	*prio = req.prio;
+	return 0;
+}
+
+/* A recompress write, as parsed. */
+struct gs_recompress_parse {
+	struct gs_recomp_req *r;
+	s32 prio;
+	char algo[GS_ALG_NAME_MAX];
+};
+
+static int gs_recompress_token(const char *key, const char *val, void *arg)
+{
+	struct gs_recompress_parse *pr = arg;
+	struct gs_recomp_req *r = pr->r;
+	s32 n;
+
+	if (!strcmp(key, "type")) {
+		if (!strcmp(val, "idle")) {
+			r->type = GS_RECOMP_IDLE;
+		} else if (!strcmp(val, "huge")) {
+			r->type = GS_RECOMP_HUGE;
+		} else if (!strcmp(val, "huge_idle")) {
+			r->type = GS_RECOMP_HUGE_IDLE;
+		} else {
+			pr_err("recompress: type=%s (idle, huge or huge_idle)\n",
+			       val);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (!strcmp(key, "threshold")) {
+		if (gs_params_int(key, val, &n))
+			return -EINVAL;
+		if (n < 1 || n > PAGE_SIZE) {
+			pr_err("recompress: threshold=%d, valid: 1 to %lu bytes\n",
+			       n, PAGE_SIZE);
+			return -EINVAL;
+		}
+		r->threshold = n;
+		return 0;
+	}
+	if (!strcmp(key, "max_pages")) {
+		if (kstrtou64(val, 10, &r->max_pages) || !r->max_pages) {
+			pr_err("recompress: max_pages=%s: a number of pages above 0\n",
+			       val);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (!strcmp(key, "priority"))
+		return gs_params_prio_int(key, val, &pr->prio,
+					  GS_SECONDARY_COMP);
+	if (!strcmp(key, "algo"))
+		return gs_params_algo(val, pr->algo);
+	pr_err("recompress: unknown parameter '%s' (type, threshold, max_pages, algo, priority)\n",
+	       key);
+	return -EINVAL;
+}
+
+int gs_recompress_parse(const char *buf, const char *const names[GS_MAX_COMPS],
+			struct gs_recomp_req *r)
+{
+	struct gs_recompress_parse pr = { .r = r, .prio = GS_PARAM_UNSET };
+	int ret, prio;
+
+	memset(r, 0, sizeof(*r));
+	ret = gs_params_each(buf, "recompress", gs_recompress_token, &pr);
+	if (ret)
+		return ret;
+	if (pr.prio == GS_PARAM_UNSET && !pr.algo[0])
+		return 0;	/* every secondary algorithm in turn */
+	if (pr.prio != GS_PARAM_UNSET) {
+		prio = pr.prio;
+		if (!names[prio] || !*names[prio] ||
+		    (pr.algo[0] && strcmp(names[prio], pr.algo))) {
+			pr_err("recompress: no algorithm %s at priority %d\n",
+			       pr.algo[0] ? pr.algo : "set", prio);
+			return -EINVAL;
+		}
+	} else {
+		for (prio = GS_SECONDARY_COMP; prio < GS_MAX_COMPS; prio++)
+			if (names[prio] && !strcmp(names[prio], pr.algo))
+				break;
+		if (prio == GS_MAX_COMPS) {
+			pr_err("recompress: %s is no secondary algorithm (recomp_algorithm)\n",
+			       pr.algo);
+			return -EINVAL;
+		}
+	}
+	r->prio_min = prio;
+	r->prio_max = prio;
 	return 0;
 }

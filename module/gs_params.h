@@ -68,4 +68,15 @@ int gs_params_load_dict(struct gs_comp_params *p, const char *path);
  */
 int gs_recomp_algorithm_parse(const char *buf, int *prio, char *algo);
 
+struct gs_recomp_req;
+
+/*
+ * Parse a recompress write (zram's syntax): type=idle|huge|huge_idle,
+ * threshold=BYTES, max_pages=N, priority=N (1 to 3), algo=NAME (the
+ * secondary algorithm of that name). Without priority and algo, every
+ * secondary algorithm in turn (prio_min 0). -EINVAL with a message.
+ */
+int gs_recompress_parse(const char *buf, const char *const names[GS_MAX_COMPS],
+			struct gs_recomp_req *r);
+
 #endif /* _GS_PARAMS_H */

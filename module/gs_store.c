@@ -18,6 +18,7 @@
 #include <linux/err.h>
 #include <linux/highmem.h>
 #include "gs_core.h"
+#include "gs_recomp.h"
 #include "gs_store.h"
 #include "gs_writeback.h"
 
@@ -25,8 +26,10 @@ struct gs_store *gs_store_create(const char *alg, u64 nr_slots)
 {
 	struct gs_store *s = gs_core_create(alg, nr_slots);
 
-	if (!IS_ERR(s))
+	if (!IS_ERR(s)) {
 		gs_wb_init(s);
+		gs_recomp_init(s);
+	}
 	return s;
 }
 
@@ -39,10 +42,33 @@ void gs_store_destroy(struct gs_store *s)
 	 * (it would only hold something if I/O ran concurrently, which the
 	 * caller excludes): nothing of it is ever left behind.
 	 */
+	gs_recomp_stop(s);
 	gs_wb_stop(s);
 	gs_core_free_all(s);
 	gs_wb_detach(s);
 	gs_core_destroy(s);
+}
+
+/* The background recompression stops while an algorithm changes. */
+int gs_store_set_algorithm(struct gs_store *s, const char *alg)
+{
+	int ret;
+
+	gs_recomp_stop(s);
+	ret = gs_core_set_algorithm(s, alg);
+	gs_recomp_start(s);
+	return ret;
+}
+
+int gs_store_set_comp(struct gs_store *s, unsigned int prio,
+		      struct gs_comp_params *p)
+{
+	int ret;
+
+	gs_recomp_stop(s);
+	ret = gs_core_set_comp(s, prio, p);
+	gs_recomp_start(s);
+	return ret;
 }
 
 int gs_store_write_nowait(struct gs_store *s, u64 slot, const void *src,
@@ -54,6 +80,8 @@ int gs_store_write_nowait(struct gs_store *s, u64 slot, const void *src,
 	if (slot >= s->nr_slots)
 		return -EINVAL;
 	ret = gs_page_pack(s, src, gfp, READ_ONCE(s->wb.direct), &p);
+	if (ret == GS_PACK_DIRECT)
+		return GS_WRITE_DIRECT;
 	if (ret)
 		return ret;
 	if (p.pool_pages)
@@ -63,24 +91,29 @@ int gs_store_write_nowait(struct gs_store *s, u64 slot, const void *src,
 
 int gs_store_write(struct gs_store *s, u64 slot, const void *src, gfp_t gfp)
 {
-	unsigned long limit;
+	unsigned long limit = READ_ONCE(s->limit_pages);
 	int ret;
 
-	ret = gs_store_write_nowait(s, slot, src, gfp);
-	if (ret != -EAGAIN)
-		return ret;
 	/*
-	 * Over the pool limit: write back cold pages down to the background
-	 * watermark, then try the pool again; if that did not make room,
-	 * this page goes to the backing device itself.
+	 * Near or over the pool limit: write back cold pages down to the
+	 * background watermark first, so that this page is compressed
+	 * once. What still does not fit the pool goes to the backing
+	 * device as it is.
 	 */
-	limit = READ_ONCE(s->limit_pages);
-	if (limit && gs_pool_over(s, gs_store_pool_pages(s) + limit / 16)) {
+	if (s->bk && limit &&
+	    gs_pool_over(s, gs_store_pool_pages(s) + limit / 16))
 		gs_wb_reclaim(s, limit - limit / 16);
-		ret = gs_store_write_nowait(s, slot, src, gfp);
-		if (ret != -EAGAIN)
-			return ret;
-	}
+	ret = gs_store_write_nowait(s, slot, src, gfp);
+	if (ret != -EAGAIN && ret != GS_WRITE_DIRECT)
+		return ret;
+	return gs_wb_write_page(s, slot, src, gfp);
+}
+
+int gs_store_write_direct(struct gs_store *s, u64 slot, const void *src,
+			  gfp_t gfp)
+{
+	if (slot >= s->nr_slots)
+		return -EINVAL;
 	return gs_wb_write_page(s, slot, src, gfp);
 }
 

@@ -30,6 +30,7 @@
 
 struct gs_backing;
 struct gs_comp;
+struct gs_comp_params;
 struct seq_file;
 struct shrinker;
 struct zs_pool;
@@ -47,6 +48,9 @@ enum gs_hot_stat {
 	GS_STAT_COMPR_BYTES,		/* pool bytes asked for (RAW: 4096) */
 	GS_STAT_WB_PAGES,		/* WRITTEN_BACK entries */
 	GS_STAT_NOTIFY_FREE,		/* slots freed by the swap core */
+	GS_STAT_COMPRESSIONS,		/* compressions when storing */
+	GS_STAT_PACKED,			/* pages stored but SAME ones */
+	GS_STAT_HEUR_RAW,		/* stored as is: the heuristic */
 	GS_STAT_NR_HOT,
 };
 
@@ -74,6 +78,10 @@ struct gs_stats {
 	atomic_long_t bd_compact_writes;
 	atomic_long_t wb_buffer_bytes;	/* writeback batch buffers */
 	atomic_long_t injected;		/* allocation failures injected */
+	/* Recompression (gs_recomp.c). */
+	atomic_long_t recompressed;	/* pages moved to a secondary algorithm */
+	atomic_long_t recomp_no_gain;	/* tried, and not made smaller */
+	atomic_long_t recomp_auto;	/* of them, by the background worker */
 };
 
 static inline void gs_stat_add(struct gs_stats *st, enum gs_hot_stat i,
@@ -146,6 +154,19 @@ struct gs_wb {
 	atomic_t reads;			/* started and not finished */
 };
 
+/*
+ * Recompression (gs_recomp.c): by request (sysfs recompress), and in the
+ * background, idle pages to the highest secondary algorithm, within a
+ * share of one CPU.
+ */
+struct gs_recomp {
+	struct mutex lock;		/* one pass at a time */
+	unsigned int auto_pct;		/* background: % of one CPU, 0: off */
+	u32 auto_age;			/* cold: clusters not stored to, s */
+	u64 hand;			/* where the background sweep is */
+	struct delayed_work work;	/* the background sweep */
+};
+
 struct gs_store {
 	struct xarray clusters;		/* cluster index -> struct gs_cluster */
 	u64 nr_slots;			/* size of the ghost address space */
@@ -158,6 +179,9 @@ struct gs_store {
 	mempool_t *reserve;
 	/* Fault injection (debugfs): fail this many allocations. */
 	atomic_t fail_alloc;
+	/* Store pages the heuristic finds incompressible as they are. */
+	bool incomp_check;
+	struct gs_recomp recomp;
 	/*
 	 * Where WRITTEN_BACK entries live, NULL without a backing device.
 	 * The writeback tier attaches and detaches it (the store empty);
@@ -180,6 +204,17 @@ void gs_store_destroy(struct gs_store *s);
 /* Switch the algorithm of an empty store; no I/O may run concurrently. */
 int gs_store_set_algorithm(struct gs_store *s, const char *alg);
 const char *gs_store_algorithm(struct gs_store *s);
+/*
+ * Make @p (set up: gs_backend.h) the algorithm of priority @prio (0: the
+ * primary; 1..3: for recompression), or with @p NULL remove a secondary
+ * one. The store owns @p from then on, also on failure. -EBUSY if the
+ * store holds a page compressed with that priority (for the primary:
+ * any page). No I/O may run concurrently.
+ */
+int gs_store_set_comp(struct gs_store *s, unsigned int prio,
+		      struct gs_comp_params *p);
+/* The name of the algorithm of @prio, NULL if none. */
+const char *gs_store_comp_name(struct gs_store *s, unsigned int prio);
 
 /*
  * @src and @dst are PAGE_SIZE, page aligned kernel buffers in the direct
@@ -194,6 +229,14 @@ int gs_store_read(struct gs_store *s, u64 slot, void *dst);
  * must not wait for another device's bios.
  */
 int gs_store_write_nowait(struct gs_store *s, u64 slot, const void *src,
+			  gfp_t gfp);
+/*
+ * gs_store_write_nowait(): the page is to go to the backing device as it
+ * is (nothing has changed): gs_store_write_direct() stores it there
+ * without compressing it again.
+ */
+#define GS_WRITE_DIRECT		1
+int gs_store_write_direct(struct gs_store *s, u64 slot, const void *src,
 			  gfp_t gfp);
 int gs_store_read_nowait(struct gs_store *s, u64 slot, void *dst);
 

@@ -93,7 +93,7 @@ static void gs_set_size(struct gs_dev *d, u64 bytes)
 	set_capacity_and_notify(d->disk, bytes >> SECTOR_SHIFT);
 }
 
-static struct gs_dev *dev_to_gs(struct device *dev)
+struct gs_dev *dev_to_gs(struct device *dev)
 {
 	return dev_to_disk(dev)->private_data;
 }
@@ -111,9 +111,9 @@ static ssize_t disksize_show(struct device *dev, struct device_attribute *attr,
  * Changes that need an idle device: nobody has it open and, if @empty,
  * it holds no data. Runs @fn with the device claimed.
  */
-static int gs_reconfigure(struct gs_dev *d, bool empty,
-			  int (*fn)(struct gs_dev *d, const void *arg),
-			  const void *arg)
+int gs_reconfigure(struct gs_dev *d, bool empty,
+		   int (*fn)(struct gs_dev *d, const void *arg),
+		   const void *arg)
 {
 	int ret;
 
@@ -195,55 +195,6 @@ static ssize_t reset_store(struct device *dev, struct device_attribute *attr,
 	return ret ? ret : len;
 }
 static DEVICE_ATTR_WO(reset);
-
-static ssize_t comp_algorithm_show(struct device *dev,
-				   struct device_attribute *attr, char *buf)
-{
-	struct gs_dev *d = dev_to_gs(dev);
-	const char *cur, *const *alg;
-	bool listed = false;
-	ssize_t n = 0;
-
-	guard(rwsem_read)(&d->conf_lock);
-	cur = gs_store_algorithm(d->store);
-	for (alg = gs_comp_known; *alg; alg++) {
-		if (!strcmp(*alg, cur)) {
-			n += sysfs_emit_at(buf, n, "[%s] ", cur);
-			listed = true;
-		} else if (gs_comp_available(*alg)) {
-			n += sysfs_emit_at(buf, n, "%s ", *alg);
-		}
-	}
-	if (!listed)
-		n += sysfs_emit_at(buf, n, "[%s] ", cur);
-	buf[n - 1] = '\n';
-	return n;
-}
-
-static int gs_do_set_alg(struct gs_dev *d, const void *arg)
-{
-	return gs_store_set_algorithm(d->store, arg);
-}
-
-static ssize_t comp_algorithm_store(struct device *dev,
-				    struct device_attribute *attr,
-				    const char *buf, size_t len)
-{
-	char name[64], *alg;
-	int ret;
-
-	if (len >= sizeof(name))
-		return -EINVAL;
-	strscpy(name, buf, sizeof(name));
-	alg = strim(name);
-	if (!*alg)
-		return -EINVAL;
-	ret = gs_reconfigure(dev_to_gs(dev), true, gs_do_set_alg, alg);
-	if (ret == -ENOENT)
-		return -EINVAL;	/* like zram: no such algorithm */
-	return ret ? ret : len;
-}
-static DEVICE_ATTR_RW(comp_algorithm);
 
 static ssize_t mem_limit_store(struct device *dev,
 			       struct device_attribute *attr, const char *buf,
@@ -380,7 +331,6 @@ static struct attribute *gs_dev_attrs[] = {
 	&dev_attr_disksize.attr,
 	&dev_attr_swapon_cost.attr,
 	&dev_attr_reset.attr,
-	&dev_attr_comp_algorithm.attr,
 	&dev_attr_mem_limit.attr,
 	&dev_attr_mem_used_max.attr,
 	&dev_attr_compact.attr,
@@ -712,6 +662,7 @@ static const struct attribute_group gs_wb_attr_group = {
 /* Both groups are unnamed: every attribute sits in the disk's directory. */
 const struct attribute_group *gs_attr_groups[] = {
 	&gs_dev_attr_group,
+	&gs_comp_attr_group,
 	&gs_wb_attr_group,
 	NULL,
 };

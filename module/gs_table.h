@@ -46,8 +46,12 @@
  *   |         |     |                  | takes the object out of the entry    |
  *   |         |     |                  | (free, overwrite, writeback) leaves  |
  *   |         |     |                  | it to the reader to free             |
- *
- * Bits 7..9 are free.
+ *   | PRIO    | 7-8 | COMPRESSED,      | which algorithm compressed the data: |
+ *   |         |     | WRITTEN_BACK     | 0 the primary, 1..3 a secondary one  |
+ *   |         |     |                  | (recompression)                      |
+ *   | NOGAIN  | 9   | COMPRESSED, RAW  | recompression with the highest       |
+ *   |         |     |                  | algorithm did not make it smaller:   |
+ *   |         |     |                  | not tried again                      |
  *
  * An EMPTY slot reads as zeroes. A SAME slot costs no memory beyond the
  * table: the 64-bit fill word is split between the payload and aux.
@@ -109,6 +113,10 @@ enum gs_kind {
 #define GS_FLAG_READING		BIT(GS_FLAG_SHIFT + 1)
 #define GS_FLAG_INCOMP		BIT(GS_FLAG_SHIFT + 2)
 #define GS_FLAG_PINNED		BIT(GS_FLAG_SHIFT + 3)
+#define GS_FLAG_PRIO_SHIFT	(GS_FLAG_SHIFT + 4)
+#define GS_FLAG_PRIO		GENMASK(GS_FLAG_PRIO_SHIFT + 1, \
+					GS_FLAG_PRIO_SHIFT)
+#define GS_FLAG_NOGAIN		BIT(GS_FLAG_SHIFT + 6)
 
 static_assert(sizeof(unsigned long) == 8, "ghostswap needs a 64-bit kernel");
 static_assert(64 - GS_PAYLOAD_BITS <= GS_AUX_BITS,
@@ -135,6 +143,17 @@ static inline unsigned long gs_entry_flags(unsigned long e)
 static inline unsigned long gs_entry_payload(unsigned long e)
 {
 	return e >> GS_PAYLOAD_SHIFT;
+}
+
+/* The algorithm priority an entry's data is compressed with. */
+static inline unsigned int gs_entry_prio(unsigned long e)
+{
+	return (e & GS_FLAG_PRIO) >> GS_FLAG_PRIO_SHIFT;
+}
+
+static inline unsigned long gs_prio_flags(unsigned int prio)
+{
+	return ((unsigned long)prio << GS_FLAG_PRIO_SHIFT) & GS_FLAG_PRIO;
 }
 
 /* A SAME entry keeps the low 54 bits of the fill word, aux the top 10. */

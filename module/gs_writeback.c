@@ -362,8 +362,11 @@ static bool gs_wb_finish(struct gs_store *s, struct gs_wb_candidate *cand)
 		if (!(e & GS_FLAG_PINNED))
 			zs_free(s->pool,
 				gs_handle_decode(gs_entry_payload(e)));
+		/* Compressed data keeps the algorithm it needs. */
 		atomic_long_set(&cl->table[i],
-				gs_entry(GS_KIND_WRITTEN_BACK, 0, cand->b));
+				gs_entry(GS_KIND_WRITTEN_BACK,
+					 cand->aux ? e & GS_FLAG_PRIO : 0,
+					 cand->b));
 		gs_aux_set(cl->aux, i, cand->aux);
 		moved = true;
 	} else if (same) {
@@ -604,15 +607,18 @@ out:
 
 /* ------------------------------------------------------------- reads */
 
-/* Decompress @len bytes that are at @dst into @dst, through a stream. */
+/*
+ * Decompress @len bytes that are at @dst into @dst, through a stream, with
+ * the algorithm of @prio.
+ */
 static int gs_decompress_in_place(struct gs_store *s, void *dst,
-				  unsigned int len)
+				  unsigned int len, unsigned int prio)
 {
 	struct gs_stream *st = gs_stream_get(s->comp);
 	int ret;
 
 	memcpy(st->buf, dst, len);
-	ret = gs_decompress(st, st->buf, len, dst);
+	ret = gs_decompress(s->comp, st, prio, st->buf, len, dst);
 	gs_stream_put(st);
 	return ret;
 }
@@ -661,11 +667,12 @@ int gs_wb_read(struct gs_store *s, u64 slot, void *dst)
 		return -EIO;
 	}
 	if (len) {
-		ret = gs_decompress_in_place(s, dst, len);
+		ret = gs_decompress_in_place(s, dst, len, gs_entry_prio(e));
 		if (ret)
 			pr_err_ratelimited("slot %llu: %s cannot decompress %u bytes from backing slot %llu: %d\n",
-					   slot, gs_comp_name(s->comp), len, b,
-					   ret);
+					   slot, gs_comp_name(s->comp,
+							      gs_entry_prio(e)) ?: "?",
+					   len, b, ret);
 	}
 	return ret;
 }
@@ -710,12 +717,15 @@ static void gs_wb_rb_finish(struct work_struct *work)
 	} else if (rb->data) {
 		dst = kmap_local_page(rb->page);
 		st = gs_stream_get(s->comp);
-		ret = gs_decompress(st, page_address(rb->data), rb->len, dst);
+		ret = gs_decompress(s->comp, st, gs_entry_prio(rb->e),
+				    page_address(rb->data), rb->len, dst);
 		gs_stream_put(st);
 		kunmap_local(dst);
 		if (ret)
 			pr_err_ratelimited("slot %llu: %s cannot decompress %u bytes from backing slot %llu: %d\n",
-					   rb->slot, gs_comp_name(s->comp),
+					   rb->slot,
+					   gs_comp_name(s->comp,
+							gs_entry_prio(rb->e)) ?: "?",
 					   rb->len, rb->b, ret);
 	}
 	if (!ret)
@@ -846,13 +856,17 @@ void gs_store_mark_idle(struct gs_store *s, u64 age)
  */
 static int gs_relocate(struct gs_store *s, u64 owner, u64 from)
 {
-	unsigned long was = gs_entry(GS_KIND_WRITTEN_BACK, 0, from), moved;
+	unsigned long was = gs_store_entry(s, owner), moved;
 	struct gs_backing *bk = s->bk;
 	void *buf = s->wb.batches->bufs[0];
 	bool mine;
 	int ret;
 	u64 to;
 
+	/* Its flags (the algorithm) stay; a pinned one is busy. */
+	if (gs_entry_kind(was) != GS_KIND_WRITTEN_BACK ||
+	    gs_entry_payload(was) != from || was & GS_FLAG_READING)
+		return -EAGAIN;
 	ret = gs_backing_alloc(bk, &owner, 1, &to, from, true);
 	if (ret <= 0)
 		return ret;
@@ -872,7 +886,7 @@ static int gs_relocate(struct gs_store *s, u64 owner, u64 from)
 	}
 
 	/* Unpin: moved, or back where it was if the copy failed. */
-	moved = gs_entry(GS_KIND_WRITTEN_BACK, 0, to);
+	moved = gs_entry(GS_KIND_WRITTEN_BACK, gs_entry_flags(was), to);
 	mine = gs_slot_replace(s, owner, was | GS_FLAG_READING,
 			       ret ? was : moved);
 	/* What the entry no longer holds is ours to free. */
