@@ -46,6 +46,7 @@ int main(int argc, char **argv)
 		{ "idle", cmd_idle },
 		{ "compact", cmd_compact },
 		{ "check", cmd_check },
+		{ "dict", cmd_dict },
 	};
 	static char status_name[] = "status";
 	size_t i;

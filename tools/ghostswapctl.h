@@ -7,7 +7,7 @@
  * them (it sets _XOPEN_SOURCE). Each file says what it holds:
  *   ghostswapctl.c   main(): the environment, the command table
  *   cmd_*.c          the commands: status, setup and reset, writeback and
- *                    idle, compact, check
+ *                    idle, compact, check, dict
  *   cmd_common.c     what they share: --help, options, root and device
  *   output.c         the status columns: table, raw, JSON; human sizes
  *   config.c         settings from the command line and ghostswap.conf(5)
@@ -197,5 +197,6 @@ int cmd_writeback(int argc, char **argv);
 int cmd_idle(int argc, char **argv);
 int cmd_compact(int argc, char **argv);
 int cmd_check(int argc, char **argv);
+int cmd_dict(int argc, char **argv);
 
 #endif /* GHOSTSWAPCTL_H */
