@@ -84,10 +84,11 @@ fi
 
 # dmsetup (dm-flakey/dm-error fault injection) and e2fsprogs (a mounted
 # filesystem) serve the reliability tests; systemd-sysv (/sbin/init) the
-# boot test (tests/boot.sh), which boots the root with systemd as init.
+# boot test (tests/boot.sh), which boots the root with systemd as init;
+# zstd the dictionaries ghostswapctl dict trains.
 guest_pkgs="initramfs-tools linux-image-amd64 linux-headers-amd64 dkms build-essential kmod
 fio stress-ng util-linux udev procps iproute2 python3 busybox cpio sparse dmsetup
-e2fsprogs systemd-sysv"
+e2fsprogs systemd-sysv zstd"
 guest_pkgs=$(echo $guest_pkgs)
 
 if [ ! -f "$GS_ROOT/.gs-provisioned" ]; then

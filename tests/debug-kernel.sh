@@ -23,8 +23,9 @@ set -uo pipefail
 # The guest tests of the lane: swap, raw I/O and races, accounting, the
 # writeback tier, injected faults, hostile input, leaks (suite.sh).
 GS_DEBUG_TESTS=${GS_DEBUG_TESTS:-"load swapon_1t workload swapoff_frees fio
-cluster_race accounting reset_frees mem_limit wb_setup wb_on_demand wb_full
-wb_workload wb_race fault_alloc fault_backing hostile unload_final kmemleak"}
+cluster_race accounting reset_frees mem_limit recompress_auto wb_setup
+wb_on_demand wb_full wb_workload wb_race fault_alloc fault_backing hostile
+unload_final kmemleak"}
 
 build_only=0
 if [ "${1:-}" = --build-only ]; then

@@ -11,18 +11,20 @@
 set -u
 # The guest's helpers and TAP, then the tiers: the device, the bio path
 # and swap (core.sh); the store and its accounting (store.sh); the
-# writeback tier (writeback.sh); faults, hostile input, leaks, stress
+# compression engine (comp.sh); the writeback tier (writeback.sh); faults, hostile input, leaks, stress
 # (reliability.sh); ghostswapctl (tools.sh).
 . /opt/gs-src/tests/guest/lib.sh
 . /opt/gs-src/tests/guest/core.sh
 . /opt/gs-src/tests/guest/store.sh
+. /opt/gs-src/tests/guest/comp.sh
 . /opt/gs-src/tests/guest/writeback.sh
 . /opt/gs-src/tests/guest/reliability.sh
 . /opt/gs-src/tests/guest/tools.sh
 
 ALL="testbed_text_patching load unload_reload bad_sysfs swapon_1t busy workload workload_mthp
 swapoff_frees fio split_bvec cluster_race accounting reset_frees mm_stat
-mem_limit compact algorithms cpu_hotplug workload_zstd wb_setup wb_bad_input
+mem_limit compact algorithms cpu_hotplug workload_zstd comp_params
+workload_dict recompress_auto heuristic wb_setup wb_bad_input
 wb_on_demand wb_compact wb_direct wb_full wb_workload wb_race wb_rate
 fault_alloc fault_backing hostile leaks memory_cycle stress
 ctl_status ctl_setup_reset ctl_errors ctl_writeback unload_final"

@@ -1,0 +1,133 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# ghostswap guest suite, the compression engine: algorithm parameters and
+# dictionaries (zram's examples verbatim, bad input), recompression by
+# request and in the background, the incompressible-page heuristic.
+# Sourced by suite.sh, after lib.sh (sysw, fail, swap_on, gs_check,
+# mm_consistent, $PAGES) and core.sh (swap_workload).
+
+# comp_stat by column name.
+compstat() {
+	stat_col $SYS/comp_stat "$1" compressions stored heuristic_raw \
+		recompressed no_gain auto
+}
+
+# zram's documented algorithm_params, recomp_algorithm and recompress
+# examples (zram.rst), verbatim, on /sys/block/ghostswap; then bad input:
+# a clear errno, the device unchanged.
+t_comp_params() {
+	local dict=/etc/dictionary
+	swapoff $DEV 2>/dev/null
+	sysw $SYS/reset 1 ok
+	ghostswapctl dict --pages 400 --size 16K $dict >/dev/null ||
+		fail "ghostswapctl dict"
+	ls -l $dict
+	sysw $SYS/comp_algorithm zstd ok
+	sysw $SYS/algorithm_params "algo=zstd dict=/etc/dictionary" ok
+	sysw $SYS/algorithm_params "algo=zstd level=8 dict=/etc/dictionary" ok
+	sysw $SYS/algorithm_params "level=8" ok
+	sysw $SYS/algorithm_params "algo=zstd level=8" ok
+	sysw $SYS/reset 1 ok
+	sysw $SYS/recomp_algorithm "algo=zstd priority=1" ok
+	sysw $SYS/algorithm_params "priority=1 dict=/etc/dictionary" ok
+	sysw $SYS/recomp_algorithm "algo=deflate priority=2" ok
+	cat $SYS/recomp_algorithm
+	grep -q '^#1: .*\[zstd\]' $SYS/recomp_algorithm &&
+		grep -q '^#2: .*\[deflate\]' $SYS/recomp_algorithm || fail "recomp_algorithm"
+	$PAGES write $DEV 0 s:50,t:300,r:50,T:50 >/dev/null || fail write
+	sysw $SYS/idle all ok
+	sysw $SYS/recompress "type=idle priority=1" ok
+	sysw $SYS/recompress "type=huge priority=2" ok
+	sysw $SYS/recompress "type=huge_idle priority=1" ok
+	sysw $SYS/recompress "threshold=3000 priority=1" ok
+	sysw $SYS/recompress "type=idle threshold=2000 priority=1" ok
+	sysw $SYS/recompress "type=huge_idle priority=1 max_pages=42" ok
+	cat $SYS/comp_stat
+	[ "$(compstat recompressed)" -gt 0 ] || fail "nothing recompressed"
+	$PAGES verify $DEV 0 s:50,t:300,r:50,T:50 >/dev/null || fail verify
+	# Bad input: EINVAL (or the file's error), nothing changed.
+	sysw $SYS/algorithm_params "level=abc" "Invalid argument"
+	sysw $SYS/algorithm_params "foo=1" "Invalid argument"
+	sysw $SYS/algorithm_params "algo=nosuch level=1" "Invalid argument"
+	sysw $SYS/algorithm_params "algo=zstd priority=1 level=99" "Invalid argument"
+	sysw $SYS/algorithm_params "priority=3 level=1" "Invalid argument"
+	sysw $SYS/recompress "type=sometimes" "Invalid argument"
+	sysw $SYS/recompress "priority=3" "Invalid argument"
+	sysw $SYS/recomp_algorithm "priority=1" "Invalid argument"
+	sysw $SYS/recomp_algorithm "algo=nosuch" "Invalid argument"
+	# An algorithm pages need cannot change under them.
+	sysw $SYS/algorithm_params "priority=1 level=3" "Device or resource busy"
+	sysw $SYS/recomp_algorithm "algo=lz4hc priority=1" "Device or resource busy"
+	$PAGES verify $DEV 0 s:50,t:300,r:50,T:50 >/dev/null || fail "verify after bad input"
+	sysw $SYS/reset 1 ok
+	sysw $SYS/algorithm_params "algo=lzo dict=/etc/dictionary" "Invalid argument"
+	sysw $SYS/comp_algorithm lz4 ok
+	sysw $SYS/algorithm_params "algo=lz4 dict=/nonexistent" "No such file"
+	grep -q '\[lz4\]' $SYS/comp_algorithm || fail "comp_algorithm changed"
+	sysw $SYS/recompress "type=idle" "Invalid argument"
+	dmesg | grep -E 'ghostswap: (algorithm_params|recompress|recomp_algorithm)' | tail -n 5
+}
+
+# A verified swap workload with zstd and a dictionary trained on the
+# guest's own memory (not on the workload's pages).
+t_workload_dict() {
+	local dict=/tmp/gs-dict
+	ghostswapctl dict --pages 1000 $dict >/dev/null || fail "ghostswapctl dict"
+	swapoff $DEV 2>/dev/null
+	sysw $SYS/reset 1 ok
+	sysw $SYS/comp_algorithm zstd ok
+	sysw $SYS/algorithm_params "level=3 dict=$dict" ok
+	sysw $SYS/disksize 1T ok
+	mkswap $DEV >/dev/null && swapon $DEV || fail swapon
+	swap_workload ghostswap-dict $SYS || fail "workload"
+	mm_consistent /tmp/mm.best
+	cat $SYS/comp_stat $SYS/cluster_stat
+	swapoff $DEV || fail swapoff
+	sysw $SYS/reset 1 ok
+}
+
+# lz4, with zstd recompressing cold pages in the background while a
+# verified workload runs; every page checked, some recompressed.
+t_recompress_auto() {
+	swap_on lz4 || return 1
+	swapoff $DEV
+	sysw $SYS/recomp_algorithm "algo=zstd priority=1" ok
+	sysw $SYS/recompress_auto "100 0" ok
+	swapon $DEV || fail swapon
+	(while :; do echo all >$SYS/idle; sleep 1; done) &
+	local marker=$!
+	swap_workload ghostswap-recomp $SYS || fail "workload"
+	kill $marker
+	wait $marker 2>/dev/null
+	cat $SYS/comp_stat
+	[ "$(compstat auto)" -gt 0 ] || fail "the background sweep recompressed nothing"
+	gs_check
+	swapoff $DEV || fail swapoff
+	sysw $SYS/reset 1 ok
+}
+
+# The heuristic: random pages stored as they are without a compression
+# (on), compressed and found incompressible (off); never more than one
+# compression per stored page.
+t_heuristic() {
+	local c p h
+	for on in 1 0; do
+		swapoff $DEV 2>/dev/null
+		sysw $SYS/reset 1 ok
+		sysw $SYS/incompressible_check $on ok
+		$PAGES write $DEV 0 t:200,r:200,s:50 >/dev/null || fail write
+		$PAGES verify $DEV 0 t:200,r:200,s:50 >/dev/null || fail verify
+		read -r c p h _ <$SYS/comp_stat
+		echo "check $on: $c compressions, $p stored, $h stored as they are by the heuristic"
+		[ "$c" -le "$p" ] || fail "$c compressions for $p pages"
+		if [ $on = 1 ]; then
+			[ "$h" -ge 190 ] || fail "heuristic found only $h of 200 random pages"
+			[ "$c" -le 210 ] || fail "$c compressions: random pages compressed"
+		else
+			[ "$h" = 0 ] && [ "$c" = "$p" ] || fail "heuristic off: $c $p $h"
+		fi
+	done
+	sysw $SYS/incompressible_check 1 ok
+	sysw $SYS/reset 1 ok
+}
