@@ -733,7 +733,8 @@ static void gs_params_priority(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, gs_kc_prio("algo=lz4 level=1", names), 0);
 	KUNIT_EXPECT_EQ(test, gs_kc_prio("algo=zstd", names), 1);
 	KUNIT_EXPECT_EQ(test, gs_kc_prio("priority=3 algo=zstd", names), 3);
-	KUNIT_EXPECT_EQ(test, gs_kc_prio("priority=2", names), 2);
+	/* No algorithm at that priority: nothing to set parameters of. */
+	KUNIT_EXPECT_EQ(test, gs_kc_prio("priority=2", names), -EINVAL);
 	KUNIT_EXPECT_EQ(test, gs_kc_prio("priority=0", names), 0);
 	KUNIT_EXPECT_EQ(test, gs_kc_prio("algo=deflate", names), -EINVAL);
 	KUNIT_EXPECT_EQ(test, gs_kc_prio("priority=1 algo=lz4", names),

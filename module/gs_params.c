@@ -145,6 +145,11 @@ int gs_params_prio(const struct gs_params_req *req,
 	if (req->prio != GS_PARAM_UNSET) {
 		if (req->prio < GS_PRIMARY_COMP || req->prio >= GS_MAX_COMPS)
 			return -EINVAL;
+		if (!names[req->prio] || !*names[req->prio]) {
+			pr_err("priority=%d: no algorithm there (recomp_algorithm sets one)\n",
+			       req->prio);
+			return -EINVAL;
+		}
 		if (req->algo[0] && !gs_params_is(names, req->prio, req->algo)) {
 			pr_err("algo=%s is not the algorithm at priority %d\n",
 			       req->algo, req->prio);
@@ -172,8 +177,13 @@ int gs_params_load_dict(struct gs_comp_params *p, const char *path)
 		       p->name, path);
 		return -EINVAL;
 	}
+	/*
+	 * As zram reads its dictionaries: READING_POLICY, a configuration
+	 * file. The security modules have no rule for READING_UNKNOWN, and
+	 * IPE warns about it.
+	 */
 	len = kernel_read_file_from_path(path, 0, &buf, GS_DICT_MAX, NULL,
-					 READING_UNKNOWN);
+					 READING_POLICY);
 	if (len < 0) {
 		if (len == -EFBIG)
 			pr_err("dict=%s: larger than %u bytes\n", path,

@@ -187,7 +187,7 @@ int cmd_dict(int argc, char **argv)
 			}
 			break;
 		case 's':
-			if (!parse_size(optarg, &size) || size < 1024 ||
+			if (!parse_bytes(optarg, &size) || size < 1024 ||
 			    size > (1ULL << 20)) {
 				free(s);
 				return fail(RC_USAGE, "dict: bad --size '%s' (1K to 1M: the module takes at most 1 MiB)",

@@ -158,6 +158,7 @@ void udev_settle(void);
 
 /* parse.c */
 char *trim(char *s);
+bool parse_bytes(const char *s, uint64_t *out);
 bool parse_size(const char *s, uint64_t *out);
 bool parse_limit(const char *s, uint64_t *out);
 bool parse_count(const char *s, uint64_t *out, uint64_t min);

@@ -27,7 +27,7 @@ char *trim(char *s)
  * The module's size syntax: decimal bytes with an optional suffix K M G
  * T P (either case, powers of 1024). *@out gets the bytes.
  */
-static bool parse_bytes(const char *s, uint64_t *out)
+bool parse_bytes(const char *s, uint64_t *out)
 {
 	static const char suffixes[] = "KMGTP";
 	char num[24], *end;

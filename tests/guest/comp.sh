@@ -20,7 +20,7 @@ t_comp_params() {
 	local dict=/etc/dictionary
 	swapoff $DEV 2>/dev/null
 	sysw $SYS/reset 1 ok
-	ghostswapctl dict --pages 400 --size 16K $dict >/dev/null ||
+	"${GS_CTL:-/usr/local/sbin/ghostswapctl}" dict --pages 400 --size 16K $dict >/dev/null ||
 		fail "ghostswapctl dict"
 	ls -l $dict
 	sysw $SYS/comp_algorithm zstd ok
@@ -73,7 +73,8 @@ t_comp_params() {
 # guest's own memory (not on the workload's pages).
 t_workload_dict() {
 	local dict=/tmp/gs-dict
-	ghostswapctl dict --pages 1000 $dict >/dev/null || fail "ghostswapctl dict"
+	"${GS_CTL:-/usr/local/sbin/ghostswapctl}" dict --pages 1000 $dict >/dev/null ||
+		fail "ghostswapctl dict"
 	swapoff $DEV 2>/dev/null
 	sysw $SYS/reset 1 ok
 	sysw $SYS/comp_algorithm zstd ok
