@@ -141,6 +141,7 @@ def merge_runs(rows, keys):
 def shape(rows, host, resdir):
     res = {"host": host, "env": {}, "static": [], "meta": [], "ratio": [],
            "ratio_swap": [], "workload": [], "fio": [], "writeback": {},
+           "comp": [], "comp_recomp": [], "comp_dict": {},
            "profile": {}, "errors": [], "time": {}}
     wb_runs = []
     for r in rows:
@@ -152,8 +153,11 @@ def shape(rows, host, resdir):
             res["env"] = r
         elif sec == "time":
             res["time"][r["name"]] = r["seconds"]
-        elif sec in ("static", "meta", "ratio", "workload", "ratio_swap"):
+        elif sec in ("static", "meta", "ratio", "workload", "ratio_swap",
+                     "comp", "comp_recomp"):
             res[sec].append(r)
+        elif sec == "comp_dict":
+            res["comp_dict"] = r
         elif sec == "fio":
             s = fio_summary(resdir, r["file"])
             if s:
@@ -177,6 +181,7 @@ def shape(rows, host, resdir):
     res["workload"] = merge_runs(res["workload"],
                                  ("driver", "mix", "overcommit"))
     res["ratio_swap"] = merge_runs(res["ratio_swap"], ("driver", "alg"))
+    res["comp"] = merge_runs(res["comp"], ("variant", "mix"))
     res["fio"] = merge_runs(res["fio"],
                             ("driver", "rw", "iodepth", "numjobs"))
     for m in merge_runs(wb_runs, ("driver",)):
@@ -398,6 +403,87 @@ def t_workload(res):
                    (res["workload"][0]["limit_mib"] if res["workload"] else "?"),
                    (wl_get(res["workload"][0], "passes")
                     if res["workload"] else "?"), runs))
+    return out
+
+
+def comp_per_page(rows):
+    """Compressions per stored page, summed over ghostswap runs (comp_stat:
+    compressions, stored, stored as they are by the heuristic)."""
+    c = p = h = 0
+    for r in rows:
+        cs = r.get("comp_stat")
+        if isinstance(cs, list) and len(cs) >= 3:
+            c, p, h = c + cs[0], p + cs[1], h + cs[2]
+    return c, p, h
+
+
+def t_comp(res):
+    out = ["| mix | variant | data/pool | data/memory | vs zram zstd "
+           "(memory) | MiB/s | verified |",
+           "|---|---|---|---|---|---|---|"]
+    for mix in ("zero-heavy", "text"):
+        z = find(res["comp"], variant="zram", mix=mix)
+        for v in ("gs-dict", "gs-zstd", "zram"):
+            r = find(res["comp"], variant=v, mix=mix)
+            if not r:
+                continue
+            ok = r.get("rc") == 0 and wl_get(r, "bad_pages") == 0
+            out.append("| %s | %s | %s | %s | %s | %s | %s |" % (
+                mix, {"gs-dict": "ghostswap zstd + dictionary",
+                      "gs-zstd": "ghostswap zstd",
+                      "zram": "zram zstd"}[v],
+                fmt_ratio(peak_ratio(r, False)), fmt_ratio(peak_ratio(r)),
+                fmt_ratio(ratio(peak_ratio(r), peak_ratio(z)))
+                if v != "zram" else "",
+                with_spread(wl_get(r, "mib_s"), r, "%.1f"),
+                "yes" if ok else "**NO**"))
+    d = res.get("comp_dict") or {}
+    runs = max((r.get("runs", 1) for r in res["comp"]), default=1)
+    out.append("")
+    out.append("The swap workload (usemem, %s sweeps over 3x a %s MiB "
+               "cgroup, every page verified) at its fullest moment, "
+               "medians of %d runs in rotating order. The dictionary "
+               "(%s bytes) was trained by `ghostswapctl dict` on the memory "
+               "of a running usemem with other data (another seed): not the "
+               "data measured. *data/memory*: with each driver's metadata "
+               "(zram: its table for its 2 GiB disksize)." % (
+                   wl_get(res["comp"][0], "passes") if res["comp"] else "?",
+                   res["comp"][0].get("limit_mib") if res["comp"] else "?",
+                   runs, d.get("bytes", "?")))
+    rc = res.get("comp_recomp") or []
+    zs = find(rc, variant="zstd", phase="stored")
+    l0 = find(rc, variant="lz4-recomp", phase="stored")
+    l1 = find(rc, variant="lz4-recomp", phase="swept")
+    if zs and l0 and l1:
+        def r_of(x):
+            return x["orig"] / x["pool"] if x.get("pool") else None
+        out += ["", "| corpus stored with | data/pool | of zstd's |",
+                "|---|---|---|"]
+        for name, x in (("lz4", l0), ("lz4, then zstd in the background",
+                                      l1), ("zstd", zs)):
+            out.append("| %s | %s | %s |" % (
+                name, fmt_ratio(r_of(x)),
+                "%.0f%%" % (100 * r_of(x) / r_of(zs)) if r_of(zs) else "-"))
+        out.append("")
+        out.append("The corpus of the ratio section written to the raw "
+                   "device with lz4, marked idle, then recompressed with "
+                   "zstd by the background sweep at 25%% of one CPU: %s "
+                   "pages in %.0f s, every byte read back and compared." % (
+                       l1.get("recompressed"), l1.get("seconds", 0)))
+    c, p, h = comp_per_page(res["workload"] + res["comp"] +
+                            res["ratio_swap"])
+    raws = [r for r in res["workload"] + res["comp"]
+            if r.get("driver") == "ghostswap" and r.get("mix") == "text"]
+    tc, tp, th = comp_per_page(raws)
+    out.append("")
+    out.append("Compressions per stored page (comp_stat), every ghostswap "
+               "swap workload run of this report: %s compressions for %s "
+               "pages stored (%s), %s of them stored as they are by the "
+               "incompressible-page heuristic without a compression. On "
+               "the text mix, whose pages all compress, the heuristic "
+               "called %s of %s pages incompressible (%s)." % (
+                   c, p, "%.3f" % (c / p) if p else "-", h, th, tp,
+                   "%.2f%%" % (100.0 * th / tp) if tp else "-"))
     return out
 
 
@@ -643,6 +729,8 @@ def report(res, made, resdir):
         for img in ("workload_p50.png", "workload_p99.png"):
             if img in made:
                 md.extend(["", "![%s](%s)" % (img, img)])
+    if res["comp"] or res["comp_recomp"]:
+        sec("Compression engine", t_comp(res))
     if res["fio"]:
         sec("fio on the raw devices", t_fio(res), "fio_iops.png")
     if res["writeback"]:

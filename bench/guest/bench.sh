@@ -9,7 +9,7 @@
 # and the run goes on.
 #
 # usage: bench.sh [SECTION ...]   (default: all, in order)
-#   sections: static meta ratio workload fio writeback profile
+#   sections: static meta ratio workload comp fio writeback profile
 # Environment: BENCH_QUICK=1 shrinks every workload (a smoke run).
 set -u
 # The guest's helpers (tests/guest/lib.sh): guest_setup, gs_fresh, swap_on,
@@ -256,7 +256,10 @@ swap_only() {
 	echo N >$ZSW/enabled
 	case $1 in
 	ghostswap)
-		swap_on "$2" 64G ;;
+		# GS_SETUP: more configuration before swapon (sysfs writes).
+		gs_fresh "$2" && sysfs_write $SYS/disksize 64G &&
+			{ [ -z "${GS_SETUP:-}" ] || eval "$GS_SETUP"; } &&
+			mkswap $DEV >/dev/null && swapon $DEV ;;
 	zram)
 		zram_fresh "$2" && echo 2G >$Z/disksize &&
 			mkswap /dev/zram0 >/dev/null && swapon /dev/zram0 ;;
@@ -314,10 +317,14 @@ workload_one() {
 	[ -s /tmp/peak ] && read -r o p m </tmp/peak
 	rmdir $cg
 	[ -n "$res" ] || res=null
-	jl section=$sec driver=$drv mix=$name overcommit=$oc limit_mib=$lim \
+	# ghostswap: compressions, pages stored, the heuristic's (comp_stat).
+	local cs=null
+	[ $drv = ghostswap ] && cs="[$(awk '{ printf "%s, %s, %s", $1, $2, $3 }' $SYS/comp_stat)]"
+	jl section=$sec driver=$drv variant=${VARIANT:-$drv} mix=$name \
+		overcommit=$oc limit_mib=$lim \
 		rep=${REP:-1} alg=$alg rc=$rc peak_orig=$o peak_pool=$p peak_meta=$m \
 		pswpout=$((sw1 - sw0)) zswap_written_back=$((wb1 - wb0)) \
-		result="$res"
+		comp_stat="$cs" result="$res"
 	swapoff -a
 }
 
@@ -348,6 +355,74 @@ b_workload() {
 		done
 	done
 	echo N >$ZSW/enabled
+}
+
+# ------------------------------------------------- the compression engine
+
+# On the swap workload, data over memory at its fullest: ghostswap's zstd
+# with a dictionary against zram's zstd (and ghostswap's zstd without
+# one). The dictionary is trained by ghostswapctl dict on the memory of a
+# running workload with other data (another seed), not on the data
+# measured. Then the corpus of the ratio section stored with lz4 while
+# the background sweep recompresses it with zstd, against zstd itself:
+# data / pool once the sweep is done, and how long that took.
+b_comp() {
+	local lim=64 oc=3 rep drv name mix hog mib=128 t0 n prev v
+	PASSES=2
+	[ "$QUICK" = 1 ] && lim=32 PASSES=1 mib=32
+	usemem 48 1000 zzzst 99 >/dev/null 2>&1 &
+	hog=$!
+	sleep 5
+	/usr/local/sbin/ghostswapctl dict --pages 2000 /tmp/bench.dict >"$OUT/dict.log" 2>&1
+	kill $hog
+	wait $hog 2>/dev/null
+	[ -s /tmp/bench.dict ] || { cat "$OUT/dict.log"; return 1; }
+	jl section=comp_dict bytes=$(stat -c %s /tmp/bench.dict)
+	for name in zero-heavy:zzzst text:t; do
+		mix=${name#*:} name=${name%%:*}
+		for ((rep = 1; rep <= REPS; rep++)); do
+			for v in $(drivers_order $rep gs-dict zram gs-zstd); do
+				log "comp $v $name #$rep"
+				case $v in
+				gs-dict)
+					VARIANT=$v GS_SETUP="echo 'level=3 dict=/tmp/bench.dict' >$SYS/algorithm_params" \
+						REP=$rep workload_one ghostswap $name $mix $lim $oc zstd comp ;;
+				gs-zstd)
+					VARIANT=$v REP=$rep workload_one ghostswap $name $mix $lim $oc zstd comp ;;
+				zram)
+					REP=$rep workload_one zram $name $mix $lim $oc zstd comp ;;
+				esac
+			done
+		done
+	done
+	# Background recompression: lz4 drifting toward zstd.
+	make_corpus $mib || return 1
+	for v in lz4-recomp zstd; do
+		gs_fresh "${v%-*}" || return 1
+		echo 64G >$SYS/disksize
+		[ $v = lz4-recomp ] && { echo "algo=zstd priority=1" >$SYS/recomp_algorithm || return 1; }
+		dd if=$CORPUS of=$DEV bs=1M oflag=direct status=none || return 1
+		jl section=comp_recomp variant=$v phase=stored $(mm_json $SYS)
+		if [ $v = lz4-recomp ]; then
+			echo all >$SYS/idle
+			t0=$(secs)
+			echo "25 0" >$SYS/recompress_auto
+			# Until a whole sweep (10 s rest included) adds nothing.
+			prev=-1 n=0
+			while [ "$n" != "$prev" ]; do
+				prev=$n
+				sleep 15
+				n=$(awk '{ print $6 }' $SYS/comp_stat)
+			done
+			jl section=comp_recomp variant=$v phase=swept seconds=$(elapsed "$t0") \
+				recompressed=$n comp_stat="[$(tr -s ' ' ',' <$SYS/comp_stat | sed 's/^,//')]" \
+				$(mm_json $SYS)
+		fi
+		dd if=$DEV of=/tmp/gsbench-verify bs=1M count=$mib iflag=direct status=none &&
+			cmp -s $CORPUS /tmp/gsbench-verify || { echo "$v: data differs"; return 1; }
+		rm -f /tmp/gsbench-verify
+	done
+	gs_fresh
 }
 
 # ------------------------------------------------------ fio on raw devices
@@ -486,7 +561,7 @@ jl section=env kernel="$(uname -r)" cpus=$(nproc) \
 	zswap_max_pool_percent=$(cat $ZSW/max_pool_percent) \
 	zswap_shrinker_default=$(cat $ZSW/shrinker_enabled 2>/dev/null || echo null) \
 	reps=$REPS
-for s in ${*:-static meta ratio workload fio writeback profile}; do
+for s in ${*:-static meta ratio workload comp fio writeback profile}; do
 	log "section $s"
 	t0=$(secs)
 	if ! "b_$s" >"$OUT/section-$s.log" 2>&1; then

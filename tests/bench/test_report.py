@@ -114,6 +114,23 @@ def fixture(d):
          "seconds": 1.0},
         {"section": "writeback", "driver": "zram", "pages": 25600,
          "seconds": 2.0},
+        {"section": "comp_dict", "bytes": 65536},
+        dict(workload("ghostswap", "text", 3, 10.0, 100.0), section="comp",
+             variant="gs-dict", alg="zstd", peak_orig=300, peak_pool=100,
+             peak_meta=20, comp_stat=[90, 100, 0]),
+        dict(workload("ghostswap", "text", 3, 10.0, 100.0), section="comp",
+             variant="gs-zstd", alg="zstd", peak_orig=300, peak_pool=120,
+             peak_meta=20, comp_stat=[100, 100, 1]),
+        dict(workload("zram", "text", 3, 10.0, 100.0), section="comp",
+             variant="zram", alg="zstd", peak_orig=300, peak_pool=120,
+             peak_meta=80),
+        {"section": "comp_recomp", "variant": "lz4-recomp", "phase": "stored",
+         "orig": 400, "compr": 190, "pool": 200},
+        {"section": "comp_recomp", "variant": "lz4-recomp", "phase": "swept",
+         "orig": 400, "compr": 140, "pool": 150, "recompressed": 77,
+         "seconds": 12.0},
+        {"section": "comp_recomp", "variant": "zstd", "phase": "stored",
+         "orig": 400, "compr": 130, "pool": 140},
         {"section": "time", "name": "static", "seconds": 10.0},
         {"section": "workload", "error": "failed, see section-workload.log"},
     ]
@@ -183,6 +200,17 @@ def main():
         check("workload: a run with bad pages is flagged",
               "| text | 2x | zswap | 15.0 | 2.00 |" in md and
               "**NO (rc 1)**" in md, md)
+        # data/memory 300/120 = 2.50 against zram's 300/200 = 1.50.
+        check("comp: zstd with a dictionary against zram's zstd",
+              "| text | ghostswap zstd + dictionary | 3.00 | 2.50 | 1.67 |"
+              in md, md)
+        check("comp: background recompression, share of zstd's ratio",
+              "| lz4, then zstd in the background | 2.67 | 93% |" in md and
+              "77 pages in 12 s" in md, md)
+        check("comp: compressions per stored page, heuristic verdicts",
+              "190 compressions for 200 pages stored (0.950), 1 of them"
+              in md and "called 1 of 200 pages incompressible (0.50%)" in md,
+              md)
         check("fio: IOPS ratio and p99 in microseconds",
               "| randread | 1 | 1 | 30000 | 20000 | 1.50 | 8 | 16 |" in md, md)
         # 25600 pages * 4 KiB / 1 s = 100 MiB/s; disk 200 MiB/s.
