@@ -101,8 +101,7 @@ static int gs_comp_cpu_prepare(unsigned int cpu, struct hlist_node *node)
 	return gs_stream_setup(hlist_entry(node, struct gs_comp, node), cpu);
 }
 
-/* An algorithm by name with its default parameters, set up. */
-static struct gs_comp_params *gs_params_default(const char *alg)
+struct gs_comp_params *gs_comp_params_new(const char *alg)
 {
 	struct gs_comp_params *p;
 	int ret;
@@ -138,7 +137,7 @@ struct gs_comp *gs_comp_create(const char *alg)
 
 	if (!gs_comp_available(alg))
 		return ERR_PTR(-ENOENT);
-	p = gs_params_default(alg);
+	p = gs_comp_params_new(alg);
 	if (IS_ERR(p))
 		return ERR_CAST(p);
 	comp = kzalloc_obj(*comp);

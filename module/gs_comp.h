@@ -41,6 +41,11 @@ bool gs_comp_available(const char *alg);
 struct gs_comp *gs_comp_create(const char *alg);
 void gs_comp_destroy(struct gs_comp *comp);
 /*
+ * Algorithm @alg with its default parameters, set up (gs_backend.h), for
+ * gs_comp_set(): an ERR_PTR (-ENOENT: no such algorithm).
+ */
+struct gs_comp_params *gs_comp_params_new(const char *alg);
+/*
  * Make @p (set up, see gs_backend.h) the algorithm of priority @prio,
  * replacing what was there, or with @p NULL remove a secondary one. The
  * gs_comp owns @p from then on, also on failure (-ENOMEM: every stream

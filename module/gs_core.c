@@ -951,24 +951,15 @@ int gs_core_set_comp(struct gs_store *s, unsigned int prio,
 int gs_core_set_algorithm(struct gs_store *s, const char *alg)
 {
 	struct gs_comp_params *p;
-	int ret;
 
 	if (gs_stat_read(&s->stats, GS_STAT_SLOTS_USED))
 		return -EBUSY;
 	if (!gs_comp_available(alg))
 		return -ENOENT;
-	p = kzalloc_obj(*p);
-	if (!p)
-		return -ENOMEM;
-	ret = gs_comp_params_init(p, alg);
-	if (!ret)
-		ret = gs_comp_params_setup(p);
-	if (ret) {
-		gs_comp_params_release(p);
-		kfree(p);
-		return ret;
-	}
 	/* zram's rule: a new algorithm starts with its default parameters. */
+	p = gs_comp_params_new(alg);
+	if (IS_ERR(p))
+		return PTR_ERR(p);
 	return gs_comp_set(s->comp, GS_PRIMARY_COMP, p);
 }
 

@@ -161,17 +161,9 @@ static int gs_do_set_recomp_alg(struct gs_dev *d, const void *arg)
 	struct gs_comp_params *p;
 	int ret;
 
-	p = kzalloc_obj(*p);
-	if (!p)
-		return -ENOMEM;
-	ret = gs_comp_params_init(p, ra->algo);
-	if (!ret)
-		ret = gs_comp_params_setup(p);
-	if (ret) {
-		gs_comp_params_release(p);
-		kfree(p);
-		return ret == -ENOENT ? -EINVAL : ret;
-	}
+	p = gs_comp_params_new(ra->algo);
+	if (IS_ERR(p))
+		return PTR_ERR(p) == -ENOENT ? -EINVAL : PTR_ERR(p);
 	ret = gs_store_set_comp(d->store, ra->prio, p);
 	if (ret == -EBUSY)
 		pr_err("recomp_algorithm: pages compressed with priority %d are stored: reset first\n",
