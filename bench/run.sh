@@ -11,7 +11,8 @@
 # usage: bench/run.sh [SECTION ...]   (default: every section)
 # Environment: BENCH_RESULTS (default results/bench), BENCH_QUICK=1 (small
 # workloads, one run each: a smoke run), BENCH_REPS (runs per comparison,
-# default 3), GHOSTSWAP_KVM=0|1, GS_MEM (guest RAM, 2G).
+# default 3), BENCH_DRIVERS (the swap workload's, default "ghostswap zram
+# zswap"), GHOSTSWAP_KVM=0|1, GS_MEM (guest RAM, 2G).
 set -euo pipefail
 . "$(dirname "$0")/../testbed/lib.sh"
 
@@ -54,6 +55,7 @@ t0=$(date +%s)
 GS_DISKS="gsback:1G gsswap:2G" GS_GUEST_TIMEOUT=${GS_GUEST_TIMEOUT:-7200} \
 	"$GS_TOP/testbed/guest.sh" "$out/guest" \
 	"BENCH_QUICK=${BENCH_QUICK:-0} BENCH_REPS=${BENCH_REPS:-}" \
+	"BENCH_DRIVERS='${BENCH_DRIVERS:-ghostswap zram zswap}'" \
 	"bash /opt/gs-src/bench/guest/bench.sh $*" || true
 rm -f "$out"/guest/disk-*.img
 gs_log "guest boot + benchmarks: $(($(date +%s) - t0)) s"

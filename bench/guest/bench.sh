@@ -10,7 +10,8 @@
 #
 # usage: bench.sh [SECTION ...]   (default: all, in order)
 #   sections: static meta ratio workload comp fio writeback profile
-# Environment: BENCH_QUICK=1 shrinks every workload (a smoke run).
+# Environment: BENCH_QUICK=1 shrinks every workload (a smoke run);
+# BENCH_DRIVERS: the swap workload's drivers (ghostswap zram zswap).
 set -u
 # The guest's helpers (tests/guest/lib.sh): guest_setup, gs_fresh, swap_on,
 # vdisk, meminfo, free_bytes, sample_peak, $SYS, $DEV, $GS_OUT.
@@ -347,7 +348,8 @@ b_workload() {
 		for name in zero-heavy:zzzst text:t random:r; do
 			mix=${name#*:} name=${name%%:*}
 			for ((rep = 1; rep <= REPS; rep++)); do
-				for drv in $(drivers_order $rep ghostswap zram zswap); do
+				# shellcheck disable=SC2086
+				for drv in $(drivers_order $rep ${BENCH_DRIVERS:-ghostswap zram zswap}); do
 					log "workload $drv $name ${oc}x #$rep"
 					REP=$rep workload_one $drv $name $mix $lim $oc
 				done
