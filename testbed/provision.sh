@@ -16,9 +16,10 @@ flock 9
 
 # flex, bison, bc and a compiler build the UML kernel for KUnit (kunit/run.sh);
 # with libelf-dev (objtool) also the debug-kernel lane's x86 guest kernel.
-# python3-ply: checkpatch's SPDX check (tests/static-checks.sh).
+# python3-ply: checkpatch's SPDX check (tests/static-checks.sh); zstd: the
+# dictionaries ghostswapctl dict trains (tests/tools/run.sh).
 host_pkgs="debootstrap qemu-system-x86 qemu-utils python3-venv kmod busybox-static
-flex bison bc build-essential libelf-dev python3-ply"
+flex bison bc build-essential libelf-dev python3-ply zstd"
 missing=
 for p in $host_pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||

@@ -4,7 +4,8 @@
  * sample of the running system's anonymous memory (what swap stores).
  *
  * Pages are taken at random from the private writable mappings of every
- * process (/proc/PID/maps), only where they are in memory now
+ * process (/proc/PID/maps), spread evenly over all of them (one in every
+ * mapped/N), each once at most, only where they are in memory now
  * (/proc/PID/pagemap: reading a swapped-out page would swap it in), and
  * not same-filled (ghostswap keeps those in its table, compression never
  * sees them). Each becomes a sample file; zstd(1) --train makes the
@@ -28,7 +29,8 @@
 struct sampler {
 	const char *dir;	/* where the samples go */
 	uint64_t want, got;
-	uint64_t seen;		/* candidate pages looked at */
+	uint64_t seen;		/* pages of every anonymous mapping */
+	uint64_t step;		/* one page sampled in this many */
 	unsigned int seed;
 	unsigned char page[PAGE_BYTES];
 };
@@ -74,14 +76,16 @@ static int save(struct sampler *s)
 }
 
 /*
- * One process: every private writable mapping, a page of it at random
- * for every @step pages (so that the sample spreads over the system).
+ * The private writable mappings of a process (anonymous, the heap, the
+ * stack): @fn for each, with the process's mem and pagemap open.
  */
-static int sample_pid(struct sampler *s, const char *pid, uint64_t step)
+static int each_anon(struct sampler *s, const char *pid,
+		     int (*fn)(struct sampler *s, int mem, int pagemap,
+			       uint64_t lo, uint64_t hi))
 {
 	char path[PATH_MAX], line[1024], perms[8];
 	int mem, pagemap, rc = RC_OK;
-	uint64_t lo, hi, a;
+	uint64_t lo, hi;
 	FILE *maps;
 	int n;
 
@@ -93,34 +97,19 @@ static int sample_pid(struct sampler *s, const char *pid, uint64_t step)
 	mem = open(path, O_RDONLY);
 	bfmt(path, sizeof(path), "%s/%s/pagemap", procroot, pid);
 	pagemap = open(path, O_RDONLY);
-	while (mem >= 0 && pagemap >= 0 && s->got < s->want &&
+	while (!rc && mem >= 0 && pagemap >= 0 && s->got < s->want &&
 	       fgets(line, sizeof(line), maps)) {
 		n = 0;
 		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %*s %*s %*s %n",
 			   &lo, &hi, perms, &n) < 3)
 			continue;
-		/* Anonymous (no file behind it) or the heap and stack. */
+		/* Anonymous (no file behind it), or the heap and stack. */
 		if (perms[0] != 'r' || perms[1] != 'w' || perms[3] != 'p' ||
 		    (n && line[n] && line[n] != '\n' && line[n] != '[') ||
 		    strstr(line, "[vvar") || strstr(line, "[vsyscall"))
 			continue;
-		for (a = lo; a < hi && s->got < s->want; a += step * PAGE_BYTES) {
-			uint64_t off = (uint64_t)(rand_r(&s->seed) % step);
-			uint64_t at = a + off * PAGE_BYTES;
-
-			if (at >= hi)
-				break;
-			s->seen++;
-			if (!present(pagemap, at) ||
-			    pread(mem, s->page, PAGE_BYTES, (off_t)at) !=
-			    (ssize_t)PAGE_BYTES || same_filled(s->page))
-				continue;
-			rc = save(s);
-			if (rc)
-				goto out;
-		}
+		rc = fn(s, mem, pagemap, lo, hi);
 	}
-out:
 	if (mem >= 0)
 		close(mem);
 	if (pagemap >= 0)
@@ -129,7 +118,39 @@ out:
 	return rc;
 }
 
-static int sample_all(struct sampler *s, uint64_t step)
+static int count_pages(struct sampler *s, int mem, int pagemap, uint64_t lo,
+		       uint64_t hi)
+{
+	(void)mem;
+	(void)pagemap;
+	s->seen += (hi - lo) / PAGE_BYTES;
+	return RC_OK;
+}
+
+/* A page at random of every @s->step, where it is in memory. */
+static int sample_pages(struct sampler *s, int mem, int pagemap,
+			uint64_t lo, uint64_t hi)
+{
+	uint64_t a, at;
+	int rc;
+
+	for (a = lo; a < hi && s->got < s->want; a += s->step * PAGE_BYTES) {
+		at = a + (uint64_t)(rand_r(&s->seed) % s->step) * PAGE_BYTES;
+		if (at >= hi || !present(pagemap, at) ||
+		    pread(mem, s->page, PAGE_BYTES, (off_t)at) !=
+		    (ssize_t)PAGE_BYTES || same_filled(s->page))
+			continue;
+		rc = save(s);
+		if (rc)
+			return rc;
+	}
+	return RC_OK;
+}
+
+/* @fn for every process but ourselves. */
+static int each_process(struct sampler *s,
+			int (*fn)(struct sampler *s, int mem, int pagemap,
+				  uint64_t lo, uint64_t hi))
 {
 	struct dirent *de;
 	DIR *d;
@@ -142,7 +163,7 @@ static int sample_all(struct sampler *s, uint64_t step)
 	while (!rc && s->got < s->want && (de = readdir(d)))
 		if (de->d_name[0] >= '1' && de->d_name[0] <= '9' &&
 		    (pid_t)atol(de->d_name) != getpid())
-			rc = sample_pid(s, de->d_name, step);
+			rc = each_anon(s, de->d_name, fn);
 	closedir(d);
 	return rc;
 }
@@ -167,7 +188,7 @@ int cmd_dict(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	uint64_t size = DICT_SIZE, step;
+	uint64_t size = DICT_SIZE;
 	char dir[] = "/tmp/ghostswap-dict.XXXXXX";
 	char maxdict[40], *out;
 	struct sampler *s;
@@ -216,11 +237,16 @@ int cmd_dict(int argc, char **argv)
 	}
 	s->dir = dir;
 	s->seed = (unsigned int)getpid();
-	/* Spread the sample: a page in every 64, then denser if short. */
-	for (step = 64; step >= 1 && !rc && s->got < s->want; step /= 4)
-		rc = sample_all(s, step);
+	/*
+	 * Spread the sample over all of it: count the pages, then one at
+	 * random in every (pages / N), each page once at most.
+	 */
+	rc = each_process(s, count_pages);
+	s->step = s->seen > s->want ? s->seen / s->want : 1;
+	if (!rc)
+		rc = each_process(s, sample_pages);
 	if (!rc && s->got < 10)
-		rc = fail(RC_FAIL, "dict: only %" PRIu64 " pages to sample (of %" PRIu64 " looked at): too little to train on",
+		rc = fail(RC_FAIL, "dict: only %" PRIu64 " pages to sample (of %" PRIu64 " mapped): too little to train on",
 			  s->got, s->seen);
 	if (!rc) {
 		bfmt(maxdict, sizeof(maxdict), "--maxdict=%" PRIu64, size);

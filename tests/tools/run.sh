@@ -541,6 +541,64 @@ same "GHOSTSWAP_DRYRUN=1: commands printed" "$(grep '^dry run' "$F/out")" \
 "dry run: udevadm settle
 dry run: mkswap /dev/ghostswap"
 
+# -------------------------------------------------------------------- dict
+
+# A fake process 4242: an anonymous mapping of 64 pages at 0x10000000 (text
+# pages, but page 3 same-filled and page 5 not in memory), a file-backed
+# one (not sampled), /proc/4242/mem and pagemap to read them from.
+mkproc() {
+	local p=$1/proc/4242
+	mkdir -p "$p"
+	printf '%s\n' "10000000-10040000 rw-p 00000000 00:00 0 " \
+		"20000000-20010000 rw-p 00000000 08:01 1234 /usr/lib/libfake.so" \
+		>"$p/maps"
+	python3 - "$p" <<-'PY'
+	import struct, sys
+	d = sys.argv[1]
+	base = 0x10000000
+	with open(d + "/mem", "wb") as f:
+	    for i in range(64):
+	        f.seek(base + i * 4096)
+	        if i == 3:
+	            f.write(b"\xab" * 4096)
+	        else:
+	            f.write((("page %d of swap text, " % i) * 200).encode()[:4096])
+	        f.seek(0x20000000 + i * 4096 if i < 16 else 0)
+	with open(d + "/pagemap", "wb") as f:
+	    for i in range(64):
+	        f.seek((base // 4096 + i) * 8)
+	        f.write(struct.pack("<Q", 0 if i == 5 else 1 << 63))
+	PY
+}
+mkproc "$F"
+ctl dict
+expect "dict: no output file is a usage error" 2 "want one output file"
+ctl dict --pages 5 "$tmp/d"
+expect "dict: --pages below 10 refused" 2 "bad --pages '5'"
+for sz in 100 2M x; do
+	ctl dict --size $sz "$tmp/d"
+	expect "dict: --size $sz refused" 2 "bad --size '$sz'"
+done
+ctl dict --pages 1000 "$tmp/dict"
+same "dict: the present, not same-filled anonymous pages sampled, zstd --train run" \
+	"$rc $(grep -c '^dict: 62 pages sampled' <<<"$out") $(grep -c 'run zstd --train -r /tmp/ghostswap-dict\.[A-Za-z0-9]* -o '"$tmp"'/dict --maxdict=65536 -q -f' <<<"$tr")" \
+	"0 1 1"
+same "dict: its samples removed" "$(ls -d /tmp/ghostswap-dict.* 2>/dev/null | wc -l)" 0
+rm -rf "$F/proc/4242"
+ctl dict "$tmp/dict"
+expect "dict: nothing to sample is a failure" 1 "only 0 pages to sample"
+if command -v zstd >/dev/null; then
+	mkproc "$F"
+	GHOSTSWAP_PROC=$F/proc GHOSTSWAP_DRYRUN=0 "$CTL" dict --pages 60 \
+		--size 8K "$tmp/real.dict" >"$F/out" 2>&1
+	same "dict: zstd trains a dictionary of at most --size bytes" \
+		"$? $([ -s "$tmp/real.dict" ] && [ "$(stat -c %s "$tmp/real.dict")" -le 8192 ] && echo sized)" \
+		"0 sized"
+	rm -rf "$F/proc/4242"
+else
+	skip "dict: zstd trains a dictionary" "no zstd"
+fi
+
 # ------------------------------------------------------------------ config
 
 cfg=$tmp/gs.conf
