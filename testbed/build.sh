@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Build and install ghostswap in the guest root the way a user would: by
-# DKMS (dkms add, build, install) for the guest's kernel. Also builds the
-# guest test helpers. Prints TAP lines for each step on stdout.
+# DKMS (dkms add, build, install) for every kernel the guest boots (the
+# 7.x one, 6.12 LTS, the PREEMPT_RT one). Also builds the guest test
+# helpers. Prints TAP lines for each step on stdout.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -29,11 +30,11 @@ stage() {
 }
 
 dkms_add() { gs_chroot dkms add -m ghostswap -v "$ver"; }
-# DKMS's build log: .../build/make.log before dkms 3.2, per kernel and
-# architecture since.
+# DKMS's build log for kernel $1: .../build/make.log before dkms 3.2, per
+# kernel and architecture since.
 dkms_log() {
 	local d=$GS_ROOT/var/lib/dkms/ghostswap/$ver f
-	for f in "$d/$kver/$(uname -m)/log/make.log" "$d/build/make.log"; do
+	for f in "$d/$1/$(uname -m)/log/make.log" "$d/build/make.log"; do
 		[ -f "$f" ] && { echo "$f"; return 0; }
 	done
 	echo "no DKMS build log under $d" >&2
@@ -41,15 +42,15 @@ dkms_log() {
 }
 dkms_build() {
 	local log rc=0
-	gs_chroot dkms build -m ghostswap -v "$ver" -k "$kver" || rc=$?
-	log=$(dkms_log) || return 1
+	gs_chroot dkms build -m ghostswap -v "$ver" -k "$1" || rc=$?
+	log=$(dkms_log "$1") || return 1
 	[ $rc = 0 ] || { cat "$log"; return 1; }
 	# The build must be warning free (and its log must be there to say so).
 	grep -c ' CC \| LD ' "$log" && ! grep -E 'warning:|error:' "$log"
 }
 dkms_install() {
-	gs_chroot dkms install -m ghostswap -v "$ver" -k "$kver" &&
-		gs_chroot modinfo -k "$kver" ghostswap | grep -E '^(filename|vermagic|version)'
+	gs_chroot dkms install -m ghostswap -v "$ver" -k "$1" &&
+		gs_chroot modinfo -k "$1" ghostswap | grep -E '^(filename|vermagic|version)'
 }
 helpers() {
 	local ctl=/tmp/ghostswapctl f srcs=()
@@ -70,8 +71,12 @@ helpers() {
 
 tap_step "dkms stage sources ghostswap-$ver" dkms-stage stage
 tap_step "dkms add" dkms-add dkms_add
-tap_step "dkms build for $kver, no warnings" dkms-build dkms_build
-tap_step "dkms install" dkms-install dkms_install
+# Every kernel of the guest root: the 7.x one first, then the others it
+# boots (6.12 LTS, PREEMPT_RT).
+for k in $kver $(gs_kvers | grep -vxF "$kver"); do
+	tap_step "dkms build for $k, no warnings" "dkms-build-$k" dkms_build "$k"
+	tap_step "dkms install for $k" "dkms-install-$k" dkms_install "$k"
+done
 tap_step "build guest helpers (gsverify, ghostswapctl)" helpers helpers
 tap_plan
 exit $tap_rc

@@ -23,9 +23,31 @@ gs_die() { gs_log "error: $*"; exit 1; }
 # (not the debug-kernel lane's own build, tests/debug-kernel.sh).
 gs_kver() {
 	local v
-	v=$(ls "$GS_ROOT/lib/modules" 2>/dev/null | grep -- '-amd64$' | sort -V | tail -n 1)
+	v=$(ls "$GS_ROOT/lib/modules" 2>/dev/null | grep -- '-amd64$' |
+		grep -v -- '-rt-amd64$' | sort -V | tail -n 1)
 	[ -n "$v" ] || gs_die "no kernel in $GS_ROOT (run testbed/provision.sh)"
 	echo "$v"
+}
+
+# The other kernels the guest boots (testbed/provision.sh installs them):
+# Debian stable's 6.12 LTS, and the PREEMPT_RT flavour of the 7.x kernel.
+# Empty if the root has none.
+gs_kver_lts() {
+	ls "$GS_ROOT/lib/modules" 2>/dev/null | grep -E -- '^6\.12\.[0-9]+\+deb[0-9]+-amd64$' |
+		sort -V | tail -n 1
+}
+gs_kver_rt() {
+	local k
+	k=$(gs_kver)
+	[ -d "$GS_ROOT/lib/modules/${k%-amd64}-rt-amd64" ] && echo "${k%-amd64}-rt-amd64"
+}
+
+# Every Debian kernel of the guest root with its headers, for DKMS.
+gs_kvers() {
+	local k
+	for k in $(ls "$GS_ROOT/lib/modules" 2>/dev/null | grep -- '-amd64$'); do
+		[ -e "$GS_ROOT/lib/modules/$k/build" ] && echo "$k"
+	done
 }
 
 gs_version() {

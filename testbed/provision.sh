@@ -143,6 +143,33 @@ case "$kver" in
 *) gs_die "guest kernel $kver is older than 7.x" ;;
 esac
 
+# The other kernels the guest boots: Debian stable's (6.12 LTS, from
+# trixie) and the PREEMPT_RT flavour of the 7.x one, each the newest the
+# archive has, with its headers for DKMS. A kernel the archive no longer
+# serves is left out with a message; its guest lane then says so.
+kre=$(printf '%s' "${kver%-amd64}" | sed 's/[.+]/\\&/g')	# as a regex
+extra=$(gs_chroot sh -c "apt-cache search --names-only \
+	'^linux-image-6\.12\.[0-9]+\+deb[0-9]+-amd64\$' | cut -d' ' -f1 |
+	sort -V | tail -n 1
+	apt-cache search --names-only '^linux-image-$kre-rt-amd64\$' |
+	cut -d' ' -f1")
+want=
+for img in $extra; do
+	k=${img#linux-image-}
+	[ -d "$GS_ROOT/lib/modules/$k" ] && [ -e "$GS_ROOT/lib/modules/$k/build" ] &&
+		continue
+	want="$want $img linux-headers-$k"
+done
+if [ -n "$want" ]; then
+	gs_log "adding the kernels the guest also boots:$want"
+	# A module DKMS has registered is built for them as they install;
+	# testbed/build.sh builds it again for each.
+	gs_chroot sh -c "export INITRD=No; apt-get update -qq &&
+		apt-get install -y -qq --no-install-recommends -o Dpkg::Options::=--force-confold \
+		$want && apt-get clean" >>"$GS_CACHE/guest-apt.log" 2>&1 ||
+		gs_log "could not add$want (see $GS_CACHE/guest-apt.log): their guest lanes are skipped"
+fi
+
 # The matching kernel source tree: checkpatch.pl, the sparse check script
 # that Debian's headers package lacks, and (for KUnit) a full tree.
 ksrc=$GS_CACHE/linux-source-${kver%%-*}
