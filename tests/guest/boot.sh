@@ -103,7 +103,7 @@ t_stop_resets() {
 		fail "started again after the stop"
 	fi
 	grep -q "^$DEV " /proc/swaps && fail "still swapped on"
-	[ "$(cat $SYS/disksize)" = $((64 << 30)) ] || fail "not reset: $(cat $SYS/disksize)"
+	[ "$(cat $SYS/disksize)" = "$(default_disksize)" ] || fail "not reset: $(cat $SYS/disksize)"
 	grep -q '\[lz4\]' $SYS/comp_algorithm || fail "algorithm not reset"
 	echo "stopped: swap off, device reset"
 }

@@ -125,6 +125,15 @@ attach_backing() {
 	[ "$(cat $SYS/backing_dev)" = "$1" ] || fail "backing_dev shows $(cat $SYS/backing_dev)"
 }
 
+# The module's disksize at load and after reset: 64 GiB, or where the
+# swap core allocates memory for every slot (6.12) twice the RAM, at most
+# 64 GiB (the module parameter shows the one in use).
+default_disksize() { cat /sys/module/ghostswap/parameters/disksize; }
+
+# True where the swap core allocates memory for every slot at swapon
+# (6.12): the module says so at load.
+per_slot_swap_core() { dmesg | grep -q 'swap core allocates memory for every slot'; }
+
 # stat_col FILE NAME COLUMN...: the field of FILE in the column that the
 # list COLUMN... calls NAME.
 stat_col() {

@@ -89,7 +89,7 @@ t_reset_frees() {
 		[ "$(mstat orig)" = 0 ] && [ "$(mstat used)" = 0 ] ||
 		fail "stats after reset: $(cat $SYS/cluster_stat $SYS/mm_stat)"
 	[ "$(cluster_objs 0)" = 0 ] || fail "slab objects left: $(cluster_objs)"
-	[ "$(cat $SYS/disksize)" = $((64 << 30)) ] || fail "disksize not back to default"
+	[ "$(cat $SYS/disksize)" = "$(default_disksize)" ] || fail "disksize not back to default"
 	[ $((free1 - free0)) -gt $((counted - (8 << 20))) ] || fail "memory did not come back"
 	dd if=$DEV bs=1M skip=4096 count=1 iflag=direct status=none | cmp - <(head -c 1M /dev/zero) ||
 		fail "data survived reset"

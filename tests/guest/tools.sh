@@ -105,7 +105,7 @@ t_ctl_setup_reset() {
 	ctl reset
 	[ $rc = 0 ] || fail "reset: exit $rc"
 	grep -q "^$DEV " /proc/swaps && fail "still swapped on"
-	[ "$(cat "$SYS/disksize")" = $((64 << 30)) ] || fail "reset: disksize"
+	[ "$(cat "$SYS/disksize")" = "$(default_disksize)" ] || fail "reset: disksize"
 	grep -q '\[lz4\]' "$SYS/comp_algorithm" || fail "reset: comp_algorithm"
 	[ "$(cat "$SYS/mem_limit")" = 0 ] || fail "reset: mem_limit"
 
