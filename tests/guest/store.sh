@@ -29,6 +29,13 @@ write_random() {
 	for i in $(seq 50); do [ -s /tmp/w.sum ] && break; sleep 0.2; done
 }
 
+# reset_64g: the device reset, then 64 GiB: the raw-device tests write as
+# far as 8 GiB in, past the default where swapon costs memory per slot.
+reset_64g() {
+	sysw $SYS/reset 1 ok
+	sysw $SYS/disksize 64G ok
+}
+
 # check_random MIB SKIP_MIB: the device range matches the last write_random.
 check_random() {
 	[ "$(dd if=$DEV bs=1M skip="$2" count="$1" iflag=direct status=none |
@@ -38,7 +45,7 @@ check_random() {
 # Every byte counted: module stats against the slab cache and free memory.
 t_accounting() {
 	local objsz free0 free1 used counted dbg0 dbg1
-	sysw $SYS/reset 1 ok
+	reset_64g
 	echo 3 >/proc/sys/vm/drop_caches
 	free0=$(free_bytes)
 	dbg0=$(debug_slab_bytes)
@@ -91,6 +98,7 @@ t_reset_frees() {
 	[ "$(cluster_objs 0)" = 0 ] || fail "slab objects left: $(cluster_objs)"
 	[ "$(cat $SYS/disksize)" = "$(default_disksize)" ] || fail "disksize not back to default"
 	[ $((free1 - free0)) -gt $((counted - (8 << 20))) ] || fail "memory did not come back"
+	sysw $SYS/disksize 64G ok
 	dd if=$DEV bs=1M skip=4096 count=1 iflag=direct status=none | cmp - <(head -c 1M /dev/zero) ||
 		fail "data survived reset"
 }
@@ -99,7 +107,7 @@ t_reset_frees() {
 # are created and freed under each other. Nothing may break, the counters
 # must balance, and the area must work normally afterwards.
 t_cluster_race() {
-	sysw $SYS/reset 1 ok
+	reset_64g
 	DEV=$DEV fio /opt/gs-src/tests/guest/race.fio >"$GS_OUT/race.log" 2>&1 ||
 		{ tail -n 20 "$GS_OUT/race.log"; fail "fio"; }
 	grep -E 'READ:|WRITE:|TRIM:' "$GS_OUT/race.log"
