@@ -114,17 +114,25 @@ static inline void gs_acomp_set_bufs(struct acomp_req *req,
  * The swap core's memory for a swap device, allocated at swapon for all
  * of it, used or not. Kernels with swap_map (6.12) keep state for every
  * slot there: GS_SWAP_PER_SLOT. 7.x's swap table allocates it only as
- * clusters fill. Both allocate a struct swap_cluster_info per cluster of
- * GS_SWAP_CLUSTER_SLOTS (with 4 KiB pages and THP); 7.x keeps that struct
- * to itself (mm/swap.h): 48 bytes on 64-bit 7.3.
+ * clusters fill. Both allocate a struct swap_cluster_info per cluster:
+ * a PMD's worth of slots with THP swap, else 256 (PREEMPT_RT kernels
+ * have no THP). 7.x keeps that struct to itself (mm/swap.h); its size is
+ * estimated from what it holds: a spinlock_t (4 bytes, 32 on
+ * PREEMPT_RT), a count and two flag bytes, the table and extended-count
+ * pointers, with memory cgroups the cgroup table's, and a list head:
+ * 48 bytes on 64-bit 7.3, 80 on PREEMPT_RT.
  */
-#define GS_SWAP_CLUSTER_SLOTS	512
+#define GS_SWAP_CLUSTER_SLOTS	(IS_ENABLED(CONFIG_THP_SWAP) ? \
+				 1UL << (PMD_SHIFT - PAGE_SHIFT) : 256UL)
 #ifdef GS_HAVE_SWAP_MAP
 #define GS_SWAP_PER_SLOT	true
 #define GS_SWAP_CLUSTER_BYTES	sizeof(struct swap_cluster_info)
 #else
 #define GS_SWAP_PER_SLOT	false
-#define GS_SWAP_CLUSTER_BYTES	48
+#define GS_SWAP_CLUSTER_BYTES					\
+	(ALIGN(sizeof(spinlock_t) + 4, sizeof(void *)) +		\
+	 (2 + IS_ENABLED(CONFIG_MEMCG)) * sizeof(void *) +		\
+	 sizeof(struct list_head))
 #endif
 
 #endif /* _GS_COMPAT_H */
