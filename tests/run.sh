@@ -8,8 +8,10 @@
 #
 # usage: tests/run.sh [GUEST_TEST ...]   (default: every guest test, then
 #        the systemd boot test, tests/boot.sh, the debug-kernel lane,
-#        tests/debug-kernel.sh, and the build matrix, tests/compat-build.sh;
-#        GHOSTSWAP_SKIP_DEBUG=1 leaves the lane out)
+#        tests/debug-kernel.sh, the build matrix, tests/compat-build.sh,
+#        and the lanes on the 6.12 LTS and PREEMPT_RT kernels,
+#        tests/kernel-lane.sh; GHOSTSWAP_SKIP_DEBUG=1 leaves the debug
+#        lane out)
 set -uo pipefail
 . "$(dirname "$0")/../testbed/lib.sh"
 
@@ -76,6 +78,8 @@ stage build "$GS_TOP/testbed/build.sh"
 # The build matrix: the module against every Debian header set from 6.12
 # to 7.3 that the archive serves (built, not booted).
 [ -n "${1:-}" ] || stage_bg compat "$GS_TOP/tests/compat-build.sh"
+# The guest suite's core on Debian stable's 6.12 LTS kernel.
+[ -n "${1:-}" ] || stage_bg lts "$GS_TOP/tests/kernel-lane.sh" lts "$res/lts"
 
 gs_log "stage: guest"
 mkdir -p "$res/guest"
@@ -98,6 +102,8 @@ echo "# guest" && cat "$res/guest.tap"
 
 # A second boot, systemd as init: DKMS module, make install, the unit.
 [ -n "${1:-}" ] || stage boot "$GS_TOP/tests/boot.sh" "$res/boot"
+# The guest suite's core on the PREEMPT_RT kernel.
+[ -n "${1:-}" ] || stage rt "$GS_TOP/tests/kernel-lane.sh" rt "$res/rt"
 
 stage_wait
 passed=$(cat "$res"/*.tap | grep -c '^ok ')
