@@ -43,18 +43,29 @@ def fmt_ratio(r):
     return "-" if r is None else "%.2f" % r
 
 
-def load(resdir):
+def load_jsonl(path, lane=None):
     rows = []
-    path = os.path.join(resdir, "guest", "bench.jsonl")
     with open(path) as f:
         for n, line in enumerate(f, 1):
             line = line.strip()
             if not line:
                 continue
             try:
-                rows.append(json.loads(line))
+                r = json.loads(line)
             except ValueError as e:
                 raise SystemExit("%s:%d: bad JSON: %s" % (path, n, e))
+            if lane:
+                r["lane"] = lane
+            rows.append(r)
+    return rows
+
+
+def load(resdir):
+    rows = load_jsonl(os.path.join(resdir, "guest", "bench.jsonl"))
+    # The static cost measured again on the 6.12 LTS kernel, if it ran.
+    lts = os.path.join(resdir, "guest-lts", "bench.jsonl")
+    if os.path.exists(lts):
+        rows += load_jsonl(lts, "lts")
     host = {}
     hp = os.path.join(resdir, "host.json")
     if os.path.exists(hp):
@@ -139,7 +150,8 @@ def merge_runs(rows, keys):
 
 
 def shape(rows, host, resdir):
-    res = {"host": host, "env": {}, "static": [], "meta": [], "ratio": [],
+    res = {"host": host, "env": {}, "env_lts": {}, "static_lts": [],
+           "static": [], "meta": [], "ratio": [],
            "ratio_swap": [], "workload": [], "fio": [], "writeback": {},
            "comp": [], "comp_recomp": [], "comp_dict": {},
            "profile": {}, "errors": [], "time": {}}
@@ -148,6 +160,12 @@ def shape(rows, host, resdir):
         sec = r.get("section")
         if "error" in r:
             res["errors"].append(r)
+            continue
+        if r.get("lane") == "lts":
+            if sec == "static":
+                res["static_lts"].append(r)
+            elif sec == "env":
+                res["env_lts"] = r
             continue
         if sec == "env":
             res["env"] = r
@@ -199,9 +217,25 @@ def find(rows, **kw):
 # ------------------------------------------------------------- tables
 
 def t_static(res):
+    lts = res["static_lts"]
+    lts_kernel = res["env_lts"].get("kernel", "6.12")
     out = ["| disksize | ghostswap (its counters) | ghostswap | zram "
-           "| ghostswap / zram | swap core at swapon |",
-           "|---|---|---|---|---|---|"]
+           "| ghostswap / zram | swap core at swapon |" +
+           (" swap core at swapon, %s |" % lts_kernel if lts else ""),
+           "|---|---|---|---|---|---|" + ("---|" if lts else "")]
+
+    def swapon(rows, size, free=False):
+        g = find(rows, driver="ghostswap", disksize=size)
+        if not g:
+            return "-"
+        if not g.get("ok"):
+            return "fails: %s" % g.get("fail", "?")
+        if free:
+            return "%s (kernel allocators: %s)" % (
+                fmt_bytes(g.get("swapon_free")),
+                fmt_bytes(g.get("swapon_kmem")))
+        return fmt_bytes(g.get("swapon_kmem"))
+
     for size in ("16G", "64G", "1T"):
         g = find(res["static"], driver="ghostswap", disksize=size)
         z = find(res["static"], driver="zram", disksize=size)
@@ -212,12 +246,24 @@ def t_static(res):
         zs = fmt_bytes(zd) if zd is not None else \
             "fails: %s" % (z or {}).get("fail", "?")
         r = ratio(gd, zd)
-        out.append("| %s | %s | %s | %s | %s | %s |" % (
+        out.append("| %s | %s | %s | %s | %s | %s |%s" % (
             size, fmt_bytes(g.get("counted")) if g and g.get("ok") else "-",
             fmt_bytes(gd), zs,
             "%.4f" % r if r is not None else "-",
-            fmt_bytes(g.get("swapon_kmem")) if g and g.get("ok") else "-"))
+            swapon(res["static"], size),
+            " %s |" % swapon(lts, size, free=True) if lts else ""))
     out.append("")
+    if lts:
+        out.append("*swap core at swapon, %s*: the same measurement in a "
+                   "second boot of Debian's 6.12 LTS kernel, whose swap "
+                   "core allocates memory for every slot (`swap_map`, "
+                   "`swap_cgroup`, the zero bitmap), as the fall in free "
+                   "memory: `swap_cgroup`'s pages come from the page "
+                   "allocator, so the kernel allocators' count (slab + "
+                   "vmalloc + per-CPU) misses them. ghostswap's default "
+                   "disksize there is twice the RAM, at most 64 GiB."
+                   % lts_kernel)
+        out.append("")
     out.append("*its counters*: what ghostswap's `cluster_stat` and "
                "`mm_stat` say it holds. The other columns: kernel memory "
                "(slab + vmalloc + per-CPU, from /proc/meminfo) "

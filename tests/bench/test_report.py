@@ -153,6 +153,18 @@ def fixture(d):
     for name, text in files.items():
         with open(os.path.join(g, name), "w") as f:
             f.write(text)
+    # The static section again, from a boot of the 6.12 LTS kernel.
+    lts = os.path.join(d, "guest-lts")
+    os.makedirs(lts)
+    with open(os.path.join(lts, "bench.jsonl"), "w") as f:
+        for r in (
+                {"section": "env", "kernel": "6.12.117+deb13-amd64",
+                 "cpus": 2, "mem_total": 2 << 30, "quick": 0, "reps": 3},
+                {"section": "static", "driver": "ghostswap",
+                 "disksize": "64G", "ok": True, "bytes": 64 << 30,
+                 "device_kmem": 0, "device_free": 0, "counted": 0,
+                 "swapon_kmem": 19 << 20, "swapon_free": 52 << 20}):
+            f.write(json.dumps(r) + "\n")
     with open(os.path.join(d, "host.json"), "w") as f:
         json.dump({"host_cpu": "Test CPU", "host_cpus": 2, "accel": "tcg",
                    "qemu": "QEMU 7.2", "host_kernel": "6.18",
@@ -181,6 +193,11 @@ def main():
               "fails: Cannot allocate memory" in md, md)
         check("static: ghostswap 0 B (counted and measured) vs zram 256 MiB",
               "| 64G | 0 B | 0 B | 256.0 MiB | 0.0000 | 1.0 MiB |" in md, md)
+        check("static: the swap core's cost on the 6.12 kernel beside 7.x's",
+              "| 64G | 0 B | 0 B | 256.0 MiB | 0.0000 | 1.0 MiB | 52.0 MiB "
+              "(kernel allocators: 19.0 MiB) |"
+              in md and "swap core at swapon, 6.12.117+deb13-amd64" in md and
+              res["env"]["kernel"] == "7.3.4+deb13-amd64", md)
         check("meta: 9.55 B per page from the module's count",
               "| ghostswap | 1000 | 9.3 KiB | 9.3 KiB | 11.7 KiB | 9.55 B |"
               in md, md)
