@@ -246,6 +246,35 @@ struct gs_cluster *gs_cluster_next(struct gs_store *s, unsigned long *ci,
 }
 
 /*
+ * One step of a scan over the slots from *@pos on: the first live cluster
+ * holding slots at or after it, locked, *@pos moved up to its first slot
+ * if it lay in a hole, *@i the index of *@pos in the cluster and *@end at
+ * most @span entries further (within the cluster). NULL past the last
+ * cluster, *@pos then nr_slots. The caller sets *@pos past what it
+ * looked at and unlocks the cluster.
+ */
+struct gs_cluster *gs_scan_next(struct gs_store *s, u64 *pos,
+				unsigned int span, unsigned int *i,
+				unsigned int *end)
+{
+	unsigned long ci = *pos >> GS_CLUSTER_SHIFT;
+	struct gs_cluster *cl;
+	u64 base;
+
+	cl = gs_cluster_next(s, &ci, ULONG_MAX);
+	if (!cl) {
+		*pos = s->nr_slots;
+		return NULL;
+	}
+	base = (u64)ci << GS_CLUSTER_SHIFT;
+	if (base > *pos)
+		*pos = base;
+	*i = *pos - base;
+	*end = min_t(unsigned int, GS_CLUSTER_SLOTS, *i + span);
+	return cl;
+}
+
+/*
  * Called with the cluster locked; unlocks it. Kills it if it went empty.
  */
 void gs_cluster_put(struct gs_store *s, unsigned long ci,

@@ -130,6 +130,13 @@ struct gs_cluster *gs_cluster_get(struct gs_store *s, unsigned long ci,
 /* The first live cluster at *@ci..@last, locked, *@ci set; or NULL. */
 struct gs_cluster *gs_cluster_next(struct gs_store *s, unsigned long *ci,
 				   unsigned long last);
+/*
+ * A scan's next cluster at or after *@pos, locked; *@i where *@pos is in
+ * it, *@end at most @span further. NULL (*@pos = nr_slots) at the end.
+ */
+struct gs_cluster *gs_scan_next(struct gs_store *s, u64 *pos,
+				unsigned int span, unsigned int *i,
+				unsigned int *end);
 /* Unlock a cluster; kill it if it went empty. */
 void gs_cluster_put(struct gs_store *s, unsigned long ci,
 		    struct gs_cluster *cl);

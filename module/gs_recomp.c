@@ -86,21 +86,13 @@ static unsigned int gs_recomp_collect(struct gs_store *s,
 	u32 now = ktime_get_boottime_seconds();
 	unsigned int n = 0, i, end;
 	struct gs_cluster *cl;
-	unsigned long ci;
 	u64 base;
 
 	while (!n && *pos < s->nr_slots) {
-		ci = *pos >> GS_CLUSTER_SHIFT;
-		cl = gs_cluster_next(s, &ci, ULONG_MAX);
-		if (!cl) {
-			*pos = s->nr_slots;
+		cl = gs_scan_next(s, pos, GS_RECOMP_SCAN, &i, &end);
+		if (!cl)
 			break;
-		}
-		base = (u64)ci << GS_CLUSTER_SHIFT;
-		if (base > *pos)
-			*pos = base;
-		i = *pos - base;
-		end = min_t(unsigned int, GS_CLUSTER_SLOTS, i + GS_RECOMP_SCAN);
+		base = *pos - i;
 		for (; i < end && n < max; i++)
 			if (gs_recomp_wanted(r, cl, i,
 					     atomic_long_read(&cl->table[i]), now))

@@ -213,22 +213,15 @@ static unsigned int gs_wb_collect(struct gs_store *s,
 {
 	unsigned int n = 0, i, end, len, copied;
 	struct gs_cluster *cl;
-	unsigned long ci, e;
+	unsigned long e;
 	bool mark;
 	u64 base;
 
 	while (n < max && *pos < s->nr_slots) {
-		ci = *pos >> GS_CLUSTER_SHIFT;
-		cl = gs_cluster_next(s, &ci, ULONG_MAX);
-		if (!cl) {
-			*pos = s->nr_slots;
+		cl = gs_scan_next(s, pos, GS_HOLD_SCAN, &i, &end);
+		if (!cl)
 			break;
-		}
-		base = (u64)ci << GS_CLUSTER_SHIFT;
-		if (base > *pos)
-			*pos = base;
-		i = *pos - base;
-		end = min_t(unsigned int, GS_CLUSTER_SLOTS, i + GS_HOLD_SCAN);
+		base = *pos - i;
 		for (copied = 0; i < end && n < max && copied < GS_HOLD_COPY;
 		     i++) {
 			struct gs_wb_candidate *cand = &batch->candidates[n];
