@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * ghostswap device: /dev/ghostswap and what configures it. The bio path
- * and module init (gs_main.c), sysfs (gs_sysfs.c) and debugfs (gs_debug.c)
- * share it; the store below knows nothing of it.
+ * and module init (gs_main.c), the defaults (gs_defaults.c), sysfs
+ * (gs_sysfs.c) and debugfs (gs_debug.c) share it; the store below knows
+ * nothing of it.
  */
 #ifndef _GS_DEV_H
 #define _GS_DEV_H
@@ -45,16 +46,22 @@ struct gs_dev {
 	unsigned long dump_cluster;	/* debugfs "table" shows this one */
 };
 
-/* The module parameters: size and algorithm at load and after reset. */
+/*
+ * gs_defaults.c: the module parameters, size and algorithm at load and
+ * after reset, settled by gs_defaults_init() for this kernel.
+ */
 extern u64 gs_default_disksize;
 extern char gs_default_alg[GS_ALG_NAME_LEN];
+int gs_defaults_init(void);
 
 /* What swapon of a device of @size bytes costs the kernel's swap core. */
 u64 gs_swapon_cost(u64 size);
 
-/* gs_sysfs.c: the attributes of the disk, and the size syntax they use. */
-extern const struct attribute_group *gs_attr_groups[];
+/* The size syntax of the disksize parameter and attribute. */
 int gs_parse_size(const char *buf, u64 *out);
+
+/* gs_sysfs.c: the attributes of the disk. */
+extern const struct attribute_group *gs_attr_groups[];
 /* For the attribute groups: their device, and reconfiguring it. */
 struct device;
 struct gs_dev *dev_to_gs(struct device *dev);

@@ -14,24 +14,19 @@
 #include <linux/highmem.h>
 #include <linux/kernel.h>
 #include <linux/list.h>
-#include <linux/memcontrol.h>
 #include <linux/mempool.h>
 #include <linux/mm.h>
 #include <linux/module.h>
-#include <linux/moduleparam.h>
 #include <linux/percpu.h>
 #include <linux/rwsem.h>
-#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/workqueue.h>
-#include "gs_comp.h"
 #include "gs_compat.h"
 #include "gs_dev.h"
 #include "gs_store.h"
 
 #define GS_SECTORS_PER_SLOT	(PAGE_SIZE >> SECTOR_SHIFT)
-#define GS_DEFAULT_DISKSIZE	SZ_64G
 
 /*
  * Bios that need backing device I/O cannot wait for it in the submit path
@@ -63,89 +58,6 @@ struct gs_punted {
 
 static struct gs_dev *gs_dev;
 static int gs_major;
-u64 gs_default_disksize = GS_DEFAULT_DISKSIZE;
-static bool gs_disksize_given;
-char gs_default_alg[GS_ALG_NAME_LEN] = "lz4";
-
-static int gs_param_set_size(const char *val, const struct kernel_param *kp)
-{
-	int ret = gs_parse_size(val, kp->arg);
-
-	if (ret)
-		pr_err("invalid disksize '%s': want %llu..%llu bytes, suffix K M G T P\n",
-		       val, GS_MIN_DISKSIZE, GS_MAX_DISKSIZE);
-	else
-		gs_disksize_given = true;
-	return ret;
-}
-
-static int gs_param_get_size(char *buf, const struct kernel_param *kp)
-{
-	return sysfs_emit(buf, "%llu\n", *(u64 *)kp->arg);
-}
-
-static const struct kernel_param_ops gs_size_param_ops = {
-	.set = gs_param_set_size,
-	.get = gs_param_get_size,
-};
-
-module_param_cb(disksize, &gs_size_param_ops, &gs_default_disksize, 0444);
-MODULE_PARM_DESC(disksize,
-		 "Size of /dev/ghostswap at load and after reset (default 64G; 2 x RAM up to 64G where the swap core allocates per slot, as on 6.12; max 16T minus 4K)");
-
-module_param_string(comp_algorithm, gs_default_alg, sizeof(gs_default_alg),
-		    0444);
-MODULE_PARM_DESC(comp_algorithm,
-		 "Compression algorithm at load and after reset (default lz4)");
-
-/* ------------------------------------------------ the swap core's cost */
-
-/*
- * What the kernel's swap core allocates when a device of @size bytes is
- * swapped on, whether its slots are ever used or not (an estimate from the
- * swap core's layout, see gs_compat.h). Where it keeps state per slot
- * (6.12): a usage byte (swap_map), a zero-page bit and, with memory
- * cgroups on, a 2-byte cgroup id (swap_cgroup) for every 4 KiB slot, about
- * 800 MiB for 1 TiB. Up front, both kinds allocate the cluster information,
- * 12-24 MiB for 1 TiB.
- */
-u64 gs_swapon_cost(u64 size)
-{
-	u64 slots = size >> PAGE_SHIFT;
-	u64 cost = DIV_ROUND_UP_ULL(slots, GS_SWAP_CLUSTER_SLOTS) *
-		   GS_SWAP_CLUSTER_BYTES;
-	unsigned int bits = 8 + 1;
-
-	if (!GS_SWAP_PER_SLOT)
-		return cost;
-	if (!mem_cgroup_disabled())
-		bits += 16;
-	return cost + DIV_ROUND_UP_ULL(slots * bits, BITS_PER_BYTE);
-}
-
-/*
- * The size at load and after reset, when the disksize parameter does not
- * give one. 64 GiB costs the 7.x swap core 1.5 MiB at swapon; a swap core
- * that allocates per slot takes 51 MiB for it, on any machine (5% of a
- * 1 GiB one). There the default is twice the RAM, at most 64 GiB: about
- * what the pool holds when it fills all of memory at the 2-3x compression
- * ratios seen with lz4 and zstd, for 0.16% of RAM in the swap core. A
- * larger device, e.g. for a writeback tier, is a setting (disksize).
- */
-static void __init gs_pick_disksize(void)
-{
-	u64 ram = (u64)totalram_pages() << PAGE_SHIFT;
-
-	if (!GS_SWAP_PER_SLOT || gs_disksize_given)
-		return;
-	gs_default_disksize = min_t(u64, 2 * ram, GS_DEFAULT_DISKSIZE);
-	pr_info("this kernel's swap core allocates memory for every slot of a swap device at swapon (swap_map, swap_cgroup, zero bitmap): %llu GiB would cost it %llu MiB, so the default disksize is %llu MiB (2 x RAM, at most %llu GiB), costing %llu KiB\n",
-		(u64)GS_DEFAULT_DISKSIZE >> 30,
-		gs_swapon_cost(GS_DEFAULT_DISKSIZE) >> 20,
-		gs_default_disksize >> 20, (u64)GS_DEFAULT_DISKSIZE >> 30,
-		gs_swapon_cost(gs_default_disksize) >> 10);
-}
-
 /* ---------------------------------------------------------------- I/O */
 
 /*
@@ -564,25 +476,6 @@ static void gs_dev_destroy(struct gs_dev *d)
 	kfree(d);
 }
 
-/* The comp_algorithm parameter, or the first known one the kernel has. */
-static int __init gs_pick_algorithm(void)
-{
-	const char *const *alg;
-
-	if (gs_comp_available(gs_default_alg))
-		return 0;
-	for (alg = gs_comp_known; *alg; alg++) {
-		if (gs_comp_available(*alg)) {
-			pr_warn("no algorithm '%s', using %s\n", gs_default_alg,
-				*alg);
-			strscpy(gs_default_alg, *alg, sizeof(gs_default_alg));
-			return 0;
-		}
-	}
-	pr_err("the kernel offers no compression algorithm (crypto acomp)\n");
-	return -ENOENT;
-}
-
 static int __init gs_init(void)
 {
 	int ret;
@@ -590,10 +483,9 @@ static int __init gs_init(void)
 	ret = gs_core_init();
 	if (ret)
 		return ret;
-	ret = gs_pick_algorithm();
+	ret = gs_defaults_init();
 	if (ret)
 		goto out_core;
-	gs_pick_disksize();
 	gs_major = register_blkdev(0, GS_NAME);
 	if (gs_major < 0) {
 		ret = gs_major;

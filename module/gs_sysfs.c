@@ -17,7 +17,6 @@
 #include <linux/device.h>
 #include <linux/kernel.h>
 #include <linux/mutex.h>
-#include <linux/overflow.h>
 #include <linux/rwsem.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -26,45 +25,6 @@
 #include "gs_comp.h"
 #include "gs_dev.h"
 #include "gs_store.h"
-
-/*
- * Parse a size: decimal bytes with an optional K, M, G, T or P suffix
- * (powers of 1024) and an optional trailing newline. Rejects empty input,
- * signs, junk and overflow, then checks the allowed range.
- */
-int gs_parse_size(const char *buf, u64 *out)
-{
-	static const char suffixes[] = "KMGTP";
-	char num[24], *s;
-	unsigned int shift = 0;
-	size_t len = strlen(buf);
-	u64 val;
-	int ret;
-
-	if (len && buf[len - 1] == '\n')
-		len--;
-	if (!len || len >= sizeof(num))
-		return -EINVAL;
-	memcpy(num, buf, len);
-	num[len] = '\0';
-	s = strchr(suffixes, toupper(num[len - 1]));
-	if (s && *s) {
-		shift = 10 * (s - suffixes + 1);
-		num[--len] = '\0';
-	}
-	if (!len || !isdigit(num[0]))
-		return -EINVAL;
-	ret = kstrtou64(num, 10, &val);
-	if (ret)
-		return ret == -ERANGE ? -EINVAL : ret;
-	if (check_shl_overflow(val, shift, &val))
-		return -EINVAL;
-	val = round_up(val, PAGE_SIZE);
-	if (val < GS_MIN_DISKSIZE || val > GS_MAX_DISKSIZE)
-		return -EINVAL;
-	*out = val;
-	return 0;
-}
 
 /* Take the device for reconfiguration: fails if anybody has it open. */
 static int gs_claim(struct gs_dev *d)
