@@ -18,6 +18,7 @@
 #include <linux/sysfs.h>
 #include "gs_backend.h"
 #include "gs_comp.h"
+#include "gs_compat.h"
 #include "gs_dev.h"
 #include "gs_params.h"
 #include "gs_recomp.h"
