@@ -108,7 +108,9 @@ tap_step() {
 }
 
 # tap_tests LOG NAME CMD [NAME CMD ...]: tests in order, each a tap_run
-# with its output in LOG; their names go to TAP_PLAN_FILE first.
+# with its output in LOG; their names go to TAP_PLAN_FILE first. After a
+# test that failed, TAP_RECOVER (a command, if set) puts things back the
+# way the next test expects them.
 tap_tests() {
 	local log=$1 i
 	shift
@@ -118,7 +120,8 @@ tap_tests() {
 		done >"$TAP_PLAN_FILE"
 	fi
 	while [ $# -ge 2 ]; do
-		tap_run "$1" "$log" "$2"
+		tap_run "$1" "$log" "$2" ||
+			[ -z "${TAP_RECOVER:-}" ] || $TAP_RECOVER >/dev/null 2>&1
 		shift 2
 	done
 }

@@ -50,6 +50,10 @@ tests=()
 for t in ${*:-$ALL}; do
 	tests+=("$t" "t_$t")
 done
+# A test that fails half-way may leave the module unloaded, swap on or
+# data stored: the next one starts from a loaded, reset device all the
+# same.
+TAP_RECOVER=gs_fresh
 tap_tests "$GS_OUT/test.log" "${tests[@]}"
 tap_plan
 tap_diag "guest suite: $tap_n tests, $tap_nfail failed, $(($(date +%s) - start)) s"
