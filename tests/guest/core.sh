@@ -18,6 +18,9 @@
 # ("Oops: int3"), not in the middle of a test of ghostswap.
 t_testbed_text_patching() {
 	local t=/sys/kernel/tracing end flips=0 load
+	# Under TCG the emulated CPU has no LA57 (testbed/lib.sh gs_qemu_env).
+	! grep -q 'QEMU TCG CPU' /proc/cpuinfo || ! grep -qw la57 /proc/cpuinfo ||
+		fail "the emulated CPU offers LA57 (5-level paging)"
 	mountpoint -q $t || mount -t tracefs none $t || fail "no tracefs"
 	[ -w $t/events/sched/sched_switch/enable ] || fail "no sched_switch event"
 	[ -w /proc/sys/kernel/sched_schedstats ] || fail "no sched_schedstats"
