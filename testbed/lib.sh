@@ -103,19 +103,20 @@ gs_chroot() {
 # keeps one host CPU busy, so tests/run.sh runs its two long guests side
 # by side. GHOSTSWAP_TCG=multi brings the fault back (to reproduce it).
 #
-# The emulated CPU is "max" without LA57: guests run with 4-level page
-# tables. Linux re-reads the boot CPU's features in identify_cpu() with
-# interrupts already on (start_kernel() enables them before
-# arch_cpu_finalize_init()): it clears boot_cpu_data.x86_capability and
-# fills it again. A timer interrupt in that window that runs a
+# GS_GUEST_LA57=0 takes LA57 (5-level paging) from the emulated CPU; the
+# debug-kernel lane sets it. Linux re-reads the boot CPU's features in
+# identify_cpu() with interrupts already on (start_kernel() enables them
+# before arch_cpu_finalize_init()): it clears boot_cpu_data.x86_capability
+# and fills it again. A timer interrupt in that window that runs a
 # static_cpu_has() site not yet patched by alternative_instructions()
 # reads the cleared bits, and with 5-level paging pgtable_l5_enabled()
-# turns false under it: KASAN's shadow bounds (__VIRTUAL_MASK_SHIFT) then
-# put every direct-map address outside memory ("wild-memory-access in
-# do_raw_spin_lock" from handle_edge_irq), and the debug kernel hung
-# there. Seen once under TCG; without LA57 the cleared bit and the page
-# tables agree. tests/guest/core.sh t_testbed_text_patching checks the
-# flag is gone.
+# turns false under it. Under KASAN that moves the shadow bounds
+# (__VIRTUAL_MASK_SHIFT): every direct-map address became a
+# "wild-memory-access" (do_raw_spin_lock from handle_edge_irq) and the
+# debug kernel hung before userspace, once, on a CI machine under TCG.
+# The other guests keep LA57 where the CPU has it (TCG's "max" does):
+# the module's handle encoding must hold on the 5-level layout too.
+# tests/guest/core.sh t_testbed_paging checks both.
 # GS_QEMU_MIN: testbed/provision.sh unpacks Debian's newer build (the host
 # release's backports) into GS_QEMU_DIR on a host with an older QEMU.
 GS_QEMU_MIN=10.0
@@ -149,6 +150,10 @@ gs_qemu_env() {
 	GS_QEMU_OPTS=
 	if gs_use_kvm; then
 		GS_QEMU_DESC="$GS_QEMU_DESC, KVM"
+		if [ "${GS_GUEST_LA57:-1}" = 0 ]; then
+			GS_QEMU_OPTS="-cpu host,la57=off"
+			GS_QEMU_DESC="$GS_QEMU_DESC, no LA57"
+		fi
 		return
 	fi
 	tcg=${GHOSTSWAP_TCG:-single}
@@ -156,8 +161,12 @@ gs_qemu_env() {
 	single|multi) ;;
 	*) gs_die "GHOSTSWAP_TCG=$tcg: single or multi" ;;
 	esac
-	GS_QEMU_OPTS="-accel tcg,thread=$tcg -cpu max,la57=off"
-	GS_QEMU_DESC="$GS_QEMU_DESC, TCG $tcg-threaded, no LA57"
+	GS_QEMU_OPTS="-accel tcg,thread=$tcg"
+	GS_QEMU_DESC="$GS_QEMU_DESC, TCG $tcg-threaded"
+	if [ "${GS_GUEST_LA57:-1}" = 0 ]; then
+		GS_QEMU_OPTS="$GS_QEMU_OPTS -cpu max,la57=off"
+		GS_QEMU_DESC="$GS_QEMU_DESC, no LA57"
+	fi
 }
 
 # Use real KVM only where it can boot a stock kernel: /dev/kvm present and

@@ -22,7 +22,7 @@ set -uo pipefail
 
 # The guest tests of the lane: swap, raw I/O and races, accounting, the
 # writeback tier, injected faults, hostile input, leaks (suite.sh).
-GS_DEBUG_TESTS=${GS_DEBUG_TESTS:-"load swapon_1t workload swapoff_frees fio
+GS_DEBUG_TESTS=${GS_DEBUG_TESTS:-"testbed_paging load swapon_1t workload swapoff_frees fio
 cluster_race accounting reset_frees mem_limit recompress_auto wb_setup
 wb_on_demand wb_full wb_workload wb_race fault_alloc fault_backing hostile
 unload_final kmemleak"}
@@ -180,11 +180,12 @@ mkdir -p "$out/guest"
 rm -f "$out/guest/results.tap" "$out/guest/done"
 t0=$SECONDS
 # shellcheck disable=SC2086
-GS_KVER=$rel GS_DISKS="gsback:1G gssmall:8M" \
+# GS_GUEST_LA57=0: 4-level paging (testbed/lib.sh, gs_qemu_env).
+GS_KVER=$rel GS_DISKS="gsback:1G gssmall:8M" GS_GUEST_LA57=0 \
 	GS_APPEND="kfence.sample_interval=20 kasan_multi_shot" \
 	GS_GUEST_TIMEOUT=${GS_DEBUG_TIMEOUT:-2400} \
 	"$GS_TOP/testbed/guest.sh" "$out/guest" \
-	"GS_WORKLOAD_DIV=${GS_DEBUG_WORKLOAD_DIV:-4} bash /opt/gs-src/tests/guest/suite.sh" \
+	"GS_GUEST_LA57=0 GS_WORKLOAD_DIV=${GS_DEBUG_WORKLOAD_DIV:-4} bash /opt/gs-src/tests/guest/suite.sh" \
 	$GS_DEBUG_TESTS >"$out/guest.log" 2>&1
 echo "# debug kernel: guest boot and $(echo $GS_DEBUG_TESTS | wc -w) tests: $((SECONDS - t0)) s"
 rm -f "$out"/guest/disk-*.img

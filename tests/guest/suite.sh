@@ -21,7 +21,7 @@ set -u
 . /opt/gs-src/tests/guest/reliability.sh
 . /opt/gs-src/tests/guest/tools.sh
 
-ALL="testbed_text_patching load unload_reload bad_sysfs swapon_1t busy workload workload_mthp
+ALL="testbed_text_patching testbed_paging load unload_reload bad_sysfs swapon_1t busy workload workload_mthp
 swapoff_frees fio split_bvec cluster_race accounting reset_frees mm_stat
 mem_limit compact algorithms cpu_hotplug workload_zstd comp_params
 workload_dict recompress_auto heuristic wb_setup wb_bad_input
