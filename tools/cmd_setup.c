@@ -111,6 +111,7 @@ int cmd_setup(int argc, char **argv)
 		{ "disable-zswap", no_argument, NULL, 'Z' },
 		{ "no-swapon", no_argument, NULL, 'N' },
 		{ "config", required_argument, NULL, 'c' },
+		{ "system-config", no_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -123,10 +124,11 @@ int cmd_setup(int argc, char **argv)
 	struct settings cli = { 0 }, s = { 0 };
 	char err[PATH_MAX + 128], val[32], sz[32];
 	const char *config = NULL;
+	bool system_config = false, off;
 	int c, rc = RC_OK, ret;
 	long prio;
 
-	while ((c = next_opt(argc, argv, ":s:a:m:B:w:p:Zc:h", opts, &rc)) != -1) {
+	while ((c = next_opt(argc, argv, ":s:a:m:B:w:p:Zc:Ch", opts, &rc)) != -1) {
 		switch (c) {
 		case 's': case 'a': case 'm': case 'B': case 'w': case 'p':
 		case 'D': case 'S':
@@ -142,6 +144,7 @@ int cmd_setup(int argc, char **argv)
 			cli.swapon = false;
 			break;
 		case 'c': config = optarg; break;
+		case 'C': system_config = true; break;
 		case 'h': usage(stdout); return RC_OK;
 		default: return rc;
 		}
@@ -149,10 +152,12 @@ int cmd_setup(int argc, char **argv)
 	if (optind < argc)
 		return fail(RC_USAGE, "setup: unexpected argument '%s'",
 			    argv[optind]);
-	if (config) {
-		rc = read_config(config, &s);
-		if (rc)
-			return rc;
+	rc = load_config(config, system_config, &s, &off);
+	if (rc)
+		return rc;
+	if (off) {
+		printf("%s\n", SWITCH_OFF_MSG);
+		return RC_OK;
 	}
 	merge_settings(&s, &cli);
 	rc = need_root("setup");

@@ -73,6 +73,7 @@ int cmd_writeback(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, 'c' },
+		{ "system-config", no_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -81,27 +82,33 @@ int cmd_writeback(int argc, char **argv)
 	};
 	struct settings s = { 0 };
 	const char *config = NULL;
+	bool system_config = false, off;
 	char val[64], secs[32];
 	int c, rc = RC_OK, i, nargs;
 	uint64_t n;
 
-	while ((c = next_opt(argc, argv, ":c:h", opts, &rc)) != -1) {
+	while ((c = next_opt(argc, argv, ":c:Ch", opts, &rc)) != -1) {
 		switch (c) {
 		case 'c': config = optarg; break;
+		case 'C': system_config = true; break;
 		case 'h': usage(stdout); return RC_OK;
 		default: return rc;
 		}
 	}
 	nargs = argc - optind;
-	if (config) {
+	if (config || system_config) {
 		if (nargs)
-			return fail(RC_USAGE, "writeback: --config takes no mode");
-		rc = read_config(config, &s);
+			return fail(RC_USAGE, "writeback: --config and --system-config take no mode");
+		rc = load_config(config, system_config, &s, &off);
 		if (rc)
 			return rc;
+		if (off) {
+			printf("%s\n", SWITCH_OFF_MSG);
+			return RC_OK;
+		}
 		if (!s.has_idle_writeback)
 			return fail(RC_USAGE, "%s: no idle_writeback set: nothing to write back",
-				    config);
+				    config ? config : "the system's configuration");
 		rc = need_root("writeback");
 		if (rc)
 			return rc;

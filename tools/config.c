@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ghostswapctl: settings (struct settings), from the command line or from
- * a ghostswap.conf(5) file (/etc/ghostswap.conf).
+ * ghostswapctl: settings (struct settings), from the command line, from
+ * one ghostswap.conf(5) file, or from the system's configuration: its
+ * main file and drop-ins (conffiles.c), read in order, later keys
+ * overriding earlier ones. Where each key came from is kept for
+ * "ghostswapctl config".
  */
 #include "ghostswapctl.h"
 
@@ -10,17 +13,65 @@
 #include <string.h>
 #include <strings.h>
 
-#define SIZE_SYNTAX "want 1M to 16T-4K: decimal bytes, optional suffix K M G T P"
+#define SIZE_SYNTAX "want 1M to 16T-4K: decimal bytes, optional suffix K M G T P; or an expression of ram in MiB"
+
+/* The keys of ghostswap.conf(5), in the order "config" prints them. */
+const char *const config_keys[N_CONFIG_KEYS] = {
+	"size", "algorithm", "mem_limit", "backing_dev", "writeback_limit",
+	"writeback_direct", "writeback_shrinker", "idle_writeback",
+	"priority", "disable_zswap", "swapon",
+};
+
+/*
+ * A size key's value that is not a plain size: an expression of ram
+ * (expr.c), in MiB, turned into bytes rounded up to 4 KiB. @zero_ok: 0
+ * is a value (mem_limit's "no limit").
+ */
+static bool eval_size(const char *key, const char *val, bool zero_ok,
+		      uint64_t *out, char *err, size_t errlen)
+{
+	uint64_t ram = mem_total(), v;
+	double mib, bytes;
+	char why[256];
+
+	if (!eval_mib_expr(val, ram ? (double)ram / (1 << 20) : -1, &mib,
+			   why, sizeof(why))) {
+		bfmt(err, errlen, "bad size '%s' for %s: %s (want bytes with an optional suffix K M G T P, or an expression of ram in MiB)",
+		     val, key, why);
+		return false;
+	}
+	bytes = mib * (1 << 20);
+	if (zero_ok && bytes == 0) {
+		*out = 0;
+		return true;
+	}
+	if (bytes < MIN_SIZE || bytes > MAX_SIZE) {
+		bfmt(err, errlen, "bad size '%s' for %s: it is %.0f bytes here (ram = %.0f MiB); want 1M to 16T-4K%s",
+		     val, key, bytes, (double)ram / (1 << 20),
+		     zero_ok ? ", or 0" : "");
+		return false;
+	}
+	v = (uint64_t)bytes;
+	if ((double)v < bytes)
+		v++;
+	*out = (v + PAGE_BYTES - 1) & ~(PAGE_BYTES - 1);
+	return true;
+}
 
 /* Sets one setting from text; NULL or an error message in @err. */
 bool set_setting(struct settings *s, const char *key, const char *val,
 		      char *err, size_t errlen)
 {
+	uint64_t v;
 	bool b;
 
 	if (!strcmp(key, "size")) {
-		if (!parse_size(val, &s->size))
-			goto bad_size;
+		if (parse_bytes(val, &v)) {
+			if (!parse_size(val, &s->size))
+				goto bad_size;
+		} else if (!eval_size(key, val, false, &s->size, err, errlen)) {
+			return false;
+		}
 		s->has_size = true;
 	} else if (!strcmp(key, "algorithm")) {
 		if (strlen(val) >= sizeof(s->algorithm) || strpbrk(val, " \t"))
@@ -28,8 +79,13 @@ bool set_setting(struct settings *s, const char *key, const char *val,
 		bfmt(s->algorithm, sizeof(s->algorithm), "%s", val);
 		s->has_algorithm = true;
 	} else if (!strcmp(key, "mem_limit")) {
-		if (!parse_limit(val, &s->mem_limit))
-			goto bad_size;
+		if (parse_bytes(val, &v) || !strcasecmp(val, "none")) {
+			if (!parse_limit(val, &s->mem_limit))
+				goto bad_size;
+		} else if (!eval_size(key, val, true, &s->mem_limit, err,
+				      errlen)) {
+			return false;
+		}
 		s->has_mem_limit = true;
 	} else if (!strcmp(key, "backing_dev")) {
 		if (strlen(val) >= sizeof(s->backing_dev))
@@ -97,12 +153,27 @@ bad:
 	return false;
 }
 
-/* Reads a ghostswap.conf(5) file into @s. Errors name FILE:LINE. */
-int read_config(const char *file, struct settings *s)
+static int key_index(const char *key)
+{
+	int i;
+
+	for (i = 0; i < N_CONFIG_KEYS; i++)
+		if (!strcmp(config_keys[i], key))
+			return i;
+	return -1;
+}
+
+/*
+ * Reads a ghostswap.conf(5) file into @s; when @origins is not NULL,
+ * records there where each key was set (indexed as config_keys). Errors
+ * name FILE:LINE.
+ */
+int read_config(const char *file, struct settings *s,
+		struct key_origin *origins)
 {
 	char *line = NULL, *p, *key, *val, *eq, err[PATH_MAX + 128];
 	size_t cap = 0;
-	int lineno = 0, rc = RC_OK;
+	int lineno = 0, rc = RC_OK, k;
 	FILE *f;
 
 	f = fopen(file, "r");
@@ -134,12 +205,64 @@ int read_config(const char *file, struct settings *s)
 			rc = fail(RC_USAGE, "%s:%d: %s", file, lineno, err);
 			break;
 		}
+		k = key_index(key);
+		if (origins && k >= 0) {
+			bfmt(origins[k].file, sizeof(origins[k].file), "%s",
+			     file);
+			bfmt(origins[k].value, sizeof(origins[k].value), "%s",
+			     val);
+			origins[k].line = lineno;
+		}
 	}
 	if (!rc && ferror(f))
 		rc = fail(RC_USAGE, "cannot read %s: %s", file, strerror(errno));
 	free(line);
 	fclose(f);
 	return rc;
+}
+
+/*
+ * The system's configuration (conffiles.c): every file in order into @s
+ * (and @origins, as read_config()). *@nfiles gets how many were read.
+ */
+int read_system_config(struct settings *s, struct key_origin *origins,
+		       size_t *nfiles)
+{
+	struct config_files cf;
+	int rc = RC_OK;
+	size_t i;
+
+	if (find_config_files(&cf))
+		return RC_USAGE;
+	for (i = 0; i < cf.n && !rc; i++)
+		rc = read_config(cf.path[i], s, origins);
+	*nfiles = cf.n;
+	free_config_files(&cf);
+	return rc;
+}
+
+/*
+ * The settings a command starts from: @file's, or with @system the
+ * system's configuration, unless the kernel command line turned the boot
+ * setup off (then *@off and nothing read); neither: none.
+ */
+int load_config(const char *file, bool system, struct settings *s,
+		bool *off)
+{
+	size_t n;
+
+	*off = false;
+	if (file && system)
+		return fail(RC_USAGE, "--config and --system-config exclude each other");
+	if (file)
+		return read_config(file, s, NULL);
+	if (!system)
+		return RC_OK;
+	if (cmdline_switch() == 0) {
+		*off = true;
+		return RC_OK;
+	}
+	return read_system_config(s, NULL, &n);
 }
 
 /* Command line settings win over the file's. */

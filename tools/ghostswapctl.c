@@ -23,6 +23,9 @@ static void setup_env(void)
 	v = getenv("GHOSTSWAP_PROC");
 	if (v && *v)
 		bfmt(procroot, sizeof(procroot), "%s", v);
+	v = getenv("GHOSTSWAP_CONFROOT");
+	if (v && *v)
+		bfmt(confroot, sizeof(confroot), "%s", v);
 	v = getenv("GHOSTSWAP_DRYRUN");
 	if (v && *v)
 		dryrun = strcmp(v, "0") != 0;
@@ -47,6 +50,7 @@ int main(int argc, char **argv)
 		{ "compact", cmd_compact },
 		{ "check", cmd_check },
 		{ "dict", cmd_dict },
+		{ "config", cmd_config },
 	};
 	static char status_name[] = "status";
 	size_t i;

@@ -11,6 +11,9 @@
  *   cmd_common.c     what they share: --help, options, root and device
  *   output.c         the status columns: table, raw, JSON; human sizes
  *   config.c         settings from the command line and ghostswap.conf(5)
+ *   conffiles.c      the files of the system's configuration (main file,
+ *                    drop-ins), the kernel command line's switch
+ *   expr.c           sizes as expressions of ram
  *   device.c         the device's state: dev_info, /proc/swaps, zswap;
  *                    MemTotal
  *   programs.c       running modprobe, udevadm, mkswap, swapon, ...
@@ -20,8 +23,10 @@
  * Calls go down this list, never up.
  *
  * Every sysfs and debugfs path is taken under $GHOSTSWAP_SYSFS (default
- * /sys), /proc/swaps and /proc/meminfo under $GHOSTSWAP_PROC (default
- * /proc), so the tool can run against a fake tree. Commands it runs
+ * /sys), /proc/swaps, /proc/meminfo and /proc/cmdline under
+ * $GHOSTSWAP_PROC (default /proc), the configuration's directories under
+ * $GHOSTSWAP_CONFROOT (default none), so the tool can run against a fake
+ * tree. Commands it runs
  * (modprobe, udevadm, mkswap, swapon, swapoff, mount) are only printed,
  * not run, when GHOSTSWAP_DRYRUN=1, and by default when GHOSTSWAP_SYSFS
  * is set.
@@ -56,6 +61,7 @@
 #define DEFAULT_PRIO	100
 #define DEFAULT_PRIO_S	"100"
 #define PROG		"ghostswapctl"
+#define SWITCH_OFF_MSG	"systemd.ghostswap=0 on the kernel command line: the boot setup is off"
 #define DEBUGFS_MAGIC	0x64626720
 #define MAX_COLUMNS	64	/* status columns on one line */
 
@@ -110,10 +116,28 @@ struct settings {
 	bool disable_zswap, swapon;
 };
 
+/* The keys of ghostswap.conf(5) (config.c). */
+#define N_CONFIG_KEYS	11
+extern const char *const config_keys[N_CONFIG_KEYS];
+
+/* Where a key of the configuration was set: FILE:LINE and its text. */
+struct key_origin {
+	char file[PATH_MAX];
+	int line;		/* 0: not set */
+	char value[256];
+};
+
+/* The files of the system's configuration, in reading order. */
+struct config_files {
+	char **path;
+	size_t n;
+};
+
 /* The environment, as main() reads it (setup_env()). */
 extern char sysroot[PATH_MAX];		/* $GHOSTSWAP_SYSFS or /sys */
 extern bool sysfs_overridden;		/* $GHOSTSWAP_SYSFS was given */
 extern char procroot[PATH_MAX];		/* $GHOSTSWAP_PROC or /proc */
+extern char confroot[PATH_MAX];		/* $GHOSTSWAP_CONFROOT or "" */
 extern bool dryrun;			/* print commands, do not run them */
 extern const char *trace_path;		/* $GHOSTSWAP_TRACE or NULL */
 
@@ -168,8 +192,22 @@ bool parse_bool(const char *s, bool *out);
 /* config.c */
 bool set_setting(struct settings *s, const char *key, const char *val,
 		 char *err, size_t errlen);
-int read_config(const char *file, struct settings *s);
+int read_config(const char *file, struct settings *s,
+		struct key_origin *origins);
+int read_system_config(struct settings *s, struct key_origin *origins,
+		       size_t *nfiles);
+int load_config(const char *file, bool system, struct settings *s,
+		bool *off);
 void merge_settings(struct settings *dst, const struct settings *cli);
+
+/* conffiles.c */
+int find_config_files(struct config_files *cf);
+void free_config_files(struct config_files *cf);
+int cmdline_switch(void);
+
+/* expr.c */
+bool eval_mib_expr(const char *s, double ram_mib, double *mib, char *err,
+		   size_t errlen);
 
 /* output.c */
 void human_size(uint64_t bytes, char *buf, size_t n);
@@ -199,5 +237,6 @@ int cmd_idle(int argc, char **argv);
 int cmd_compact(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_dict(int argc, char **argv);
+int cmd_config(int argc, char **argv);
 
 #endif /* GHOSTSWAPCTL_H */

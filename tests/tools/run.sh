@@ -425,10 +425,12 @@ ctl setup --size 1T
 same "setup: no MemTotal: no warning" "$rc $err" "0 "
 
 bad=
-for v in "" abc -1 1Z 0 4095 1020K 0x100 "1 G" 1.5G " 1G" 18446744073709551616 \
-	99999999999P 16T 17T "1G junk" 123456789012345678901234; do
+for v in "" abc -1 1Z 0 4095 1020K 0x100 "1 G" 18446744073709551616 \
+	99999999999P 16T 17T "1G junk" 123456789012345678901234 "1.5.G" "ram" \
+	"2 ** 3" "1//2" "min(1G" "max()" "(2G" "2G)" "1/0" "1G/(1-1)" "-(-(-1G))" \
+	"ram2" "ramp * 2" "1e3"; do
 	ctl setup --size "$v"
-	[ $rc = 2 ] && [ -z "$tr" ] && grep -q "bad size '$v' for size" <<<"$err" ||
+	[ $rc = 2 ] && [ -z "$tr" ] && grep -qF "bad size '$v' for size" <<<"$err" ||
 		bad="$bad [$v]: rc $rc $err"
 done
 same "setup: bad sizes: usage error, nothing written" "$bad" ""
@@ -672,8 +674,10 @@ cfgerr "unknown key, with file:line" 3 "unknown key 'sise'" \
 cfgerr "line without =" 2 "expected 'key = value'" "size = 1G\nalgorithm zstd\n"
 cfgerr "no key" 1 "expected 'key = value'" " = 5\n"
 cfgerr "empty value" 1 "no value for 'size'" "size =   # nothing\n"
-cfgerr "bad size" 2 "bad size '1Q' for size (want 1M to 16T-4K: decimal bytes, optional suffix K M G T P)" \
+cfgerr "bad size" 2 "bad size '1Q' for size: unexpected character after a number at 'Q' (column 2) (want bytes with an optional suffix K M G T P, or an expression of ram in MiB)" \
 	"\nsize = 1Q\n"
+cfgerr "size out of range" 1 "bad size '0' for size (want 1M to 16T-4K: decimal bytes, optional suffix K M G T P; or an expression of ram in MiB)" \
+	"size = 0\n"
 cfgerr "bad boolean" 1 "bad value 'maybe' for disable_zswap (want yes or no)" \
 	"disable_zswap = maybe\n"
 cfgerr "bad priority" 1 "bad priority '99999' (want -1..32767)" "priority = 99999\n"
@@ -684,6 +688,189 @@ cfgerr "algorithm with a blank" 1 "bad value 'lz4 zstd' for algorithm" \
 	"algorithm = lz4 zstd\n"
 ctl setup --config "$tmp/nonexistent.conf"
 expect "config: a missing file: usage error" 2 "cannot read $tmp/nonexistent.conf"
+
+# Sizes as expressions of ram (MiB), zram-generator's grammar. MemTotal
+# 2000000 kB is 1953.125 MiB.
+mkfake "$F"
+printf 'MemTotal:        2000000 kB\n' >"$F/proc/meminfo"
+# size EXPR: what setup writes to disksize for it, or its error.
+size_of() {
+	ctl setup --no-swapon --size "$1"
+	if [ $rc = 0 ]; then sed -n 's|^write block/ghostswap/disksize ||p' <<<"$tr"; else echo "$err"; fi
+}
+got=
+for e in "ram * 4" "RAM*4" "min(ram * 4, 4G)" "max(ram / 2, 1G)" "ram / 2" \
+	"2 + 3 * 4" "(2 + 3) * 4" "-ram + 4000" "ram * 0.25" "min(8G, 1T, ram)" \
+	"1.5G" "512K * 4" "max(1, 2, 3) - 1" " ram "; do
+	got="$got$e = $(size_of "$e")
+"
+done
+same "setup --size: expressions of ram, in MiB" "$got" \
+"ram * 4 = 8192000000
+RAM*4 = 8192000000
+min(ram * 4, 4G) = 4294967296
+max(ram / 2, 1G) = 1073741824
+ram / 2 = 1024000000
+2 + 3 * 4 = 14680064
+(2 + 3) * 4 = 20971520
+-ram + 4000 = 2146304000
+ram * 0.25 = 512000000
+min(8G, 1T, ram) = 2048000000
+1.5G = 1610612736
+512K * 4 = 2097152
+max(1, 2, 3) - 1 = 2097152
+ ram  = 2048000000
+"
+ctl setup --no-swapon --size "ram / 3"
+same "setup --size: an expression is rounded up to 4 KiB" "$(grep disksize <<<"$tr")" \
+	"write block/ghostswap/disksize 682668032"
+ctl setup --size "ram - 4000"
+expect "setup --size: an expression below 1M: usage error, nothing written" 2 \
+	"bad size 'ram - 4000' for size: it is -2146304000 bytes here (ram = 1953 MiB); want 1M to 16T-4K"
+same "setup --size: an expression below 1M: nothing written" "$tr" ""
+ctl setup --size "ram * 10000"
+expect "setup --size: an expression above 16T-4K: usage error" 2 "want 1M to 16T-4K"
+ctl setup --size "min(ram, 1/0)"
+expect "setup --size: division by zero, where" 2 \
+	"bad size 'min(ram, 1/0)' for size: division by zero at '0)' (column 12)"
+ctl setup --size "ram + foo"
+expect "setup --size: an unknown name, where" 2 \
+	"bad size 'ram + foo' for size: unknown name (want ram, min or max) at 'foo' (column 7)"
+deep=$(printf '(%.0s' $(seq 40))1$(printf ')%.0s' $(seq 40))
+ctl setup --size "$deep"
+expect "setup --size: nesting too deep is an error, not a crash" 2 "nested too deeply"
+ctl setup --no-swapon --mem-limit "min(ram / 2, 8G)"
+same "setup --mem-limit: an expression" "$rc $(grep mem_limit <<<"$tr")" \
+	"0 write block/ghostswap/mem_limit 1024000000"
+ctl setup --no-swapon --mem-limit "max(ram - 2000, 0)"
+same "setup --mem-limit: an expression of 0 is no limit" "$rc $(grep mem_limit <<<"$tr")" \
+	"0 write block/ghostswap/mem_limit 0"
+printf 'size = min(ram * 4, 64G)\nmem_limit = ram / 4\n' >"$cfg"
+ctl setup --no-swapon --config "$cfg"
+same "config: size and mem_limit as expressions" "$(grep -E 'disksize|mem_limit' <<<"$tr")" \
+"write block/ghostswap/disksize 8192000000
+write block/ghostswap/mem_limit 512000000"
+rm "$F/proc/meminfo"
+ctl setup --size "ram * 2"
+expect "setup --size: ram without MemTotal: usage error" 2 "ram is unknown (no MemTotal in meminfo)"
+ctl setup --no-swapon --size "4G / 2"
+same "setup --size: an expression without ram needs no MemTotal" "$rc $(grep disksize <<<"$tr")" \
+	"0 write block/ghostswap/disksize 2147483648"
+
+# The system's configuration: main file and drop-ins in /etc, /run,
+# /usr/local/lib, /usr/lib (under GHOSTSWAP_CONFROOT), as systemd orders
+# them; the kernel command line's systemd.ghostswap.
+R=$tmp/confroot
+rm -rf "$R"
+mkdir -p "$R/usr/lib/ghostswap.conf.d" "$R/usr/local/lib" "$R/run/ghostswap.conf.d" \
+	"$R/etc/ghostswap.conf.d"
+printf 'size = 3G\nalgorithm = lz4\npriority = 5\nmem_limit = 100M\n' >"$R/usr/lib/ghostswap.conf"
+printf 'priority = 6\ndisable_zswap = yes\n' >"$R/usr/local/lib/ghostswap.conf"
+printf 'algorithm = zstd\n' >"$R/usr/lib/ghostswap.conf.d/20-vendor.conf"
+printf 'size = 5G\n' >"$R/usr/lib/ghostswap.conf.d/60-vendor.conf"
+printf 'size = 4G\n' >"$R/run/ghostswap.conf.d/50-run.conf"
+printf 'size = 6G\npriority = 8\n' >"$R/etc/ghostswap.conf.d/50-run.conf"
+printf 'mem_limit = ram / 8\n' >"$R/etc/ghostswap.conf.d/30-local.conf"
+printf 'not a conf file\n' >"$R/etc/ghostswap.conf.d/README"
+mkfake "$F"
+printf 'MemTotal:        2000000 kB\n' >"$F/proc/meminfo"
+echo "BOOT_IMAGE=/vmlinuz root=/dev/vda quiet" >"$F/proc/cmdline"
+# ctlr ARGS...: ctl with the configuration under $R.
+ctlr() { GHOSTSWAP_CONFROOT=$R ctl "$@"; }
+ctlr setup --system-config
+same "setup -C: main file from the highest directory, drop-ins by name, same name hidden" \
+	"$rc
+$(grep -E 'zswap|comp_alg|disksize|mem_limit|swapon' <<<"$tr")" \
+"0
+write module/zswap/parameters/enabled N
+write block/ghostswap/comp_algorithm zstd
+write block/ghostswap/disksize 5368709120
+write block/ghostswap/mem_limit 256000000
+run swapon -p 8 /dev/ghostswap"
+ctlr config
+same "config: the files in reading order, each key with its origin" "$rc
+$out" \
+"0
+# setup --system-config reads, in this order:
+#   $R/usr/local/lib/ghostswap.conf
+#   $R/usr/lib/ghostswap.conf.d/20-vendor.conf
+#   $R/etc/ghostswap.conf.d/30-local.conf
+#   $R/etc/ghostswap.conf.d/50-run.conf
+#   $R/usr/lib/ghostswap.conf.d/60-vendor.conf
+size = 5G                       # $R/usr/lib/ghostswap.conf.d/60-vendor.conf:1
+algorithm = zstd                # $R/usr/lib/ghostswap.conf.d/20-vendor.conf:1
+mem_limit = ram / 8             # $R/etc/ghostswap.conf.d/30-local.conf:1; here 244.1M (256000000 bytes)
+priority = 8                    # $R/etc/ghostswap.conf.d/50-run.conf:2
+disable_zswap = yes             # $R/usr/local/lib/ghostswap.conf:2"
+ln -s /dev/null "$R/etc/ghostswap.conf.d/60-vendor.conf"
+ln -s /dev/null "$R/etc/ghostswap.conf"
+ctlr setup -C
+same "setup -C: links to /dev/null mask the main file and a vendor drop-in" \
+	"$rc
+$(grep -E 'zswap|comp_alg|disksize|mem_limit|swapon' <<<"$tr")" \
+"0
+write block/ghostswap/comp_algorithm zstd
+write block/ghostswap/disksize 6442450944
+write block/ghostswap/mem_limit 256000000
+run swapon -p 8 /dev/ghostswap"
+ctlr setup -C --size 1G -p 9
+same "setup -C: command line options win over the files" \
+	"$(grep -E 'disksize|swapon' <<<"$tr")" \
+"write block/ghostswap/disksize 1073741824
+run swapon -p 9 /dev/ghostswap"
+printf 'size = lots\n' >"$R/run/ghostswap.conf.d/40-bad.conf"
+ctlr setup -C
+expect "setup -C: an error names the drop-in and line, nothing written" 2 \
+	"$R/run/ghostswap.conf.d/40-bad.conf:1: bad size 'lots' for size"
+same "setup -C: an error in a drop-in: nothing written" "$tr" ""
+ctlr config
+expect "config: an error in a drop-in: exit 2, named" 2 "$R/run/ghostswap.conf.d/40-bad.conf:1"
+rm "$R/run/ghostswap.conf.d/40-bad.conf"
+ctlr setup -C -c "$cfg"
+expect "setup: --config and --system-config together: usage error" 2 "exclude each other"
+echo "quiet systemd.ghostswap=0" >"$F/proc/cmdline"
+ctlr setup -C
+same "setup -C: systemd.ghostswap=0 turns it off: says so, does nothing, exit 0" \
+	"$rc|$out|$tr" "0|systemd.ghostswap=0 on the kernel command line: the boot setup is off|"
+ctlr setup --size 2G --no-swapon
+same "setup without -C: systemd.ghostswap=0 does not apply" "$rc $(grep disksize <<<"$tr")" \
+	"0 write block/ghostswap/disksize 2147483648"
+ctlr config
+same "config: names the switch when it is off" "$(grep systemd.ghostswap <<<"$out")" \
+	"# systemd.ghostswap=0 on the kernel command line: the boot setup is off"
+printf 'idle_writeback = 60\n' >"$R/etc/ghostswap.conf.d/70-wb.conf"
+ctlr writeback -C
+same "writeback -C: systemd.ghostswap=0: nothing written" "$rc|$tr" "0|"
+echo "systemd.ghostswap=off systemd.ghostswap=yes" >"$F/proc/cmdline"
+ctlr writeback -C
+same "writeback -C: idle_writeback from a drop-in; the last switch counts" "$rc
+$tr" "0
+write block/ghostswap/idle 60
+write block/ghostswap/writeback idle"
+echo "systemd.ghostswap=perhaps" >"$F/proc/cmdline"
+ctlr setup -C --no-swapon
+same "setup -C: a switch that is not a boolean: warned about, ignored" "$rc|$err" \
+	"0|ghostswapctl: warning: kernel command line: ignoring 'systemd.ghostswap=perhaps' (want systemd.ghostswap=0 or =1)"
+rm -rf "$R"/etc "$R"/run "$R"/usr
+echo "systemd.ghostswap" >"$F/proc/cmdline"
+ctlr setup -C
+same "setup -C: no files (systemd.ghostswap): the module's defaults" "$rc
+$tr" "0
+run udevadm settle
+run mkswap /dev/ghostswap
+run swapon -p 100 /dev/ghostswap"
+ctlr config
+same "config: no files" "$rc
+$out" "0
+# no configuration files: setup --system-config uses the defaults
+# systemd.ghostswap on the kernel command line: the boot setup runs with or without files"
+ctl config -c "$top/etc/ghostswap.conf"
+same "config -c: one file's keys (the example)" "$rc
+$(cut -d'#' -f1 <<<"$out" | sed 's/ *$//')" "0
+
+algorithm = lz4
+priority = 100
+disable_zswap = yes"
 
 # ------------------------------------------------------------------- reset
 
@@ -861,8 +1048,8 @@ same "make install: an existing /etc/ghostswap.conf is kept" \
 make -C "$src" install DESTDIR="$tmp/dest2" PREFIX=/usr/local >>"$tmp/install.log" 2>&1
 same "make install PREFIX=/usr/local: units run the tool from there" \
 	"$(grep -h '^Exec' "$tmp/dest2/lib/systemd/system/"*.service)" \
-"ExecStart=/usr/local/sbin/ghostswapctl writeback --config /etc/ghostswap.conf
-ExecStart=/usr/local/sbin/ghostswapctl setup --config /etc/ghostswap.conf
+"ExecStart=/usr/local/sbin/ghostswapctl writeback --system-config
+ExecStart=/usr/local/sbin/ghostswapctl setup --system-config
 ExecStop=/usr/local/sbin/ghostswapctl reset"
 make -C "$src" clean >"$tmp/clean.log" 2>&1
 [ ! -e "$src/tools/ghostswapctl" ] && tap_ok "make clean removes tools/ghostswapctl" ||
@@ -884,7 +1071,7 @@ else
 fi
 unit=$top/systemd/ghostswap.service
 grep -qx 'Type=oneshot' "$unit" && grep -qx 'RemainAfterExit=yes' "$unit" &&
-	grep -qx 'ExecStart=/usr/sbin/ghostswapctl setup --config /etc/ghostswap.conf' "$unit" &&
+	grep -qx 'ExecStart=/usr/sbin/ghostswapctl setup --system-config' "$unit" &&
 	grep -qx 'ExecStop=/usr/sbin/ghostswapctl reset' "$unit" &&
 	tap_ok "ghostswap.service: oneshot, RemainAfterExit, setup/reset" ||
 	tap_not_ok "ghostswap.service: oneshot, RemainAfterExit, setup/reset"
