@@ -5,15 +5,19 @@
  */
 #include "ghostswapctl.h"
 
+#include <errno.h>
+#include <string.h>
 #include <unistd.h>
 
 void usage(FILE *out)
 {
 	fputs(
 "Usage:\n"
-" " PROG " [status] [-b] [-o COLS] [-J] [-r] [-n]\n"
-" " PROG " setup [-s SIZE] [-a ALG] [-m SIZE] [-B DEV] [-w PAGES]\n"
-"              [-p N] [--disable-zswap] [--no-swapon] [-c FILE | -C]\n"
+" " PROG " [status] [-b] [-o COLS] [-J | --raw] [-n] [DEVICE]\n"
+" " PROG " -s SIZE [-a ALG] [-p PARAMS] [-t N] DEVICE | -f   (zramctl's)\n"
+" " PROG " -r DEVICE | -f                                   (zramctl's)\n"
+" " PROG " setup [-s SIZE] [-a ALG] [-p PARAMS] [-m SIZE] [-B DEV] [-w PAGES]\n"
+"              [--priority N] [--disable-zswap] [--no-swapon] [-c FILE | -C]\n"
 " " PROG " reset\n"
 " " PROG " writeback idle|huge|huge_idle|incompressible|all [PAGES]\n"
 " " PROG " writeback PAGES | writeback --config FILE | writeback -C\n"
@@ -27,7 +31,8 @@ void usage(FILE *out)
 "" DEV_PATH ". See ghostswapctl(8), ghostswap(4), ghostswap.conf(5).\n"
 "\n"
 "Commands:\n"
-" status            show the device as a table (the default)\n"
+" status            show the device as a table (the default); DEVICE is\n"
+"                   /dev/ghostswap (or ghostswap), as zramctl takes one\n"
 " setup             load the module, configure the device, mkswap, swapon\n"
 " reset             swapoff, then reset the device (its data is dropped)\n"
 " writeback         write stored pages to the backing device: MODE, or\n"
@@ -49,13 +54,27 @@ void usage(FILE *out)
 "                        the default ones\n"
 "     --output-all       all columns\n"
 " -J, --json             JSON (sizes in bytes, numbers as numbers)\n"
-" -r, --raw              raw output: one space between fields, no alignment\n"
+"     --raw              raw output: one space between fields, no alignment\n"
 " -n, --noheadings       no header line\n"
 "\n"
+"zramctl's options (without a command):\n"
+" -s, --size SIZE        reset the device, then set its size (and -a, -p);\n"
+"                        no mkswap, no swapon: what zramctl does\n"
+" -a, --algorithm ALG    with -s: compression algorithm\n"
+" -p, --algorithm-params PARAMS\n"
+"                        with -s: algorithm_params, e.g. 'level=8'\n"
+" -t, --streams N        with -s: accepted and ignored (one stream per CPU)\n"
+" -f, --find             print the device if it is free (not swapped on, no\n"
+"                        data); with -s, set it up and print it\n"
+" -r, --reset DEVICE     reset the device; refused while it is swapped on\n"
+"\n", out);
+	fputs(
 "Setup options (each overrides the configuration file):\n"
 " -s, --size SIZE        device size: bytes, suffix K M G T P (1M..16T-4K),\n"
 "                        or an expression of ram in MiB: 'min(ram * 4, 64G)'\n"
 " -a, --algorithm ALG    compression algorithm\n"
+" -p, --algorithm-params PARAMS\n"
+"                        algorithm_params: 'level=8', 'dict=/etc/zstd.dict'\n"
 " -m, --mem-limit SIZE   pool memory limit (a size or expression); 0: none\n"
 " -B, --backing-dev DEV  backing block device for writeback, or none\n"
 " -w, --writeback-limit PAGES|none\n"
@@ -64,7 +83,7 @@ void usage(FILE *out)
 "                        pages that skip memory for the backing device\n"
 "     --writeback-shrinker yes|no\n"
 "                        write back under memory pressure\n"
-" -p, --priority N       swap priority, -1..32767 (default " DEFAULT_PRIO_S "; -1: kernel's)\n"
+"     --priority N       swap priority, -1..32767 (default " DEFAULT_PRIO_S "; -1: kernel's)\n"
 " -Z, --disable-zswap    turn zswap off\n"
 "     --no-swapon        configure and mkswap, but do not swapon\n"
 " -c, --config FILE      read settings from FILE (ghostswap.conf(5))\n"
@@ -140,6 +159,51 @@ int parse_help_only(int argc, char **argv, int max_args)
 		return fail(RC_USAGE, "%s: unexpected argument '%s'", argv[0],
 			    argv[optind + max_args]);
 	return RC_OK;
+}
+
+/*
+ * A write that needs the device unused: on EBUSY while swap is off, the
+ * holder may be udev probing the device; settle and try once more.
+ */
+int write_attr_retrying(const char *attr, const char *val)
+{
+	int ret = write_attr(attr, val);
+
+	if (ret == -EBUSY && !swapped_on(NULL)) {
+		udev_settle();
+		ret = write_attr(attr, val);
+	}
+	return ret ? write_failed(attr, val, ret) : RC_OK;
+}
+
+/* The module loaded (modprobe if need be), udev settled on the device. */
+int load_module(void)
+{
+	int ret;
+
+	if (!dev_present()) {
+		ret = RUN(false, "modprobe", "ghostswap");
+		if (ret)
+			return fail(RC_NODEV, "ghostswap module not loaded and 'modprobe ghostswap' failed (exit %d)",
+				    ret);
+		if (!dev_present() && !dryrun)
+			return fail(RC_NODEV, "modprobe ghostswap did not create %s/%s",
+				    sysroot, DEV_SYS);
+	}
+	udev_settle();
+	return dev_present() ? RC_OK : fail_not_loaded();
+}
+
+/*
+ * A device named on the command line, as zramctl takes one: the node or
+ * the kernel name; there is one ghostswap device.
+ */
+int check_device_arg(const char *arg)
+{
+	if (!strcmp(arg, DEV_PATH) || !strcmp(arg, "ghostswap"))
+		return RC_OK;
+	return fail(RC_USAGE, "%s: not a ghostswap device (there is one: %s)",
+		    arg, DEV_PATH);
 }
 
 /* Commands that change the device need root (unless on a fake tree). */

@@ -18,21 +18,6 @@
  */
 #define SWAPON_COST_WARN_PCT	2
 
-/*
- * A write that needs the device unused: on EBUSY while swap is off, the
- * holder may be udev probing the device; settle and try once more.
- */
-static int write_attr_retrying(const char *attr, const char *val)
-{
-	int ret = write_attr(attr, val);
-
-	if (ret == -EBUSY && !swapped_on(NULL)) {
-		udev_settle();
-		ret = write_attr(attr, val);
-	}
-	return ret ? write_failed(attr, val, ret) : RC_OK;
-}
-
 /* Whether the device has no backing device (or cannot have one). */
 static bool no_backing(void)
 {
@@ -107,7 +92,8 @@ int cmd_setup(int argc, char **argv)
 		{ "writeback-limit", required_argument, NULL, 'w' },
 		{ "writeback-direct", required_argument, NULL, 'D' },
 		{ "writeback-shrinker", required_argument, NULL, 'S' },
-		{ "priority", required_argument, NULL, 'p' },
+		{ "algorithm-params", required_argument, NULL, 'p' },
+		{ "priority", required_argument, NULL, 'P' },
 		{ "disable-zswap", no_argument, NULL, 'Z' },
 		{ "no-swapon", no_argument, NULL, 'N' },
 		{ "config", required_argument, NULL, 'c' },
@@ -119,7 +105,7 @@ int cmd_setup(int argc, char **argv)
 		['s'] = "size", ['a'] = "algorithm", ['m'] = "mem_limit",
 		['B'] = "backing_dev", ['w'] = "writeback_limit",
 		['D'] = "writeback_direct", ['S'] = "writeback_shrinker",
-		['p'] = "priority",
+		['p'] = "algorithm_params", ['P'] = "priority",
 	};
 	struct settings cli = { 0 }, s = { 0 };
 	char err[PATH_MAX + 128], val[32], sz[32];
@@ -130,7 +116,12 @@ int cmd_setup(int argc, char **argv)
 
 	while ((c = next_opt(argc, argv, ":s:a:m:B:w:p:Zc:Ch", opts, &rc)) != -1) {
 		switch (c) {
-		case 's': case 'a': case 'm': case 'B': case 'w': case 'p':
+		case 'p':
+			if (parse_prio(optarg, &prio))
+				return fail(RC_USAGE, "setup: -p is --algorithm-params, as in zramctl; for the swap priority use --priority %s",
+					    optarg);
+			/* fall through */
+		case 's': case 'a': case 'm': case 'B': case 'w': case 'P':
 		case 'D': case 'S':
 			if (!set_setting(&cli, keys[c], optarg, err, sizeof(err)))
 				return fail(RC_USAGE, "%s", err);
@@ -153,29 +144,16 @@ int cmd_setup(int argc, char **argv)
 		return fail(RC_USAGE, "setup: unexpected argument '%s'",
 			    argv[optind]);
 	rc = load_config(config, system_config, &s, &off);
-	if (rc)
+	if (rc || off)
 		return rc;
-	if (off) {
-		printf("%s\n", SWITCH_OFF_MSG);
-		return RC_OK;
-	}
 	merge_settings(&s, &cli);
 	rc = need_root("setup");
 	if (rc)
 		return rc;
 
-	if (!dev_present()) {
-		ret = RUN(false, "modprobe", "ghostswap");
-		if (ret)
-			return fail(RC_NODEV, "ghostswap module not loaded and 'modprobe ghostswap' failed (exit %d)",
-				    ret);
-		if (!dev_present() && !dryrun)
-			return fail(RC_NODEV, "modprobe ghostswap did not create %s/%s",
-				    sysroot, DEV_SYS);
-	}
-	udev_settle();
-	if (!dev_present())
-		return fail_not_loaded();
+	rc = load_module();
+	if (rc)
+		return rc;
 	if (swapped_on(NULL))
 		return fail_in_use();
 
@@ -202,6 +180,11 @@ int cmd_setup(int argc, char **argv)
 	}
 	if (s.has_algorithm) {
 		rc = write_attr_retrying("comp_algorithm", s.algorithm);
+		if (rc)
+			return rc;
+	}
+	if (s.has_algorithm_params) {
+		rc = write_attr_retrying("algorithm_params", s.algorithm_params);
 		if (rc)
 			return rc;
 	}

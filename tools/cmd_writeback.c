@@ -100,12 +100,8 @@ int cmd_writeback(int argc, char **argv)
 		if (nargs)
 			return fail(RC_USAGE, "writeback: --config and --system-config take no mode");
 		rc = load_config(config, system_config, &s, &off);
-		if (rc)
+		if (rc || off)
 			return rc;
-		if (off) {
-			printf("%s\n", SWITCH_OFF_MSG);
-			return RC_OK;
-		}
 		if (!s.has_idle_writeback)
 			return fail(RC_USAGE, "%s: no idle_writeback set: nothing to write back",
 				    config ? config : "the system's configuration");

@@ -17,7 +17,8 @@
 
 /* The keys of ghostswap.conf(5), in the order "config" prints them. */
 const char *const config_keys[N_CONFIG_KEYS] = {
-	"size", "algorithm", "mem_limit", "backing_dev", "writeback_limit",
+	"size", "algorithm", "algorithm_params", "mem_limit", "backing_dev",
+	"writeback_limit",
 	"writeback_direct", "writeback_shrinker", "idle_writeback",
 	"priority", "disable_zswap", "swapon",
 };
@@ -78,6 +79,12 @@ bool set_setting(struct settings *s, const char *key, const char *val,
 			goto bad;
 		bfmt(s->algorithm, sizeof(s->algorithm), "%s", val);
 		s->has_algorithm = true;
+	} else if (!strcmp(key, "algorithm_params")) {
+		if (strlen(val) >= sizeof(s->algorithm_params))
+			goto bad;
+		bfmt(s->algorithm_params, sizeof(s->algorithm_params), "%s",
+		     val);
+		s->has_algorithm_params = true;
 	} else if (!strcmp(key, "mem_limit")) {
 		if (parse_bytes(val, &v) || !strcasecmp(val, "none")) {
 			if (!parse_limit(val, &s->mem_limit))
@@ -244,7 +251,8 @@ int read_system_config(struct settings *s, struct key_origin *origins,
 /*
  * The settings a command starts from: @file's, or with @system the
  * system's configuration, unless the kernel command line turned the boot
- * setup off (then *@off and nothing read); neither: none.
+ * setup off (then *@off, nothing read, and that said on stdout);
+ * neither: none.
  */
 int load_config(const char *file, bool system, struct settings *s,
 		bool *off)
@@ -259,6 +267,7 @@ int load_config(const char *file, bool system, struct settings *s,
 	if (!system)
 		return RC_OK;
 	if (cmdline_switch() == 0) {
+		printf("%s\n", SWITCH_OFF_MSG);
 		*off = true;
 		return RC_OK;
 	}
@@ -273,6 +282,10 @@ void merge_settings(struct settings *dst, const struct settings *cli)
 	if (cli->has_algorithm)
 		dst->has_algorithm = true,
 		memcpy(dst->algorithm, cli->algorithm, sizeof(dst->algorithm));
+	if (cli->has_algorithm_params)
+		dst->has_algorithm_params = true,
+		memcpy(dst->algorithm_params, cli->algorithm_params,
+		       sizeof(dst->algorithm_params));
 	if (cli->has_mem_limit)
 		dst->has_mem_limit = true, dst->mem_limit = cli->mem_limit;
 	if (cli->has_backing_dev)

@@ -89,6 +89,41 @@ static void current_alg(const char *list, char *out, size_t n)
 	bfmt(out, n, "%s", list);
 }
 
+/*
+ * The compression streams: one per online CPU (as zram's max_comp_streams
+ * reads now), counted from devices/system/cpu/online ("0-3,8"); -1 if
+ * that cannot be read.
+ */
+static long online_cpus(void)
+{
+	char buf[256], *p = buf, *end;
+	long n = 0, lo, hi;
+
+	if (read_sys("devices/system/cpu/online", buf, sizeof(buf)))
+		return -1;
+	while (*p) {
+		lo = strtol(p, &end, 10);
+		if (end == p || lo < 0)
+			return -1;
+		hi = lo;
+		if (*end == '-') {
+			p = end + 1;
+			hi = strtol(p, &end, 10);
+			if (end == p || hi < lo)
+				return -1;
+		}
+		n += hi - lo + 1;
+		p = end;
+		if (*p == ',')
+			p++;
+		else if (*p && *p != '\n')
+			return -1;
+		else
+			break;
+	}
+	return n ? n : -1;
+}
+
 int read_dev_info(struct dev_info *d)
 {
 	char buf[PATH_MAX];
@@ -127,6 +162,7 @@ int read_dev_info(struct dev_info *d)
 		bfmt(d->backing, sizeof(d->backing), "none");
 	d->prio = 0;
 	d->swap = swapped_on(&d->prio);
+	d->streams = online_cpus();
 	return RC_OK;
 }
 

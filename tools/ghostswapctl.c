@@ -57,7 +57,9 @@ int main(int argc, char **argv)
 
 	setup_env();
 	opterr = 0;
-	if (argc < 2 || argv[1][0] == '-') {
+	/* No command: status, or zramctl's options, or zramctl's DEVICE. */
+	if (argc < 2 || argv[1][0] == '-' || argv[1][0] == '/' ||
+	    !strcmp(argv[1], "ghostswap")) {
 		if (argc >= 2 && (!strcmp(argv[1], "-h") ||
 				  !strcmp(argv[1], "--help"))) {
 			usage(stdout);

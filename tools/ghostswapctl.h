@@ -97,6 +97,7 @@ struct dev_info {
 	char backing[PATH_MAX];
 	bool swap;
 	long prio;
+	long streams;			/* online CPUs; -1: unknown */
 };
 
 /*
@@ -107,17 +108,19 @@ struct settings {
 	bool has_size, has_algorithm, has_mem_limit, has_backing_dev;
 	bool has_priority, has_writeback_limit, has_disable_zswap, has_swapon;
 	bool has_idle_writeback, has_writeback_direct, has_writeback_shrinker;
+	bool has_algorithm_params;
 	uint64_t size, mem_limit, writeback_limit, idle_writeback;
 	bool writeback_limit_none, writeback_shrinker;
 	char writeback_direct[16];
 	char algorithm[64];
+	char algorithm_params[256];
 	char backing_dev[PATH_MAX];
 	long priority;
 	bool disable_zswap, swapon;
 };
 
 /* The keys of ghostswap.conf(5) (config.c). */
-#define N_CONFIG_KEYS	11
+#define N_CONFIG_KEYS	12
 extern const char *const config_keys[N_CONFIG_KEYS];
 
 /* Where a key of the configuration was set: FILE:LINE and its text. */
@@ -227,6 +230,9 @@ int next_opt(int argc, char **argv, const char *shortopts,
 int parse_help_only(int argc, char **argv, int max_args);
 int need_root(const char *cmd);
 int need_root_and_device(const char *cmd);
+int write_attr_retrying(const char *attr, const char *val);
+int load_module(void);
+int check_device_arg(const char *arg);
 
 /* The commands: argv[0] is the command's name; they return the exit code. */
 int cmd_status(int argc, char **argv);

@@ -49,7 +49,9 @@ enum col_type {
 	CT_SIZE,	/* bytes: human unless --bytes; JSON number */
 	CT_NUM,		/* a count */
 	CT_RATIO,	/* two decimals; "-" / null without data */
+	CT_RATIO4,	/* four decimals (zramctl's COMP-RATIO); the same */
 	CT_PRIO,	/* swap priority; empty / null when not swap */
+	CT_COUNT,	/* a count that may be unknown: "-" / null */
 };
 
 struct column {
@@ -61,11 +63,26 @@ struct column {
 enum {
 	COL_NAME, COL_ALGORITHM, COL_DISKSIZE, COL_DATA, COL_COMPR, COL_TOTAL,
 	COL_RATIO, COL_WRITTEN, COL_CLUSTERS, COL_MOUNTPOINT,
-	COL_MEM_LIMIT, COL_MEM_USED, COL_MEM_PEAK, COL_META, COL_SAME,
-	COL_HUGE, COL_COMPACTED, COL_SLOTS, COL_PEAK_CLUSTERS, COL_STREAMS,
+	COL_MEM_LIMIT, COL_MEM_USED, COL_POOL, COL_META, COL_ZERO,
+	COL_HUGE, COL_MIGRATED, COL_SLOTS, COL_PEAK_CLUSTERS, COL_STREAMS,
+	COL_STREAM_MEM, COL_COMP_RATIO,
 	COL_PRIORITY, COL_BACKING, COL_BD_READS, COL_BD_WRITES, COL_BD_META,
 	COL_FAILED_READS, COL_FAILED_WRITES,
 	NCOLS
+};
+
+/*
+ * Where zramctl has a column, it has its name and meaning: ZERO-PAGES,
+ * MEM-USED (the peak), MIGRATED, STREAMS (a count), COMP-RATIO
+ * (DATA/TOTAL). Names this tool used before for some of them, refused
+ * with the new one named.
+ */
+static const struct {
+	const char *old, *now;
+} renamed_columns[] = {
+	{ "SAME-PAGES", "ZERO-PAGES" },
+	{ "MEM-PEAK", "MEM-USED (the peak, as in zramctl)" },
+	{ "COMPACTED", "MIGRATED" },
 };
 
 static const struct column columns[NCOLS] = {
@@ -80,15 +97,17 @@ static const struct column columns[NCOLS] = {
 	[COL_CLUSTERS] = { "CLUSTERS", CT_NUM, "clusters of 512 slots allocated" },
 	[COL_MOUNTPOINT] = { "MOUNTPOINT", CT_STR, "[SWAP] if swap is on" },
 	[COL_MEM_LIMIT] = { "MEM-LIMIT", CT_SIZE, "pool memory limit (0: none)" },
-	[COL_MEM_USED] = { "MEM-USED", CT_SIZE, "pool memory in use" },
-	[COL_MEM_PEAK] = { "MEM-PEAK", CT_SIZE, "most pool memory used" },
+	[COL_MEM_USED] = { "MEM-USED", CT_SIZE, "peak pool memory (zramctl's)" },
+	[COL_POOL] = { "POOL", CT_SIZE, "pool memory in use now" },
 	[COL_META] = { "META", CT_SIZE, "metadata memory (clusters)" },
-	[COL_SAME] = { "SAME-PAGES", CT_NUM, "same-filled pages (no pool memory)" },
+	[COL_ZERO] = { "ZERO-PAGES", CT_NUM, "same-filled pages, no pool memory" },
 	[COL_HUGE] = { "HUGE-PAGES", CT_NUM, "incompressible pages stored raw" },
-	[COL_COMPACTED] = { "COMPACTED", CT_NUM, "pages freed by compaction" },
+	[COL_MIGRATED] = { "MIGRATED", CT_NUM, "pages freed by compaction" },
 	[COL_SLOTS] = { "SLOTS", CT_NUM, "slots holding data" },
 	[COL_PEAK_CLUSTERS] = { "PEAK-CLUSTERS", CT_NUM, "most clusters allocated" },
-	[COL_STREAMS] = { "STREAMS", CT_SIZE, "memory of the compression streams" },
+	[COL_STREAMS] = { "STREAMS", CT_COUNT, "compression streams (one per online CPU)" },
+	[COL_STREAM_MEM] = { "STREAM-MEM", CT_SIZE, "memory of the compression streams" },
+	[COL_COMP_RATIO] = { "COMP-RATIO", CT_RATIO4, "DATA/TOTAL, as zramctl's" },
 	[COL_PRIORITY] = { "PRIORITY", CT_PRIO, "swap priority" },
 	[COL_BACKING] = { "BACKING", CT_STR, "backing device, or none" },
 	[COL_BD_READS] = { "BD-READS", CT_NUM, "pages read from the backing device" },
@@ -173,15 +192,27 @@ static void cell_value(int col, const struct dev_info *d, struct cell *c)
 	case COL_WRITTEN: c->num = d->bd[BD_COUNT] * PAGE_BYTES; break;
 	case COL_CLUSTERS: c->num = d->cl[CL_CLUSTERS]; break;
 	case COL_MEM_LIMIT: c->num = d->mm[MM_LIMIT]; break;
-	case COL_MEM_USED: c->num = d->mm[MM_USED]; break;
-	case COL_MEM_PEAK: c->num = d->mm[MM_MAX]; break;
+	case COL_MEM_USED: c->num = d->mm[MM_MAX]; break;
+	case COL_POOL: c->num = d->mm[MM_USED]; break;
 	case COL_META: c->num = d->cl[CL_META]; break;
-	case COL_SAME: c->num = d->mm[MM_SAME]; break;
+	case COL_ZERO: c->num = d->mm[MM_SAME]; break;
 	case COL_HUGE: c->num = d->mm[MM_HUGE]; break;
-	case COL_COMPACTED: c->num = d->mm[MM_COMPACTED]; break;
+	case COL_MIGRATED: c->num = d->mm[MM_COMPACTED]; break;
 	case COL_SLOTS: c->num = d->cl[CL_SLOTS]; break;
 	case COL_PEAK_CLUSTERS: c->num = d->cl[CL_PEAK]; break;
-	case COL_STREAMS: c->num = d->cl[CL_STREAM]; break;
+	case COL_STREAMS:
+		c->null = d->streams < 0;
+		c->num = d->streams < 0 ? 0 : (uint64_t)d->streams;
+		break;
+	case COL_STREAM_MEM: c->num = d->cl[CL_STREAM]; break;
+	case COL_COMP_RATIO: {
+		uint64_t total = d->mm[MM_USED] + d->cl[CL_META];
+
+		c->null = !total;
+		if (total)
+			c->ratio = (double)d->mm[MM_ORIG] / (double)total;
+		break;
+	}
 	case COL_PRIORITY:
 		c->null = !d->swap;
 		c->snum = d->prio;
@@ -212,10 +243,18 @@ static void cell_text(int col, const struct cell *c, bool bytes, char *buf,
 		bfmt(buf, n, "%" PRIu64, c->num);
 		break;
 	case CT_RATIO:
+	case CT_RATIO4:
 		if (c->null)
 			bfmt(buf, n, "-");
 		else
-			bfmt(buf, n, "%.2f", c->ratio);
+			bfmt(buf, n, columns[col].type == CT_RATIO ? "%.2f" : "%.4f",
+			     c->ratio);
+		break;
+	case CT_COUNT:
+		if (c->null)
+			bfmt(buf, n, "-");
+		else
+			bfmt(buf, n, "%" PRIu64, c->num);
 		break;
 	case CT_PRIO:
 		if (c->null)
@@ -259,7 +298,7 @@ void print_json(const struct dev_info *d, const int *cols, int ncols)
 	struct cell c;
 	int i;
 
-	printf("{\n   \"devices\": [\n      {\n");
+	printf("{\n   \"blockdevices\": [\n      {\n");
 	for (i = 0; i < ncols; i++) {
 		cell_value(cols[i], d, &c);
 		printf("         ");
@@ -268,6 +307,8 @@ void print_json(const struct dev_info *d, const int *cols, int ncols)
 			printf("null");
 		else if (columns[cols[i]].type == CT_RATIO)
 			printf("%.2f", c.ratio);
+		else if (columns[cols[i]].type == CT_RATIO4)
+			printf("%.4f", c.ratio);
 		else if (columns[cols[i]].type == CT_PRIO)
 			printf("%ld", c.snum);
 		else if (c.is_num)
@@ -353,6 +394,19 @@ static int find_column(const char *name, size_t len)
 	return -1;
 }
 
+static int unknown_column(const char *name, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(renamed_columns) / sizeof(renamed_columns[0]); i++)
+		if (strlen(renamed_columns[i].old) == len &&
+		    !strncasecmp(renamed_columns[i].old, name, len))
+			return fail(RC_USAGE, "column %s is now called %s",
+				    renamed_columns[i].old, renamed_columns[i].now);
+	return fail(RC_USAGE, "unknown column: '%.*s' (see --help)", (int)len,
+		    name);
+}
+
 /* --output: "COL,COL" or "+COL,COL" (added to the default columns). */
 int parse_columns(const char *spec, int *cols, int *ncols)
 {
@@ -371,8 +425,7 @@ int parse_columns(const char *spec, int *cols, int *ncols)
 			e = p + strlen(p);
 		c = find_column(p, (size_t)(e - p));
 		if (c < 0)
-			return fail(RC_USAGE, "unknown column: '%.*s' (see --help)",
-				    (int)(e - p), p);
+			return unknown_column(p, (size_t)(e - p));
 		if (*ncols >= MAX_COLUMNS)
 			return fail(RC_USAGE, "--output: too many columns");
 		cols[(*ncols)++] = c;

@@ -358,7 +358,7 @@ def cmd_ctl_json(path, *checks):
     import json
     import re
     text = sys.stdin.read() if path == "-" else open(path).read()
-    dev, = json.loads(text)["devices"]
+    dev, = json.loads(text)["blockdevices"]
     types = {"int": int, "float": float, "str": str, "null": type(None)}
     bad = []
     for check in checks:

@@ -68,7 +68,7 @@ t_ctl_status() {
 	[ "$written" = 0 ] || fail "WRITTEN $written"
 	[ "$clusters" = "$(cstat clusters)" ] || fail "CLUSTERS $clusters"
 	[ -z "$mnt" ] || fail "MOUNTPOINT '$mnt' with swap off"
-	ctl -n -r -o DISKSIZE,DATA
+	ctl -n --raw -o DISKSIZE,DATA
 	[ "$out" = "64G 2.1M" ] || fail "human sizes: '$out'"
 	ctl --json
 	printf '%s\n' "$out" >/tmp/ctl.json
@@ -98,7 +98,7 @@ t_ctl_setup_reset() {
 	[ "$(cat "$SYS/mem_limit")" = $((256 << 20)) ] || fail mem_limit
 	[ ! -e /sys/module/zswap/parameters/enabled ] ||
 		[ "$(cat /sys/module/zswap/parameters/enabled)" = N ] || fail "zswap on"
-	ctl -n -r -o MOUNTPOINT,PRIORITY,ALGORITHM
+	ctl -n --raw -o MOUNTPOINT,PRIORITY,ALGORITHM
 	[ "$out" = "[SWAP] 42 zstd" ] || fail "status while swapped on: $out"
 	ctl setup --size 1G
 	ctl_expect 4 "device is in use"
@@ -137,6 +137,38 @@ t_ctl_setup_reset() {
 		fail "not swapped on after loading"
 	ctl reset
 	[ $rc = 0 ] || fail "reset: exit $rc"
+}
+
+# zramctl's command line on the real device: -s DEVICE (reset, algorithm,
+# params, size; no swapon), -f, -r DEVICE, and zramctl's columns.
+t_ctl_zramctl() {
+	local want
+	ctl_fresh
+	ctl -s 3G -a zstd -p "level=8" /dev/ghostswap
+	[ $rc = 0 ] || fail "-s: exit $rc"
+	[ "$(cat "$SYS/disksize")" = $((3 << 30)) ] || fail "-s: disksize"
+	grep -q '\[zstd\]' "$SYS/comp_algorithm" || fail "-a: comp_algorithm"
+	grep -q "^$DEV " /proc/swaps && fail "-s swapped on"
+	ctl -f
+	[ "$rc|$out" = "0|$DEV" ] || fail "-f: a free device"
+	$PAGES write "$DEV" 0 z:10,t:100 >/dev/null || fail "write pages"
+	# ZERO-PAGES: same-filled; STREAMS: online CPUs; COMP-RATIO: DATA /
+	# TOTAL (pool plus metadata); MEM-USED: the pool's peak.
+	ctl -n --raw -o ZERO-PAGES,STREAMS,COMP-RATIO,MEM-USED --bytes
+	want="$(mstat same) $(nproc) $(awk -v o="$(mstat orig)" -v u="$(mstat used)" \
+		'{ printf "%.4f", o / (u + $4) }' "$SYS/cluster_stat") $(mstat max)"
+	[ "$out" = "$want" ] || fail "zramctl's columns: $out, want $want"
+	ctl -f
+	ctl_expect 4 "no free ghostswap device: $DEV holds data"
+	mkswap "$DEV" >/dev/null && swapon "$DEV" || fail swapon
+	ctl -r "$DEV"
+	ctl_expect 4 "swapoff first"
+	swapoff "$DEV" || fail swapoff
+	ctl -r "$DEV"
+	[ $rc = 0 ] || fail "-r: exit $rc"
+	[ "$(cat "$SYS/disksize")" = "$(default_disksize)" ] || fail "-r: not reset"
+	ctl -r
+	ctl_expect 2 "(raw output is --raw)"
 }
 
 # The errors, each with its exit code and one-line message.
@@ -206,7 +238,7 @@ t_ctl_writeback() {
 	loop=$(losetup -f --show "$img") || fail "losetup"
 	ctl setup --backing-dev "$loop" --size 1G --no-swapon
 	[ $rc = 0 ] || { losetup -d "$loop"; fail "setup --backing-dev: exit $rc"; }
-	ctl -n -r -o BACKING
+	ctl -n --raw -o BACKING
 	[ "$out" = "$loop" ] || fail "BACKING $out"
 	$PAGES write "$DEV" 0 r:256,t:256 >/dev/null || fail "write pages"
 	ctl writeback huge
@@ -215,7 +247,7 @@ t_ctl_writeback() {
 	*"+256 pages (1M); backing device holds 256 pages"*) ;;
 	*) fail "report: $out" ;;
 	esac
-	ctl -n -r -o WRITTEN
+	ctl -n --raw -o WRITTEN
 	[ "$out" = 1M ] || fail "WRITTEN $out"
 	ctl idle all
 	[ $rc = 0 ] || fail "idle all"

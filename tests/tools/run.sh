@@ -81,7 +81,9 @@ out=$("$CTL" setup --help)
 mkfake() {
 	local f=$1 d=$1/sys/block/ghostswap a
 	rm -rf "$f"
-	mkdir -p "$d" "$f/proc" "$f/sys/module/zswap/parameters" "$f/sys/kernel/debug"
+	mkdir -p "$d" "$f/proc" "$f/sys/module/zswap/parameters" "$f/sys/kernel/debug" \
+		"$f/sys/devices/system/cpu"
+	echo 0-1 >"$f/sys/devices/system/cpu/online"
 	echo 1099511627776 >"$d/disksize"
 	echo "lzo lzo-rle [lz4] lz4hc zstd deflate" >"$d/comp_algorithm"
 	# zram's format for mm_stat; the others as the module prints them.
@@ -100,7 +102,7 @@ mkfake() {
 	echo none >"$d/backing_dev"
 	echo 0 >"$d/writeback_limit"
 	echo 0 >"$d/writeback_limit_enable"
-	for a in writeback idle backing_compact; do : >"$d/$a"; done
+	for a in writeback idle backing_compact algorithm_params; do : >"$d/$a"; done
 	mkdir -p "$f/sys/kernel/debug/ghostswap"
 	echo 0 >"$f/sys/kernel/debug/ghostswap/check"
 }
@@ -175,14 +177,30 @@ same "status --output NAME,RATIO,DATA (any case, given order)" "$out" \
 "NAME           RATIO DATA
 /dev/ghostswap  3.48 400M"
 
-ctl -o +BACKING,mem-used,slots,same-pages,bd-meta,failed-writes
+ctl -o +BACKING,pool,slots,zero-pages,bd-meta,failed-writes
 same "status --output +COLS: added to the default ones" "$out" \
-"NAME           ALGORITHM DISKSIZE DATA COMPR  TOTAL RATIO WRITTEN CLUSTERS MOUNTPOINT BACKING MEM-USED  SLOTS SAME-PAGES BD-META FAILED-WRITES
-/dev/ghostswap lz4             1T 400M  115M 122.1M  3.48    400K      210            none      121.1M 102400      12345    4.8K             2"
+"NAME           ALGORITHM DISKSIZE DATA COMPR  TOTAL RATIO WRITTEN CLUSTERS MOUNTPOINT BACKING   POOL  SLOTS ZERO-PAGES BD-META FAILED-WRITES
+/dev/ghostswap lz4             1T 400M  115M 122.1M  3.48    400K      210            none    121.1M 102400      12345    4.8K             2"
+
+# zramctl's columns, names and meanings: MEM-USED is the peak, ZERO-PAGES
+# the same-filled pages, MIGRATED mm_stat's pages_compacted, STREAMS a
+# count (online CPUs), COMP-RATIO DATA/TOTAL with four decimals.
+echo "0-1,4-5" >"$F/sys/devices/system/cpu/online"
+ctl -o mem-used,zero-pages,migrated,streams,comp-ratio,total,stream-mem --bytes
+same "status: zramctl's columns with zramctl's meanings" "$out" \
+" MEM-USED ZERO-PAGES MIGRATED STREAMS COMP-RATIO     TOTAL STREAM-MEM
+130023424      12345       12       4     3.2761 128028736      16384"
+bad=
+for c in same-pages:ZERO-PAGES mem-peak:MEM-USED compacted:MIGRATED; do
+	ctl -o "name,${c%%:*}"
+	[ $rc = 2 ] && grep -qiF "column ${c%%:*}" <<<"$err" &&
+		grep -qF "is now called ${c#*:}" <<<"$err" || bad="$bad [$c] $err"
+done
+same "status: a column's old name is refused, naming the new one" "$bad" ""
 
 ctl --output-all --raw --noheadings --bytes
 same "status --output-all: every column" "$out" \
-"/dev/ghostswap lz4 1099511627776 419430400 120586240 128028736 3.48 409600 210  0 127000576 130023424 1028160 12345 678 12 102400 250 16384  none 7 100 4896 0 2"
+"/dev/ghostswap lz4 1099511627776 419430400 120586240 128028736 3.48 409600 210  0 130023424 127000576 1028160 12345 678 12 102400 250 4 16384 3.2761  none 7 100 4896 0 2"
 
 ctl -o name,nosuch
 expect "status --output with an unknown column: usage error" 2 "unknown column: 'nosuch'"
@@ -191,7 +209,13 @@ expect "status --output with nothing: usage error" 2 "no columns"
 ctl --json --raw
 expect "status --json --raw: usage error" 2 "exclude"
 ctl status extra
+expect "status with another device: usage error" 2 "extra: not a ghostswap device (there is one: /dev/ghostswap)"
+ctl status /dev/ghostswap extra
 expect "status with an extra argument: usage error" 2 "unexpected argument 'extra'"
+ctl /dev/ghostswap -n -o name
+same "status DEVICE (zramctl's form): the device's line" "$rc $out" "0 /dev/ghostswap"
+ctl ghostswap -n -o name
+same "status with the kernel name" "$rc $out" "0 /dev/ghostswap"
 ctl --bogus
 expect "unknown option: usage error" 2 "unknown option '--bogus'"
 ctl -x
@@ -209,7 +233,7 @@ else
 fi
 t "status --json: numbers as numbers, keys as lowercase columns" python3 -c '
 import json, sys
-d = json.load(open(sys.argv[1]))["devices"]
+d = json.load(open(sys.argv[1]))["blockdevices"]
 assert len(d) == 1, d
 d = d[0]
 want = {"name": "/dev/ghostswap", "algorithm": "lz4", "disksize": 1 << 40,
@@ -225,7 +249,7 @@ swapped_on "$F" 5
 ctl -J -o name,priority,mountpoint,mem-limit,backing
 t "status --json: mountpoint and priority when swapped on" python3 -c '
 import json, sys
-d = json.load(open(sys.argv[1]))["devices"][0]
+d = json.load(open(sys.argv[1]))["blockdevices"][0]
 assert d == {"name": "/dev/ghostswap", "priority": 5, "mountpoint": "[SWAP]",
              "mem-limit": 0, "backing": "none"}, d
 ' "$F/out"
@@ -245,7 +269,7 @@ hum=
 for v in 0 1023 1024 1536 1048575 12345678 1073741824 1610612736 \
 	1099511627776 17592186040320 1152921504606846976; do
 	echo "$v" >"$S/disksize"
-	ctl -n -r -o DISKSIZE
+	ctl -n --raw -o DISKSIZE
 	hum="$hum $out"
 done
 same "human sizes: B K M G T E, one decimal, rounded" "$hum" \
@@ -258,7 +282,7 @@ same "status: no data: RATIO is -" "$out" "    -   0B"
 ctl -J -o ratio
 t "status --json: no data: ratio is null" python3 -c '
 import json, sys
-assert json.load(open(sys.argv[1]))["devices"][0] == {"ratio": None}' "$F/out"
+assert json.load(open(sys.argv[1]))["blockdevices"][0] == {"ratio": None}' "$F/out"
 
 mkfake "$F"
 echo "$(cat "$S/mm_stat") 77 88" >"$S/mm_stat"
@@ -305,6 +329,81 @@ rm -rf "$F/sys/module/zswap"
 ctl -n
 same "status: no zswap in the kernel: no warning" "$err" ""
 
+# ---------------------------------------------------- zramctl's options
+
+# Without a command, zramctl's -s/-a/-p/-t DEVICE, -f and -r DEVICE do
+# what they do in zramctl.
+mkfake "$F"
+ctl -s 2G -a zstd -p "level=8" /dev/ghostswap
+same "zramctl -s DEV: reset, algorithm, params, size; no mkswap, no swapon" "$rc
+$out
+$tr" "0
+dry run: udevadm settle
+run udevadm settle
+write block/ghostswap/reset 1
+write block/ghostswap/comp_algorithm zstd
+write block/ghostswap/algorithm_params level=8
+write block/ghostswap/disksize 2147483648"
+ctl --size 1G --streams 4 ghostswap
+same "zramctl --streams: accepted, ignored with a warning" "$rc|$err|$(tail -n 1 <<<"$tr")" \
+	"0|ghostswapctl: warning: --streams ignored: ghostswap has one compression stream per online CPU|write block/ghostswap/disksize 1073741824"
+printf '%8s %8s %8s %8s %8s %8s %8s %8s %8s\n' 0 0 0 0 0 0 0 0 0 >"$S/mm_stat"
+ctl -f
+same "zramctl -f: a free device is printed" "$rc|$(grep -v 'dry run' <<<"$out")" "0|/dev/ghostswap"
+ctl -f -s 1G
+same "zramctl -f -s: set up, then the device printed" "$rc
+$(grep -v 'dry run' <<<"$out")
+$(grep -c write <<<"$tr")" "0
+/dev/ghostswap
+2"
+ctl -r /dev/ghostswap
+same "zramctl -r DEV: reset" "$rc|$out|$tr" "0|/dev/ghostswap: reset|write block/ghostswap/reset 1"
+swapped_on "$F"
+ctl -r /dev/ghostswap
+expect "zramctl -r on a swapped-on device: refused, nothing written (no swapoff)" 4 \
+	"/dev/ghostswap is swapped on: swapoff first, or use 'ghostswapctl reset'"
+ctl -f
+expect "zramctl -f on a swapped-on device: exit 4" 4 "no free ghostswap device: /dev/ghostswap is swapped on"
+ctl -s 1G /dev/ghostswap
+expect "zramctl -s on a swapped-on device: exit 4" 4 "device is in use"
+same "zramctl -s on a swapped-on device: nothing written" "$(grep -c write <<<"$tr")" 0
+mkfake "$F"
+ctl -f
+expect "zramctl -f on a device holding data: exit 4" 4 "no free ghostswap device: /dev/ghostswap holds data"
+ctl -r
+expect "-r without a device (once --raw): refused, naming --raw" 2 \
+	"-r is --reset, as in zramctl, and needs the device: 'ghostswapctl -r /dev/ghostswap' (raw output is --raw)"
+same "-r without a device: nothing written" "$tr" ""
+ctl -r -n
+expect "-r -n (an old raw listing): refused" 2 "(raw output is --raw)"
+ctl -a zstd /dev/ghostswap
+expect "zramctl -a without -s: usage error" 2 "go with --size"
+ctl -s 1G
+expect "zramctl -s without a device or -f: usage error" 2 "--size needs the device, or --find"
+ctl -f /dev/ghostswap
+expect "zramctl -f with a device: usage error" 2 "--find excludes a device argument"
+ctl -s 1G /dev/zram0
+expect "zramctl -s another device: usage error" 2 "/dev/zram0: not a ghostswap device"
+ctl -t many -s 1G /dev/ghostswap
+expect "zramctl -t not a number: usage error" 2 "bad --streams 'many'"
+ctl -r -s 1G /dev/ghostswap
+expect "zramctl -r with -s: usage error" 2 "--reset excludes"
+ctl_fault algorithm_params=EINVAL -s 1G -p "level=99" /dev/ghostswap
+expect "zramctl -p the module refuses: exit 1, named" 1 "algorithm_params"
+
+# setup's -p is zramctl's --algorithm-params; a number (the old
+# --priority) is refused naming --priority.
+mkfake "$F"
+ctl setup --no-swapon -a zstd -p "level=3 dict=/etc/z.dict"
+same "setup -p: algorithm_params after the algorithm" "$rc
+$(grep -E 'comp_alg|algorithm_params' <<<"$tr")" "0
+write block/ghostswap/comp_algorithm zstd
+write block/ghostswap/algorithm_params level=3 dict=/etc/z.dict"
+ctl setup -p 10
+expect "setup -p NUMBER (once --priority): refused, naming --priority" 2 \
+	"setup: -p is --algorithm-params, as in zramctl; for the swap priority use --priority 10"
+same "setup -p NUMBER: nothing written" "$tr" ""
+
 # ------------------------------------------------------------------- setup
 
 mkfake "$F"
@@ -328,7 +427,7 @@ grep -q '^dry run: swapon -p 50 /dev/ghostswap$' <<<"$out" &&
 	tap_not_ok "setup: dry run output" "$out"
 
 mkfake "$F"
-ctl setup -s 3g -a lz4hc -m 0 -B /dev/vdb -w 1000 -p 7 -Z
+ctl setup -s 3g -a lz4hc -m 0 -B /dev/vdb -w 1000 --priority 7 -Z
 same "setup: every option (backing device, writeback limit, zswap off)" "$tr" \
 "run udevadm settle
 write module/zswap/parameters/enabled N
@@ -636,7 +735,7 @@ write block/ghostswap/writeback_shrinker 1
 run mkswap /dev/ghostswap
 run swapon -p 10 /dev/ghostswap"
 mkfake "$F"
-ctl setup -c "$cfg" --size 2G -a lz4 -p 20 --no-swapon
+ctl setup -c "$cfg" --size 2G -a lz4 --priority 20 --no-swapon
 same "setup --config: command line options win" "$(grep -E 'disksize|comp_alg|swapon' <<<"$tr")" \
 "write block/ghostswap/comp_algorithm lz4
 write block/ghostswap/disksize 2147483648"
@@ -813,7 +912,7 @@ write block/ghostswap/comp_algorithm zstd
 write block/ghostswap/disksize 6442450944
 write block/ghostswap/mem_limit 256000000
 run swapon -p 8 /dev/ghostswap"
-ctlr setup -C --size 1G -p 9
+ctlr setup -C --size 1G --priority 9
 same "setup -C: command line options win over the files" \
 	"$(grep -E 'disksize|swapon' <<<"$tr")" \
 "write block/ghostswap/disksize 1073741824
@@ -1094,7 +1193,7 @@ for c in $("$CTL" --help | sed -n '/^Columns/,/^$/p' | awk 'NR > 2 && NF { print
 done
 same "ghostswapctl(8) describes every column of --help" "$miss" ""
 miss=
-for k in size algorithm mem_limit backing_dev priority disable_zswap swapon \
+for k in size algorithm algorithm_params mem_limit backing_dev priority disable_zswap swapon \
 	writeback_limit writeback_direct writeback_shrinker idle_writeback; do
 	grep -q "^\.BI $k " "$top/man/ghostswap.conf.5" || miss="$miss man:$k"
 	grep -q "^#\?$k = " "$top/etc/ghostswap.conf" || miss="$miss example:$k"
