@@ -51,6 +51,7 @@ int main(int argc, char **argv)
 		{ "check", cmd_check },
 		{ "dict", cmd_dict },
 		{ "config", cmd_config },
+		{ "doctor", cmd_doctor },
 	};
 	static char status_name[] = "status";
 	size_t i;

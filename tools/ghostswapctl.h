@@ -7,7 +7,7 @@
  * them (it sets _XOPEN_SOURCE). Each file says what it holds:
  *   ghostswapctl.c   main(): the environment, the command table
  *   cmd_*.c          the commands: status, setup and reset, writeback and
- *                    idle, compact, check, dict
+ *                    idle, compact, check, dict, config, doctor
  *   cmd_common.c     what they share: --help, options, root and device
  *   output.c         the status columns: table, raw, JSON; human sizes
  *   config.c         settings from the command line and ghostswap.conf(5)
@@ -181,6 +181,8 @@ uint64_t mem_total(void);
 /* programs.c */
 int run_program(bool quiet, char *const argv[]);
 #define RUN(quiet, ...) run_program(quiet, (char *const[]){ __VA_ARGS__, NULL })
+int capture_program(char *out, size_t n, char *const argv[]);
+#define QUERY(out, n, ...) capture_program(out, n, (char *const[]){ __VA_ARGS__, NULL })
 void udev_settle(void);
 
 /* parse.c */
@@ -244,5 +246,6 @@ int cmd_compact(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_dict(int argc, char **argv);
 int cmd_config(int argc, char **argv);
+int cmd_doctor(int argc, char **argv);
 
 #endif /* GHOSTSWAPCTL_H */

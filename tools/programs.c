@@ -92,6 +92,67 @@ int run_program(bool quiet, char *const argv[])
 	return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
 
+/*
+ * Runs a query that changes nothing (systemctl is-enabled, dkms status,
+ * ...), even in a dry run: its stdout, up to @n - 1 bytes, in @out, its
+ * stderr dropped. Returns its exit status; 127 if it could not be run.
+ */
+int capture_program(char *out, size_t n, char *const argv[])
+{
+	char path[PATH_MAX], line[1024];
+	int status, fds[2], fd;
+	size_t used = 0;
+	ssize_t got;
+	pid_t pid;
+
+	out[0] = '\0';
+	join_argv(argv, line, sizeof(line));
+	trace("query %s", line);
+	if (!find_program(argv[0], path, sizeof(path)) || pipe(fds))
+		return 127;
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return 127;
+	}
+	if (pid == 0) {
+		dup2(fds[1], STDOUT_FILENO);
+		fd = open("/dev/null", O_WRONLY);
+		if (fd >= 0)
+			dup2(fd, STDERR_FILENO);
+		close(fds[0]);
+		close(fds[1]);
+		execv(path, argv);
+		_exit(127);
+	}
+	close(fds[1]);
+	while ((got = read(fds[0], out + used, n - 1 - used)) != 0) {
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			break;
+		used += (size_t)got;
+		if (used == n - 1) {
+			char sink[256];
+
+			while (read(fds[0], sink, sizeof(sink)) > 0)
+				;
+			break;
+		}
+	}
+	out[used] = '\0';
+	close(fds[0]);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return 127;
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
 /* Waits for udev to finish with the device (its probe holds it open). */
 void udev_settle(void)
 {

@@ -971,6 +971,80 @@ algorithm = lz4
 priority = 100
 disable_zswap = yes"
 
+# ------------------------------------------------------------------ doctor
+
+# Fake dkms, systemctl and journalctl answering from $DOC_*; a fake root
+# for the udev rule and the configuration.
+dbin=$tmp/doctor-bin
+mkdir -p "$dbin"
+printf '#!/bin/sh\necho "$DOC_DKMS"\n' >"$dbin/dkms"
+printf '#!/bin/sh\ncase $1 in is-enabled) echo "$DOC_ENABLED" ;; is-active) echo "$DOC_ACTIVE" ;; esac\n' >"$dbin/systemctl"
+printf '#!/bin/sh\necho "$DOC_LOG"\n' >"$dbin/journalctl"
+chmod 755 "$dbin"/*
+D=$tmp/doctor-root
+rm -rf "$D"
+mkdir -p "$D/lib/udev/rules.d" "$D/etc"
+: >"$D/lib/udev/rules.d/60-ghostswap.rules"
+printf 'size = 8G\n' >"$D/etc/ghostswap.conf"
+mkfake "$F"
+mkdir -p "$F/sys/module/ghostswap"
+echo "$ver" >"$F/sys/module/ghostswap/version"
+echo "quiet" >"$F/proc/cmdline"
+swapped_on "$F" 100
+printf '%-40s%s\t%s\t%s\t%s\n' /dev/sda2 partition 1000 0 -2 >>"$F/proc/swaps"
+# doctor: ctl doctor with the fakes.
+doctor() {
+	PATH=$dbin:$PATH GHOSTSWAP_CONFROOT=$D ctl doctor
+}
+DOC_DKMS="ghostswap/$ver, $(uname -r), x86_64: installed" DOC_ENABLED=enabled \
+	DOC_ACTIVE=active doctor
+same "doctor: a healthy chain: every check ok, exit 0" "$rc
+$out" "0
+ok    dkms: ghostswap/$ver, $(uname -r), x86_64: installed
+ok    module: version $ver loaded, as the tools
+ok    swap: /dev/ghostswap on, priority 100, used first
+ok    backing device: none (no writeback tier in use)
+ok    udev: /lib/udev/rules.d/60-ghostswap.rules
+ok    systemd: ghostswap.service enabled
+ok    configuration: 1 file, valid ('ghostswapctl config' shows them)
+ok    zswap: off"
+echo 0.0.9 >"$F/sys/module/ghostswap/version"
+printf '%-40s%s\t%s\t%s\t%s\n' /dev/zram0 partition 1000 0 100 >>"$F/proc/swaps"
+echo Y >"$F/sys/module/zswap/parameters/enabled"
+echo /dev/null >"$S/backing_dev"
+rm "$D/lib/udev/rules.d/60-ghostswap.rules"
+echo "quiet systemd.ghostswap=0" >"$F/proc/cmdline"
+DOC_DKMS="" DOC_ENABLED=disabled DOC_ACTIVE=failed \
+	DOC_LOG="ghostswapctl: /etc/ghostswap.conf:1: bad size" doctor
+same "doctor: each fault found, named, with what to do; exit 1" "$rc
+$out" "1
+FAIL  dkms: no ghostswap build installed for kernel $(uname -r): 'dkms autoinstall -k $(uname -r)'
+warn  module: version 0.0.9 loaded, tools $ver: reload the module ('ghostswapctl reset; rmmod ghostswap; modprobe ghostswap') or install matching tools
+warn  swap: /dev/zram0 has priority 100, not below /dev/ghostswap's 100: the kernel uses it first ('priority =' above 100)
+FAIL  backing device: /dev/null is gone or not a block device
+warn  udev: no 60-ghostswap.rules in /etc, /run, /usr/lib or /lib udev/rules.d: the device appearing does not start ghostswap.service ('make install' puts it there)
+warn  systemd: ghostswap.service is disabled: 'systemctl enable ghostswap.service' to set the device up at boot (or the udev rule with modules-load.d)
+FAIL  systemd: ghostswap.service failed: ghostswapctl: /etc/ghostswap.conf:1: bad size; fix it, then 'systemctl restart ghostswap.service'
+ok    configuration: 1 file, valid ('ghostswapctl config' shows them)
+warn  kernel command line: systemd.ghostswap=0: the boot setup is off for this boot
+warn  zswap: enabled: it compresses pages before they reach /dev/ghostswap ('disable_zswap = yes'; and boot with zswap.enabled=0, see below)
+warn  zswap: enabled in this boot: large-folio (mTHP) swap-in stays off until a boot with zswap.enabled=0 on the kernel command line"
+printf 'size = lots\n' >"$D/etc/ghostswap.conf"
+echo N >"$F/sys/module/zswap/parameters/enabled"
+echo "zswap.enabled=1" >"$F/proc/cmdline"
+rm -rf "$S"
+DOC_DKMS="x" DOC_ENABLED=enabled DOC_ACTIVE=active doctor
+same "doctor: module not loaded, a bad file, zswap on at boot" "$rc
+$(grep -v '^\(ok\|FAIL  dkms\)' <<<"$out")
+$err" "1
+FAIL  module: not loaded (no $F/sys/block/ghostswap): 'modprobe ghostswap', or 'systemctl start ghostswap.service'
+warn  udev: no 60-ghostswap.rules in /etc, /run, /usr/lib or /lib udev/rules.d: the device appearing does not start ghostswap.service ('make install' puts it there)
+FAIL  configuration: the error above stops the boot setup ('ghostswapctl config' lists the files)
+warn  zswap: enabled in this boot: large-folio (mTHP) swap-in stays off until a boot with zswap.enabled=0 on the kernel command line
+ghostswapctl: $D/etc/ghostswap.conf:1: bad size 'lots' for size: unknown name (want ram, min or max) at 'lots' (column 1) (want bytes with an optional suffix K M G T P, or an expression of ram in MiB)"
+ctl doctor now
+expect "doctor with an argument: usage error" 2 "unexpected argument 'now'"
+
 # ------------------------------------------------------------------- reset
 
 mkfake "$F"

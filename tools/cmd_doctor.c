@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ghostswapctl doctor: checks the chain from package to swap, one line
+ * per check: "ok", "warn" or "FAIL", what was found and what to do.
+ * DKMS build for this kernel, the module loaded and its version against
+ * the tool's, the udev rule, the unit enabled and not failed, the
+ * configuration, zswap (and the large-folio swap-in trap), swap on and
+ * its priority among the swap devices, the backing device. Queries only:
+ * it changes nothing. Exit 1 when a check fails, 0 otherwise.
+ */
+#include "ghostswapctl.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+
+#define UNIT	"ghostswap.service"
+#define RULE	"60-ghostswap.rules"
+
+static int failures;
+
+__attribute__((format(printf, 2, 3)))
+static void report(const char *level, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!strcmp(level, "FAIL"))
+		failures++;
+	printf("%-5s ", level);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+}
+
+/* The first line of @s, trimmed, in place. */
+static char *first_line(char *s)
+{
+	s[strcspn(s, "\n")] = '\0';
+	return trim(s);
+}
+
+static void check_dkms(void)
+{
+	char out[1024];
+	struct utsname u;
+	int ret;
+
+	if (uname(&u))
+		return;
+	ret = QUERY(out, sizeof(out), "dkms", "status", "-m", "ghostswap",
+		    "-k", u.release);
+	if (ret == 127) {
+		report("warn", "dkms: no dkms program: the module is not rebuilt for new kernels");
+		return;
+	}
+	if (strstr(out, "installed"))
+		report("ok", "dkms: %s", first_line(out));
+	else
+		report("FAIL", "dkms: no ghostswap build installed for kernel %s: 'dkms autoinstall -k %s'",
+		       u.release, u.release);
+}
+
+/* Module loaded, and the same version as the tool. */
+static bool check_module(void)
+{
+	char ver[64];
+
+	if (!dev_present()) {
+		report("FAIL", "module: not loaded (no %s/%s): 'modprobe ghostswap', or 'systemctl start " UNIT "'",
+		       sysroot, DEV_SYS);
+		return false;
+	}
+	if (read_sys("module/ghostswap/version", ver, sizeof(ver)))
+		report("warn", "module: loaded, its version unknown (tools %s)",
+		       GS_VERSION);
+	else if (strcmp(ver, GS_VERSION))
+		report("warn", "module: version %s loaded, tools %s: reload the module ('ghostswapctl reset; rmmod ghostswap; modprobe ghostswap') or install matching tools",
+		       ver, GS_VERSION);
+	else
+		report("ok", "module: version %s loaded, as the tools", ver);
+	return true;
+}
+
+static void check_udev_rule(void)
+{
+	static const char *const dirs[] = {
+		"/etc/udev/rules.d", "/run/udev/rules.d",
+		"/usr/local/lib/udev/rules.d", "/usr/lib/udev/rules.d",
+		"/lib/udev/rules.d",
+	};
+	char path[PATH_MAX];
+	struct stat st;
+	size_t i;
+
+	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		bfmt(path, sizeof(path), "%s%s/" RULE, confroot, dirs[i]);
+		if (!stat(path, &st)) {
+			report("ok", "udev: %s/" RULE, dirs[i]);
+			return;
+		}
+	}
+	report("warn", "udev: no " RULE " in /etc, /run, /usr/lib or /lib udev/rules.d: the device appearing does not start " UNIT " ('make install' puts it there)");
+}
+
+static void check_unit(void)
+{
+	char out[256], log[1024];
+	int ret;
+
+	ret = QUERY(out, sizeof(out), "systemctl", "is-enabled", UNIT);
+	if (ret == 127) {
+		report("warn", "systemd: no systemctl: nothing sets the device up at boot");
+		return;
+	}
+	first_line(out);
+	if (!strcmp(out, "enabled"))
+		report("ok", "systemd: " UNIT " enabled");
+	else if (!out[0])
+		report("warn", "systemd: no " UNIT " ('make install' puts it in place)");
+	else
+		report("warn", "systemd: " UNIT " is %s: 'systemctl enable " UNIT "' to set the device up at boot (or the udev rule with modules-load.d)",
+		       out);
+	QUERY(out, sizeof(out), "systemctl", "is-active", UNIT);
+	if (!strcmp(first_line(out), "failed")) {
+		QUERY(log, sizeof(log), "journalctl", "-b", "-u", UNIT, "-n",
+		      "1", "-o", "cat", "--no-pager");
+		report("FAIL", "systemd: " UNIT " failed: %s; fix it, then 'systemctl restart " UNIT "'",
+		       *first_line(log) ? first_line(log) : "see 'journalctl -b -u " UNIT "'");
+	}
+}
+
+static void check_config(void)
+{
+	struct settings s = { 0 };
+	size_t n = 0;
+	int rc;
+
+	rc = read_system_config(&s, NULL, &n);
+	if (rc)
+		report("FAIL", "configuration: the error above stops the boot setup ('ghostswapctl config' lists the files)");
+	else if (!n)
+		report("warn", "configuration: no ghostswap.conf nor drop-in: " UNIT " does not run at boot");
+	else
+		report("ok", "configuration: %zu file%s, valid ('ghostswapctl config' shows them)",
+		       n, n == 1 ? "" : "s");
+	if (cmdline_switch() == 0)
+		report("warn", "kernel command line: systemd.ghostswap=0: the boot setup is off for this boot");
+}
+
+/*
+ * zswap on compresses pages before ghostswap sees them; and once zswap
+ * has been enabled in a boot, the kernel turns large-folio (mTHP)
+ * swap-in off until the next boot, whatever is done at run time.
+ */
+static void check_zswap(void)
+{
+	char buf[16], cmdline[4096];
+	bool on, at_boot;
+	FILE *f;
+	size_t len;
+
+	if (read_sys(ZSWAP_ENABLED, buf, sizeof(buf))) {
+		report("ok", "zswap: not in this kernel");
+		return;
+	}
+	on = buf[0] == 'Y' || buf[0] == 'y' || buf[0] == '1';
+	bfmt(cmdline, sizeof(cmdline), "%s/cmdline", procroot);
+	f = fopen(cmdline, "r");
+	len = f ? fread(cmdline, 1, sizeof(cmdline) - 1, f) : 0;
+	if (f)
+		fclose(f);
+	cmdline[len] = '\0';
+	at_boot = strstr(cmdline, "zswap.enabled=1") ||
+		  strstr(cmdline, "zswap.enabled=Y") ||
+		  strstr(cmdline, "zswap.enabled=y");
+	if (on)
+		report("warn", "zswap: enabled: it compresses pages before they reach " DEV_PATH " ('disable_zswap = yes'; and boot with zswap.enabled=0, see below)");
+	if (on || at_boot)
+		report("warn", "zswap: enabled in this boot: large-folio (mTHP) swap-in stays off until a boot with zswap.enabled=0 on the kernel command line");
+	else
+		report("ok", "zswap: off");
+}
+
+/* Swap on, and no other swap device before it. */
+static void check_swap(void)
+{
+	char p[PATH_MAX], *line = NULL, file[PATH_MAX];
+	long ours, prio;
+	size_t cap = 0;
+	bool before = false;
+	FILE *f;
+
+	if (!swapped_on(&ours)) {
+		report("warn", "swap: %s is not swapped on: 'systemctl start " UNIT "' or 'ghostswapctl setup'",
+		       DEV_PATH);
+		return;
+	}
+	bfmt(p, sizeof(p), "%s/swaps", procroot);
+	f = fopen(p, "r");
+	while (f && getline(&line, &cap, f) > 0) {
+		if (sscanf(line, "%4095s %*s %*s %*s %ld", file, &prio) != 2 ||
+		    !strcmp(file, DEV_PATH))
+			continue;
+		if (prio >= ours) {
+			before = true;
+			report("warn", "swap: %s has priority %ld, not below %s's %ld: the kernel uses it first ('priority =' above %ld)",
+			       file, prio, DEV_PATH, ours, prio);
+		}
+	}
+	free(line);
+	if (f)
+		fclose(f);
+	if (!before)
+		report("ok", "swap: %s on, priority %ld, used first", DEV_PATH,
+		       ours);
+}
+
+static void check_backing(void)
+{
+	uint64_t bd[BD_STAT_COLS];
+	char dev[PATH_MAX];
+	struct stat st;
+
+	if (read_attr("backing_dev", dev, sizeof(dev)) || !dev[0] ||
+	    !strcmp(dev, "none")) {
+		report("ok", "backing device: none (no writeback tier in use)");
+		return;
+	}
+	if (stat(dev, &st) || !S_ISBLK(st.st_mode)) {
+		report("FAIL", "backing device: %s is gone or not a block device", dev);
+		return;
+	}
+	if (!read_bd_stat(bd) && (bd[BD_WERR] || bd[BD_RERR]))
+		report("warn", "backing device: %s: %" PRIu64 " write and %" PRIu64 " read errors (bd_stat): check the disk",
+		       dev, bd[BD_WERR], bd[BD_RERR]);
+	else
+		report("ok", "backing device: %s, no I/O errors", dev);
+}
+
+int cmd_doctor(int argc, char **argv)
+{
+	int rc = parse_help_only(argc, argv, 0);
+
+	if (rc)
+		return rc < 0 ? RC_OK : rc;
+	failures = 0;
+	check_dkms();
+	if (check_module()) {
+		check_swap();
+		check_backing();
+	}
+	check_udev_rule();
+	check_unit();
+	check_config();
+	check_zswap();
+	return failures ? RC_FAIL : RC_OK;
+}
