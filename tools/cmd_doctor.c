@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <sys/utsname.h>
 
-#define UNIT	"ghostswap.service"
+#define UNIT	SETUP_UNIT
 #define RULE	"60-ghostswap.rules"
 
 static int failures;
@@ -124,13 +124,9 @@ static void check_unit(void)
 	else
 		report("warn", "systemd: " UNIT " is %s: 'systemctl enable " UNIT "' to set the device up at boot (or the udev rule with modules-load.d)",
 		       out);
-	QUERY(out, sizeof(out), "systemctl", "is-active", UNIT);
-	if (!strcmp(first_line(out), "failed")) {
-		QUERY(log, sizeof(log), "journalctl", "-b", "-u", UNIT, "-n",
-		      "1", "-o", "cat", "--no-pager");
+	if (setup_failed(log, sizeof(log)))
 		report("FAIL", "systemd: " UNIT " failed: %s; fix it, then 'systemctl restart " UNIT "'",
-		       *first_line(log) ? first_line(log) : "see 'journalctl -b -u " UNIT "'");
-	}
+		       log);
 }
 
 static void check_config(void)

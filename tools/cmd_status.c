@@ -77,6 +77,22 @@ static int zram_create(const struct settings *s, bool streams, bool find)
 	return rc;
 }
 
+/*
+ * Swap is not on /dev/ghostswap: one line on why, when the boot setup
+ * says: it failed (its last journal line), or the kernel command line
+ * turned it off.
+ */
+static void explain_no_swap(void)
+{
+	char why[1024];
+
+	if (setup_failed(why, sizeof(why)))
+		warning("the boot setup failed: " SETUP_UNIT ": %s (fix it, then 'systemctl restart " SETUP_UNIT "'; 'ghostswapctl doctor' checks the rest)",
+			why);
+	else if (cmdline_switch() == 0)
+		warning("no swap on %s: %s", DEV_PATH, SWITCH_OFF_MSG);
+}
+
 int cmd_status(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -174,9 +190,15 @@ int cmd_status(int argc, char **argv)
 	}
 	if (json && raw)
 		return fail(RC_USAGE, "--json and --raw exclude each other");
+	if (!dev_present()) {
+		explain_no_swap();
+		return fail_not_loaded();
+	}
 	rc = read_dev_info(&d);
 	if (rc)
 		return rc;
+	if (!d.swap)
+		explain_no_swap();
 	zswap_warning();
 	if (json)
 		print_json(&d, cols, ncols);

@@ -182,6 +182,25 @@ void zswap_warning(void)
 		     DEV_PATH, PROG);
 }
 
+/*
+ * Whether ghostswap.service failed (systemctl is-active says so); @why
+ * gets the last line of its journal this boot, or a pointer to it.
+ */
+bool setup_failed(char *why, size_t n)
+{
+	char out[64];
+
+	if (QUERY(out, sizeof(out), "systemctl", "is-active", SETUP_UNIT) == 127 ||
+	    strncmp(out, "failed", 6))
+		return false;
+	QUERY(why, n, "journalctl", "-b", "-u", SETUP_UNIT, "-n", "1", "-o",
+	      "cat", "--no-pager");
+	why[strcspn(why, "\n")] = '\0';
+	if (!why[0])
+		bfmt(why, n, "see 'journalctl -b -u " SETUP_UNIT "'");
+	return true;
+}
+
 /* MemTotal (/proc/meminfo under $GHOSTSWAP_PROC) in bytes; 0: unknown. */
 uint64_t mem_total(void)
 {

@@ -52,6 +52,7 @@
 
 #define DEV_PATH	"/dev/ghostswap"
 #define DEV_SYS		"block/ghostswap"
+#define SETUP_UNIT	"ghostswap.service"
 #define DEBUG_DIR	"kernel/debug"
 #define CHECK_FILE	"kernel/debug/ghostswap/check"
 #define ZSWAP_ENABLED	"module/zswap/parameters/enabled"
@@ -176,6 +177,7 @@ int write_attr_checked(const char *attr, const char *val);
 bool swapped_on(long *prio);
 int read_dev_info(struct dev_info *d);
 void zswap_warning(void);
+bool setup_failed(char *why, size_t n);
 uint64_t mem_total(void);
 
 /* programs.c */

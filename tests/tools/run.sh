@@ -1045,6 +1045,25 @@ ghostswapctl: $D/etc/ghostswap.conf:1: bad size 'lots' for size: unknown name (w
 ctl doctor now
 expect "doctor with an argument: usage error" 2 "unexpected argument 'now'"
 
+# status says in one line why swap is not on, when the boot setup knows.
+mkfake "$F"
+PATH=$dbin:$PATH DOC_ACTIVE=failed DOC_LOG="ghostswapctl: /etc/ghostswap.conf:3: unknown key 'sise'" ctl -n -o name
+same "status, setup failed: what, why, what to do on stderr; the table still" "$rc|$out|$err" \
+	"0|/dev/ghostswap|ghostswapctl: warning: the boot setup failed: ghostswap.service: ghostswapctl: /etc/ghostswap.conf:3: unknown key 'sise' (fix it, then 'systemctl restart ghostswap.service'; 'ghostswapctl doctor' checks the rest)"
+rm -rf "$S"
+PATH=$dbin:$PATH DOC_ACTIVE=failed DOC_LOG="modprobe: FATAL: Module ghostswap not found" ctl
+same "status, module not loaded after a failed setup: the reason, then exit 3" "$rc|$err" \
+	"3|ghostswapctl: warning: the boot setup failed: ghostswap.service: modprobe: FATAL: Module ghostswap not found (fix it, then 'systemctl restart ghostswap.service'; 'ghostswapctl doctor' checks the rest)
+ghostswapctl: ghostswap module not loaded (no $F/sys/block/ghostswap)"
+mkfake "$F"
+echo "systemd.ghostswap=0" >"$F/proc/cmdline"
+PATH=$dbin:$PATH DOC_ACTIVE=inactive ctl -n -o name
+same "status, setup turned off on the kernel command line: said" "$rc|$err" \
+	"0|ghostswapctl: warning: no swap on /dev/ghostswap: systemd.ghostswap=0 on the kernel command line: the boot setup is off"
+swapped_on "$F"
+PATH=$dbin:$PATH DOC_ACTIVE=failed ctl -n -o name
+same "status, swapped on: no explanation" "$rc|$err" "0|"
+
 # ------------------------------------------------------------------- reset
 
 mkfake "$F"
