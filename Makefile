@@ -2,7 +2,7 @@
 #
 # make            build module/ghostswap.ko against KDIR (default: running kernel)
 # make tools      build tools/ghostswapctl
-# make install    install ghostswapctl, man pages, systemd unit, udev rule
+# make install    install ghostswapctl, man pages, systemd units and generator, udev rule
 #                 and /etc/ghostswap.conf (DESTDIR, PREFIX; not the module:
 #                 that is DKMS's job)
 # make check      checkpatch --strict, sparse and W=1 on module/
@@ -28,6 +28,7 @@ SBINDIR ?= $(PREFIX)/sbin
 MANDIR ?= $(PREFIX)/share/man
 DOCDIR ?= $(PREFIX)/share/doc/ghostswap
 SYSTEMDUNITDIR ?= /lib/systemd/system
+SYSTEMDGENERATORDIR ?= /lib/systemd/system-generators
 UDEVRULESDIR ?= /lib/udev/rules.d
 SYSCONFDIR ?= /etc
 
@@ -64,6 +65,10 @@ install: tools/ghostswapctl
 			systemd/$$u >$(DESTDIR)$(SYSTEMDUNITDIR)/$$u && \
 		chmod 644 $(DESTDIR)$(SYSTEMDUNITDIR)/$$u || exit 1; \
 	done
+	# The generator is the tool under another name (systemd.generator(7)).
+	install -d $(DESTDIR)$(SYSTEMDGENERATORDIR)
+	ln -sf $(SBINDIR)/ghostswapctl \
+		$(DESTDIR)$(SYSTEMDGENERATORDIR)/ghostswap-generator
 	install -D -m 644 udev/60-ghostswap.rules \
 		$(DESTDIR)$(UDEVRULESDIR)/60-ghostswap.rules
 	install -D -m 644 etc/modules-load.d/ghostswap.conf \

@@ -11,6 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
 static void setup_env(void)
 {
 	const char *v;
@@ -52,12 +59,16 @@ int main(int argc, char **argv)
 		{ "dict", cmd_dict },
 		{ "config", cmd_config },
 		{ "doctor", cmd_doctor },
+		{ "generator", cmd_generator },
 	};
 	static char status_name[] = "status";
 	size_t i;
 
 	setup_env();
 	opterr = 0;
+	/* systemd runs the generator: ghostswap-generator DIR [DIR DIR]. */
+	if (!strcmp(base_name(argv[0]), "ghostswap-generator"))
+		return cmd_generator(argc, argv);
 	/* No command: status, or zramctl's options, or zramctl's DEVICE. */
 	if (argc < 2 || argv[1][0] == '-' || argv[1][0] == '/' ||
 	    !strcmp(argv[1], "ghostswap")) {

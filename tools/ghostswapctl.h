@@ -7,7 +7,8 @@
  * them (it sets _XOPEN_SOURCE). Each file says what it holds:
  *   ghostswapctl.c   main(): the environment, the command table
  *   cmd_*.c          the commands: status, setup and reset, writeback and
- *                    idle, compact, check, dict, config, doctor
+ *                    idle, compact, check, dict, config, doctor,
+ *                    generator (also run as ghostswap-generator)
  *   cmd_common.c     what they share: --help, options, root and device
  *   output.c         the status columns: table, raw, JSON; human sizes
  *   config.c         settings from the command line and ghostswap.conf(5)
@@ -249,5 +250,8 @@ int cmd_check(int argc, char **argv);
 int cmd_dict(int argc, char **argv);
 int cmd_config(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
+int cmd_generator(int argc, char **argv);
+void unit_path_escape(const char *path, const char *suffix, char *out,
+		      size_t n);
 
 #endif /* GHOSTSWAPCTL_H */

@@ -1064,6 +1064,65 @@ swapped_on "$F"
 PATH=$dbin:$PATH DOC_ACTIVE=failed ctl -n -o name
 same "status, swapped on: no explanation" "$rc|$err" "0|"
 
+# --------------------------------------------------------------- generator
+
+# ghostswap-generator: a drop-in ordering ghostswap.service after the
+# configured backing device (systemd.generator(7)).
+G=$tmp/gen-root
+gen_out=$tmp/gen-out
+# gen CONFIG_TEXT [CMDLINE]: the generator on that configuration; $gen
+# gets the drop-in ("none" when it wrote nothing).
+gen() {
+	rm -rf "$G" "$gen_out"
+	mkdir -p "$G/etc" "$gen_out"
+	[ -z "$1" ] || printf '%b' "$1" >"$G/etc/ghostswap.conf"
+	echo "${2:-quiet}" >"$F/proc/cmdline"
+	GHOSTSWAP_CONFROOT=$G ctl generator "$gen_out"
+	gen=$(cat "$gen_out/ghostswap.service.d/50-ghostswap-backing.conf" 2>/dev/null || echo none)
+}
+mkfake "$F"
+gen "backing_dev = /dev/disk/by-partlabel/ghostswap-backing\n"
+same "generator: a backing device: BindsTo= and After= its device unit" "$rc
+$gen" "0
+# Written by ghostswap-generator from ghostswap.conf(5)'s backing_dev.
+[Unit]
+BindsTo=dev-disk-by\x2dpartlabel-ghostswap\x2dbacking.device
+After=dev-disk-by\x2dpartlabel-ghostswap\x2dbacking.device"
+gen "backing_dev = /srv/swap/backing.img\n"
+same "generator: a path outside /dev: RequiresMountsFor=" "$rc $(tail -n 1 <<<"$gen")" \
+	"0 RequiresMountsFor=/srv/swap/backing.img"
+gen "size = 1T\n"
+same "generator: no backing device: nothing written" "$rc $gen" "0 none"
+gen "backing_dev = none\n"
+same "generator: backing_dev = none: nothing written" "$rc $gen" "0 none"
+gen "backing_dev = /dev/vdb\n" "quiet systemd.ghostswap=0"
+same "generator: systemd.ghostswap=0: nothing written" "$rc $gen" "0 none"
+gen "backing_dev = /dev/vdb\nsize = lots\n"
+same "generator: a broken configuration: nothing written, exit 0 (the service says why)" "$rc $gen" "0 none"
+ln -sf "$CTL" "$tmp/ghostswap-generator"
+rm -rf "$gen_out"
+mkdir -p "$gen_out" "$G/etc"
+printf 'backing_dev = /dev/vdb\n' >"$G/etc/ghostswap.conf"
+GHOSTSWAP_CONFROOT=$G GHOSTSWAP_PROC=$F/proc "$tmp/ghostswap-generator" "$gen_out" "$tmp/early" "$tmp/late"
+same "generator: run as ghostswap-generator NORMAL EARLY LATE, as systemd does" "$?
+$(tail -n 1 "$gen_out/ghostswap.service.d/50-ghostswap-backing.conf")" "0
+After=dev-vdb.device"
+ctl generator
+expect "generator without a directory: usage error" 2 "want the normal units' directory"
+if command -v systemd-escape >/dev/null; then
+	bad=
+	for p in /dev/vdb "/dev/disk/by-id/ata-QEMU_HARDDISK_QM00001-part2" \
+		"/dev/disk/by-label/my swap" /dev//mapper/.vg-lv_1 "/dev/disk/by-uuid/a:b~c" \
+		/dev/md/x+y%z; do
+		gen "backing_dev = $p\n"
+		[ "$(sed -n 's/^After=//p' <<<"$gen")" = "$(systemd-escape --path "$p").device" ] ||
+			bad="$bad [$p: $(sed -n 's/^After=//p' <<<"$gen") vs $(systemd-escape --path "$p").device]"
+	done
+	same "generator: device unit names as systemd-escape --path makes them" "$bad" ""
+else
+	tap_skip "generator: unit names against systemd-escape" "no systemd-escape"
+fi
+
 # ------------------------------------------------------------------- reset
 
 mkfake "$F"
@@ -1226,11 +1285,14 @@ for f in usr/sbin/ghostswapctl usr/share/man/man4/ghostswap.4 \
 	lib/systemd/system/ghostswap-writeback.service \
 	lib/systemd/system/ghostswap-writeback.timer \
 	lib/udev/rules.d/60-ghostswap.rules etc/ghostswap.conf \
+	lib/systemd/system-generators/ghostswap-generator \
 	usr/share/doc/ghostswap/examples/modules-load.d/ghostswap.conf \
 	usr/share/doc/ghostswap/examples/modprobe.d/ghostswap.conf; do
-	[ -f "$dest/$f" ] || missing="$missing $f"
+	[ -f "$dest/$f" ] || [ -L "$dest/$f" ] || missing="$missing $f"
 done
 same "make install DESTDIR: tool, man pages, units, udev rule, config" "$rc$missing" 0
+same "make install: the generator is a link to the tool" \
+	"$(readlink "$dest/lib/systemd/system-generators/ghostswap-generator")" /usr/sbin/ghostswapctl
 [ -x "$dest/usr/sbin/ghostswapctl" ] && tap_ok "make install: the tool is executable" ||
 	tap_not_ok "make install: the tool is executable"
 echo "# mine" >>"$dest/etc/ghostswap.conf"
