@@ -9,6 +9,8 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /*
  * swapon makes the kernel's swap core allocate memory for the whole
@@ -82,6 +84,46 @@ static void swapon_cost_warning(void)
 		DEV_PATH, size_s, cost_s, cost * 100 / ram, hint);
 }
 
+/*
+ * The backing device: a block device as it is; a regular file (or a
+ * path to create one at backing_size) on a loop device of its own
+ * (loopdev.c). Left alone when already in place.
+ */
+static int set_backing(const struct settings *s)
+{
+	const char *dev = s->backing_dev;
+	char loop[PATH_MAX], cur[PATH_MAX];
+	int loopfd = -1, rc = RC_OK;
+	struct stat st;
+
+	if (strcmp(dev, "none") && strncmp(dev, "/dev/", 5) &&
+	    !is_block_device(dev)) {
+		if (!stat(dev, &st) && !S_ISREG(st.st_mode))
+			return fail(RC_USAGE, "backing_dev %s: neither a block device nor a regular file",
+				    dev);
+		if (!read_attr("backing_dev", cur, sizeof(cur)) &&
+		    loop_backs_file(cur, dev))
+			return RC_OK;
+		rc = attach_backing_file(dev, s->has_backing_size ?
+					 s->backing_size : 0, loop,
+					 sizeof(loop), &loopfd);
+		if (rc)
+			return rc;
+		dev = loop;
+	} else if (same_backing(dev)) {
+		return RC_OK;
+	}
+	/* The module takes a new backing device only after "none". */
+	if (strcmp(dev, "none") && !no_backing())
+		rc = write_attr_retrying("backing_dev", "none");
+	if (!rc)
+		rc = write_attr_retrying("backing_dev", dev);
+	/* The module holds the loop device now, or it goes (autoclear). */
+	if (loopfd >= 0)
+		close(loopfd);
+	return rc;
+}
+
 int cmd_setup(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -89,6 +131,7 @@ int cmd_setup(int argc, char **argv)
 		{ "algorithm", required_argument, NULL, 'a' },
 		{ "mem-limit", required_argument, NULL, 'm' },
 		{ "backing-dev", required_argument, NULL, 'B' },
+		{ "backing-size", required_argument, NULL, 'b' },
 		{ "writeback-limit", required_argument, NULL, 'w' },
 		{ "writeback-direct", required_argument, NULL, 'D' },
 		{ "writeback-shrinker", required_argument, NULL, 'S' },
@@ -106,6 +149,7 @@ int cmd_setup(int argc, char **argv)
 		['B'] = "backing_dev", ['w'] = "writeback_limit",
 		['D'] = "writeback_direct", ['S'] = "writeback_shrinker",
 		['p'] = "algorithm_params", ['P'] = "priority",
+		['b'] = "backing_size",
 	};
 	struct settings cli = { 0 }, s = { 0 };
 	char err[PATH_MAX + 128], val[32], sz[32];
@@ -122,6 +166,7 @@ int cmd_setup(int argc, char **argv)
 					    optarg);
 			/* fall through */
 		case 's': case 'a': case 'm': case 'B': case 'w': case 'P':
+		case 'b':
 		case 'D': case 'S':
 			if (!set_setting(&cli, keys[c], optarg, err, sizeof(err)))
 				return fail(RC_USAGE, "%s", err);
@@ -167,14 +212,8 @@ int cmd_setup(int argc, char **argv)
 	} else {
 		zswap_warning();
 	}
-	if (s.has_backing_dev && !same_backing(s.backing_dev)) {
-		/* The module takes a new backing device only after "none". */
-		if (strcmp(s.backing_dev, "none") && !no_backing()) {
-			rc = write_attr_retrying("backing_dev", "none");
-			if (rc)
-				return rc;
-		}
-		rc = write_attr_retrying("backing_dev", s.backing_dev);
+	if (s.has_backing_dev) {
+		rc = set_backing(&s);
 		if (rc)
 			return rc;
 	}

@@ -18,7 +18,7 @@
 /* The keys of ghostswap.conf(5), in the order "config" prints them. */
 const char *const config_keys[N_CONFIG_KEYS] = {
 	"size", "algorithm", "algorithm_params", "mem_limit", "backing_dev",
-	"writeback_limit",
+	"backing_size", "writeback_limit",
 	"writeback_direct", "writeback_shrinker", "idle_writeback",
 	"priority", "disable_zswap", "swapon",
 };
@@ -85,6 +85,15 @@ bool set_setting(struct settings *s, const char *key, const char *val,
 		bfmt(s->algorithm_params, sizeof(s->algorithm_params), "%s",
 		     val);
 		s->has_algorithm_params = true;
+	} else if (!strcmp(key, "backing_size")) {
+		if (parse_bytes(val, &v)) {
+			if (!parse_size(val, &s->backing_size))
+				goto bad_size;
+		} else if (!eval_size(key, val, false, &s->backing_size, err,
+				      errlen)) {
+			return false;
+		}
+		s->has_backing_size = true;
 	} else if (!strcmp(key, "mem_limit")) {
 		if (parse_bytes(val, &v) || !strcasecmp(val, "none")) {
 			if (!parse_limit(val, &s->mem_limit))
@@ -292,6 +301,9 @@ void merge_settings(struct settings *dst, const struct settings *cli)
 		dst->has_backing_dev = true,
 		memcpy(dst->backing_dev, cli->backing_dev,
 		       sizeof(dst->backing_dev));
+	if (cli->has_backing_size)
+		dst->has_backing_size = true,
+		dst->backing_size = cli->backing_size;
 	if (cli->has_priority)
 		dst->has_priority = true, dst->priority = cli->priority;
 	if (cli->has_writeback_limit)

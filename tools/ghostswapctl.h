@@ -15,6 +15,7 @@
  *   conffiles.c      the files of the system's configuration (main file,
  *                    drop-ins), the kernel command line's switch
  *   expr.c           sizes as expressions of ram
+ *   loopdev.c        a file as backing device: created, on a loop device
  *   device.c         the device's state: dev_info, /proc/swaps, zswap;
  *                    MemTotal
  *   programs.c       running modprobe, udevadm, mkswap, swapon, ...
@@ -110,8 +111,8 @@ struct settings {
 	bool has_size, has_algorithm, has_mem_limit, has_backing_dev;
 	bool has_priority, has_writeback_limit, has_disable_zswap, has_swapon;
 	bool has_idle_writeback, has_writeback_direct, has_writeback_shrinker;
-	bool has_algorithm_params;
-	uint64_t size, mem_limit, writeback_limit, idle_writeback;
+	bool has_algorithm_params, has_backing_size;
+	uint64_t size, mem_limit, writeback_limit, idle_writeback, backing_size;
 	bool writeback_limit_none, writeback_shrinker;
 	char writeback_direct[16];
 	char algorithm[64];
@@ -122,7 +123,7 @@ struct settings {
 };
 
 /* The keys of ghostswap.conf(5) (config.c). */
-#define N_CONFIG_KEYS	12
+#define N_CONFIG_KEYS	13
 extern const char *const config_keys[N_CONFIG_KEYS];
 
 /* Where a key of the configuration was set: FILE:LINE and its text. */
@@ -180,6 +181,12 @@ int read_dev_info(struct dev_info *d);
 void zswap_warning(void);
 bool setup_failed(char *why, size_t n);
 uint64_t mem_total(void);
+
+/* loopdev.c */
+bool is_block_device(const char *path);
+int attach_backing_file(const char *path, uint64_t size, char *loop,
+			size_t n, int *loopfd);
+bool loop_backs_file(const char *dev, const char *path);
 
 /* programs.c */
 int run_program(bool quiet, char *const argv[]);

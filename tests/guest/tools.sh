@@ -228,6 +228,58 @@ t_ctl_errors() {
 	udevadm settle 2>/dev/null
 }
 
+# A file as the backing device: setup creates it at backing_size
+# (allocated), attaches it to a loop device with direct I/O and
+# autoclear; writeback and reads go through it; reset lets the module go
+# of the loop device and the kernel detaches it by itself.
+backing_file_cleanup() {
+	ctl reset >/dev/null
+	umount /mnt/gs-scratch 2>/dev/null
+	[ -z "${scratch:-}" ] || losetup -d "$scratch" 2>/dev/null
+	rm -f /tmp/gs-scratch.img
+}
+
+t_ctl_backing_file() {
+	local img=/mnt/gs-scratch/backing.img loop name
+	[ -e "$SYS/bd_stat" ] || { echo "no writeback tier in this module: nothing to test"; return 0; }
+	ctl_fresh
+	modprobe loop 2>/dev/null
+	# ext4, which does direct I/O (the guest's /tmp, tmpfs, may not).
+	truncate -s 128M /tmp/gs-scratch.img && scratch=$(losetup -f --show /tmp/gs-scratch.img) &&
+		mkfs.ext4 -q "$scratch" && mkdir -p /mnt/gs-scratch &&
+		mount "$scratch" /mnt/gs-scratch || { backing_file_cleanup; fail "scratch ext4"; }
+	trap backing_file_cleanup EXIT
+	ctl setup --no-swapon --size 1G --backing-dev "$img" --backing-size 32M
+	[ $rc = 0 ] || fail "setup with a backing file: exit $rc"
+	[ "$(stat -c %s "$img")" = $((32 << 20)) ] || fail "file size $(stat -c %s "$img")"
+	[ $(($(stat -c %b "$img") * $(stat -c %B "$img"))) -ge $((32 << 20)) ] ||
+		fail "file not allocated: $(du -h "$img")"
+	loop=$(cat "$SYS/backing_dev")
+	name=${loop#/dev/}
+	case $loop in /dev/loop[0-9]*) ;; *) fail "backing_dev $loop: not a loop device" ;; esac
+	[ "$(cat /sys/block/$name/loop/backing_file)" = "$img" ] || fail "loop's file"
+	[ "$(cat /sys/block/$name/loop/autoclear)" = 1 ] || fail "no autoclear"
+	echo "direct I/O: $(cat /sys/block/$name/loop/dio)"
+	[ "$(cat /sys/block/$name/loop/dio)" = 1 ] || fail "no direct I/O on $(df -T "$img" | tail -n 1)"
+	$PAGES write "$DEV" 0 r:300,t:300 >/dev/null || fail "write pages"
+	ctl writeback all
+	[ $rc = 0 ] && [ "$(bdstat count)" -gt 0 ] || fail "writeback all: exit $rc, $(bdstat count) pages"
+	$PAGES verify "$DEV" 0 r:300,t:300 || fail "data read back through the file"
+	ctl reset
+	[ $rc = 0 ] || fail "reset: exit $rc"
+	udevadm settle
+	if [ -e /sys/block/$name/loop/backing_file ]; then
+		fail "$loop still attached after reset: $(losetup -a)"
+	fi
+	# Kept for the next setup, which takes it as it is (no backing_size).
+	ctl setup --no-swapon --backing-dev "$img"
+	[ $rc = 0 ] || fail "setup with the existing file: exit $rc"
+	ctl reset
+	ctl setup --no-swapon --backing-dev /mnt/gs-scratch/nonexistent.img
+	ctl_expect 2 "does not exist: set backing_size to create it"
+	[ ! -e /mnt/gs-scratch/nonexistent.img ] || fail "created without a size"
+}
+
 # Writeback through the tool: a loop device as backing device.
 t_ctl_writeback() {
 	local img=/tmp/ctl-backing.img small=/tmp/ctl-small.img loop loop2

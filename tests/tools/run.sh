@@ -570,8 +570,23 @@ ctl_fault comp_algorithm=EBUSY setup --algorithm zstd
 expect "setup: EBUSY from comp_algorithm" 4 "device is in use"
 ctl_fault backing_dev=EBUSY setup --backing-dev /dev/vdb
 expect "setup: EBUSY from backing_dev" 4 "cannot set backing device '/dev/vdb': busy"
-ctl_fault backing_dev=ENOTBLK setup --backing-dev /tmp
-expect "setup: backing device not a block device" 1 "'/tmp' is not a block device"
+ctl_fault backing_dev=ENOTBLK setup --backing-dev /dev/null
+expect "setup: backing device not a block device" 1 "'/dev/null' is not a block device"
+ctl setup --backing-dev /tmp
+expect "setup: backing device a directory: usage error" 2 "backing_dev /tmp: neither a block device nor a regular file"
+same "setup: backing device a directory: nothing written" "$(grep -c write <<<"$tr")" 0
+mkfake "$F"
+ctl setup --no-swapon --backing-dev "$tmp/backing.img" --backing-size "ram / 2"
+expect "setup: --backing-size as an expression needs MemTotal" 2 "ram is unknown"
+ctl setup --no-swapon --backing-dev "$tmp/backing.img" --backing-size 1G
+same "setup: a backing file: attached to a loop device, that device written (dry run)" "$rc
+$(grep -E 'attach|backing_dev' <<<"$tr")" "0
+run attach $tmp/backing.img to a loop device (direct I/O, autoclear)
+write block/ghostswap/backing_dev /dev/loop-of-$tmp/backing.img"
+printf 'backing_dev = %s\nbacking_size = 2G\n' "$tmp/backing.img" >"$tmp/backing.conf"
+ctl setup --no-swapon -c "$tmp/backing.conf"
+same "config: backing_dev a file, backing_size" "$rc $(grep -c 'attach' <<<"$tr")" "0 1"
+mkfake "$F"
 ctl_fault backing_dev=ENOENT setup --backing-dev /dev/nosuch
 expect "setup: ENOENT from backing_dev: no such device" 1 "no such device '/dev/nosuch'"
 ctl_fault backing_dev=EINVAL setup --backing-dev /dev/ghostswap
@@ -1348,7 +1363,7 @@ for c in $("$CTL" --help | sed -n '/^Columns/,/^$/p' | awk 'NR > 2 && NF { print
 done
 same "ghostswapctl(8) describes every column of --help" "$miss" ""
 miss=
-for k in size algorithm algorithm_params mem_limit backing_dev priority disable_zswap swapon \
+for k in size algorithm algorithm_params mem_limit backing_dev backing_size priority disable_zswap swapon \
 	writeback_limit writeback_direct writeback_shrinker idle_writeback; do
 	grep -q "^\.BI $k " "$top/man/ghostswap.conf.5" || miss="$miss man:$k"
 	grep -q "^#\?$k = " "$top/etc/ghostswap.conf" || miss="$miss example:$k"
