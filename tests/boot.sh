@@ -3,9 +3,9 @@
 #
 # The packaging end to end: a guest root as an admin's machine has it after
 # "dkms install" (testbed/build.sh did that in the guest root) and "make
-# install" of the tools, with /etc/ghostswap.conf written and
-# ghostswap.service enabled, boots with systemd as init and must come up
-# with swap on /dev/ghostswap set up per the configuration file.
+# install" of the tools, with a configuration of a main file and drop-ins
+# written and ghostswap.service enabled, boots with systemd as init and
+# must come up with swap on /dev/ghostswap set up per the configuration.
 # tests/guest/boot.sh checks that inside the guest (and the udev path: the
 # device appearing starts the service), writing TAP.
 #
@@ -53,14 +53,28 @@ install() {
 		ls -l /etc/systemd/system/swap.target.wants/
 		modinfo -n ghostswap'
 	# Values unlike the defaults, so that the guest can tell they came
-	# from here.
-	cat >"$merged/etc/ghostswap.conf" <<-EOF
-	# written by tests/boot.sh
-	size = 3G
+	# from here: the example /etc/ghostswap.conf (lz4, priority 100,
+	# zswap off) as make install left it, drop-ins of a vendor and of the
+	# admin over it, sizes as expressions of ram (tests/guest/boot.sh
+	# checks each).
+	mkdir -p "$merged/usr/lib/ghostswap.conf.d" "$merged/etc/ghostswap.conf.d"
+	cat >"$merged/usr/lib/ghostswap.conf" <<-EOF
+	# hidden whole by /etc/ghostswap.conf
+	size = 5G
+	writeback_limit = 7
+	EOF
+	cat >"$merged/usr/lib/ghostswap.conf.d/40-vendor.conf" <<-EOF
 	algorithm = zstd
-	mem_limit = 200M
 	priority = 77
-	disable_zswap = yes
+	EOF
+	cat >"$merged/usr/lib/ghostswap.conf.d/50-test.conf" <<-EOF
+	# hidden by /etc/ghostswap.conf.d/50-test.conf
+	priority = 11
+	EOF
+	cat >"$merged/etc/ghostswap.conf.d/50-test.conf" <<-EOF
+	# written by tests/boot.sh
+	size = ram * 3 / 2
+	mem_limit = min(ram / 8, 200M)
 	EOF
 }
 

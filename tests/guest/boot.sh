@@ -3,12 +3,15 @@
 #
 # Runs in a guest booted with systemd as init (tests/boot.sh): the module
 # installed by DKMS, the tools by "make install", ghostswap.service enabled,
-# /etc/ghostswap.conf written by tests/boot.sh (size 3G, zstd, mem_limit
-# 200M, priority 77, zswap off), zswap on at boot. Checks that the boot
-# brought swap up per the configuration, that ghostswapctl status --json
-# reports it, that swap works, that stopping the service resets the
-# device, and the udev path: the device appearing again (module reloaded)
-# starts the service again. TAP in /opt/gs-out/boot.tap.
+# the configuration written by tests/boot.sh (the example
+# /etc/ghostswap.conf with zswap off, drop-ins in /usr/lib and /etc: size
+# ram * 3 / 2, zstd, mem_limit min(ram / 8, 200M), priority 77), zswap
+# on at boot. Checks that the boot brought swap up per the configuration,
+# that ghostswapctl status --json and config report it, that swap works,
+# that stopping the service resets the device, the udev path: the device
+# appearing again (module reloaded) starts the service again, and the
+# kernel command line's systemd.ghostswap switch. TAP in
+# /opt/gs-out/boot.tap.
 set -u
 # The guest's helpers and TAP: fail, run_cg, $PAGES, $SYS, $DEV, tap_*.
 . /opt/gs-src/tests/guest/lib.sh
@@ -26,13 +29,24 @@ wait_active() {
 	return 1
 }
 
-# The configuration, applied: swap on with priority 77, 3G, zstd, 200M.
+# size = ram * 3 / 2: MemTotal in bytes times 1.5, rounded up to 4 KiB.
+want_size() {
+	local kib
+	kib=$(awk '$1 == "MemTotal:" { print $2 }' /proc/meminfo)
+	echo $(((kib * 1536 + 4095) / 4096 * 4096))
+}
+
+# The configuration, applied: swap on with priority 77, ram * 1.5, zstd,
+# 200M.
 swap_per_config() {
 	local prio
 	grep -q "^$DEV " /proc/swaps || fail "$DEV is not swapped on: $(cat /proc/swaps)"
 	prio=$(awk -v d=$DEV '$1 == d { print $5 }' /proc/swaps)
 	[ "$prio" = 77 ] || fail "priority $prio, want 77"
-	[ "$(cat $SYS/disksize)" = $((3 << 30)) ] || fail "disksize $(cat $SYS/disksize)"
+	[ "$(cat $SYS/disksize)" = "$(want_size)" ] ||
+		fail "disksize $(cat $SYS/disksize), want $(want_size) (ram * 3 / 2)"
+	[ "$(cat $SYS/writeback_limit_enable)" = 0 ] ||
+		fail "writeback_limit set: /usr/lib/ghostswap.conf was not hidden"
 	grep -q '\[zstd\]' $SYS/comp_algorithm || fail "algorithm: $(cat $SYS/comp_algorithm)"
 	[ "$(cat $SYS/mem_limit)" = $((200 << 20)) ] || fail "mem_limit $(cat $SYS/mem_limit)"
 	cat /proc/swaps
@@ -82,7 +96,7 @@ t_status_json() {
 		fail "status --json: exit $?"
 	echo "$j"
 	echo "$j" | $PAGES ctl-json - \
-		name=/dev/ghostswap algorithm=zstd disksize=$((3 << 30)) \
+		name=/dev/ghostswap algorithm=zstd disksize=$(want_size) \
 		mountpoint=[SWAP] priority=77 mem-limit=$((200 << 20)) ||
 		fail "status --json does not report the configured device"
 }
@@ -138,15 +152,171 @@ t_udev_starts_service() {
 	swap_per_config
 }
 
+# ghostswapctl config: the files in order, the key that won and where.
+t_config_origins() {
+	local o
+	o=$(ghostswapctl config) || fail "ghostswapctl config: exit $?"
+	echo "$o"
+	[ "$(grep '^#   ' <<<"$o" | awk '{ print $2 }')" = "/etc/ghostswap.conf
+/usr/lib/ghostswap.conf.d/40-vendor.conf
+/etc/ghostswap.conf.d/50-test.conf" ] || fail "files, or their order"
+	grep -q "^size = ram \* 3 / 2 .*# /etc/ghostswap.conf.d/50-test.conf:2; here .* ($(want_size) bytes)$" <<<"$o" ||
+		fail "size's origin or value"
+	grep -q "^priority = 77 .*# /usr/lib/ghostswap.conf.d/40-vendor.conf:2$" <<<"$o" ||
+		fail "priority's origin"
+}
+
+# ghostswapctl doctor on a machine set up as an admin would: every check
+# ok but zswap's, which the boot turned on (zswap.enabled=1): the
+# large-folio swap-in trap is named.
+t_doctor() {
+	local o rc
+	o=$(ghostswapctl doctor)
+	rc=$?
+	echo "$o"
+	[ $rc = 0 ] || fail "doctor: exit $rc"
+	for c in "dkms: ghostswap/" "module: version" "swap: $DEV on, priority 77, used first" \
+		"backing device: none" "udev: /lib/udev/rules.d/60-ghostswap.rules" \
+		"systemd: ghostswap.service enabled" "configuration: 3 files, valid"; do
+		grep -q "^ok    $c" <<<"$o" || fail "no 'ok $c'"
+	done
+	grep -q "^warn  zswap: enabled in this boot: large-folio" <<<"$o" ||
+		fail "the zswap trap is not named"
+	[ "$(grep -c '^FAIL' <<<"$o")" = 0 ] || fail "a check failed"
+}
+
+# A backing device that appears after the service was started:
+# ghostswap-generator binds the service to the device's unit, so the setup
+# waits for it instead of failing, and goes on once udev has it. The
+# device: a loop device that gets a filesystem label (and so its
+# /dev/disk/by-label link) only after the start.
+late_cleanup() {
+	systemctl stop ghostswap.service 2>/dev/null
+	rm -f /etc/ghostswap.conf.d/60-late.conf
+	systemctl daemon-reload
+	[ -z "${loop:-}" ] || losetup -d "$loop" 2>/dev/null
+	rm -f /tmp/late.img
+}
+
+t_backing_late() {
+	local unit='dev-disk-by\x2dlabel-GSLATE.device' i rc=0
+	systemctl stop ghostswap.service
+	echo "backing_dev = /dev/disk/by-label/GSLATE" >/etc/ghostswap.conf.d/60-late.conf
+	systemctl daemon-reload		# runs the generators again
+	cat /run/systemd/generator/ghostswap.service.d/50-ghostswap-backing.conf ||
+		{ late_cleanup; fail "no drop-in from ghostswap-generator"; }
+	systemctl show -p DropInPaths -p BindsTo -p After ghostswap.service
+	systemctl show -p DropInPaths ghostswap.service | grep -q 50-ghostswap-backing.conf ||
+		{ late_cleanup; fail "the drop-in is not loaded"; }
+	systemctl show -p BindsTo ghostswap.service | grep -q GSLATE ||
+		{ late_cleanup; fail "ghostswap.service not bound to $unit"; }
+	systemctl start --no-block ghostswap.service
+	sleep 5
+	systemctl list-jobs --no-pager
+	if grep -q "^$DEV " /proc/swaps; then
+		late_cleanup
+		fail "swapped on before the backing device appeared"
+	fi
+	truncate -s 64M /tmp/late.img
+	loop=$(losetup -f --show /tmp/late.img) || { late_cleanup; fail losetup; }
+	mkfs.ext4 -q -L GSLATE "$loop" || { late_cleanup; fail mkfs; }
+	udevadm settle
+	ls -l /dev/disk/by-label/
+	if wait_active ghostswap.service 120 && grep -q "^$DEV " /proc/swaps; then
+		[ "$(cat $SYS/backing_dev)" = /dev/disk/by-label/GSLATE ] || {
+			echo "backing_dev: $(cat $SYS/backing_dev)"
+			rc=1
+		}
+	else
+		journalctl -b -u ghostswap.service --no-pager | tail -n 10
+		echo "the service did not go on once the device appeared"
+		rc=1
+	fi
+	late_cleanup
+	return $rc
+}
+
+# The kernel command line's switch, through the unit and the tool as the
+# boot runs them: /proc/cmdline is what both read, so a file bound over
+# it stands in for another boot's command line.
+# with_cmdline TEXT CMD...: run CMD with /proc/cmdline reading TEXT.
+with_cmdline() {
+	local text=$1 rc
+	shift
+	echo "$text" >/tmp/cmdline
+	mount --bind /tmp/cmdline /proc/cmdline || fail "bind /proc/cmdline"
+	"$@"
+	rc=$?
+	umount /proc/cmdline
+	return $rc
+}
+
+switch_off() {
+	systemctl start ghostswap.service || return 1
+	systemctl is-active ghostswap.service || return 1
+	journalctl -b -u ghostswap.service --no-pager | tail -n 3
+	journalctl -b -u ghostswap.service --no-pager |
+		grep -q 'systemd.ghostswap=0 on the kernel command line: the boot setup is off' ||
+		{ echo "the tool did not say why"; return 1; }
+	grep -q "^$DEV " /proc/swaps && { echo "swapped on"; return 1; }
+	[ "$(cat $SYS/disksize)" = "$(default_disksize)" ] ||
+		{ echo "disksize $(cat $SYS/disksize): configured"; return 1; }
+	systemctl stop ghostswap.service
+}
+
+t_cmdline_off() {
+	systemctl is-active ghostswap.service && systemctl stop ghostswap.service
+	with_cmdline "$(cat /proc/cmdline) systemd.ghostswap=0" switch_off ||
+		fail "systemd.ghostswap=0: the service set the device up"
+}
+
+# No configuration file at all: the service's conditions stop it, unless
+# systemd.ghostswap is given; then it sets up the module's defaults.
+switch_on() {
+	systemctl start ghostswap.service || return 1
+	wait_active ghostswap.service 60 || return 1
+	grep -q "^$DEV " /proc/swaps || { echo "not swapped on"; return 1; }
+	[ "$(cat $SYS/disksize)" = "$(default_disksize)" ] ||
+		{ echo "disksize $(cat $SYS/disksize)"; return 1; }
+	systemctl stop ghostswap.service
+}
+
+t_cmdline_on_no_files() {
+	local d rc=0
+	mkdir -p /tmp/aside/etc /tmp/aside/usr/lib
+	for d in /etc /usr/lib; do
+		mv $d/ghostswap.conf $d/ghostswap.conf.d /tmp/aside$d/ ||
+			fail "move the files aside"
+	done
+	systemctl start ghostswap.service
+	if systemctl is-active ghostswap.service; then
+		rc=1
+		echo "no configuration and no switch: the service ran"
+	fi
+	with_cmdline "$(cat /proc/cmdline) systemd.ghostswap" switch_on || {
+		rc=1
+		echo "systemd.ghostswap without files: no setup with the defaults"
+	}
+	for d in /etc /usr/lib; do
+		mv /tmp/aside$d/* $d/
+	done
+	return $rc
+}
+
 TESTS=(
 	"systemd boot: ghostswap.service enabled and active" t_boot
 	"the module is the one DKMS installed" t_dkms_module
-	"swap on /dev/ghostswap per /etc/ghostswap.conf, zswap turned off" t_config_applied
+	"swap on /dev/ghostswap per the main file and drop-ins, sizes of ram, zswap turned off" t_config_applied
+	"ghostswapctl config: the files in order, each key's origin and value" t_config_origins
+	"ghostswapctl doctor: every check ok, the zswap trap named" t_doctor
 	"udev tagged the device for systemd" t_udev_tagged
 	"ghostswapctl status --json reports it" t_status_json
 	"a verified workload swaps through it" t_swap_works
 	"systemctl stop: swapoff and reset" t_stop_resets
 	"udev: the device appearing starts the service" t_udev_starts_service
+	"a backing device appearing late: the service waits for it, then sets up" t_backing_late
+	"systemd.ghostswap=0: the service runs, sets nothing up, says why" t_cmdline_off
+	"systemd.ghostswap with no configuration file: the defaults" t_cmdline_on_no_files
 )
 tap_tests /tmp/boot-test.log "${TESTS[@]}"
 tap_plan
