@@ -176,7 +176,7 @@ t_doctor() {
 	echo "$o"
 	[ $rc = 0 ] || fail "doctor: exit $rc"
 	for c in "dkms: ghostswap/" "module: version" "swap: $DEV on, priority 77, used first" \
-		"backing device: none" "udev: /lib/udev/rules.d/60-ghostswap.rules" \
+		"backing device: none" "udev: /.*/udev/rules.d/60-ghostswap.rules" \
 		"systemd: ghostswap.service enabled" "configuration: 3 files, valid"; do
 		grep -q "^ok    $c" <<<"$o" || fail "no 'ok $c'"
 	done

@@ -234,20 +234,20 @@ t_ctl_errors() {
 # of the loop device and the kernel detaches it by itself.
 backing_file_cleanup() {
 	ctl reset >/dev/null
-	umount /mnt/gs-scratch 2>/dev/null
+	umount /tmp/gs-scratch-mnt 2>/dev/null
 	[ -z "${scratch:-}" ] || losetup -d "$scratch" 2>/dev/null
 	rm -f /tmp/gs-scratch.img
 }
 
 t_ctl_backing_file() {
-	local img=/mnt/gs-scratch/backing.img loop name
+	local img=/tmp/gs-scratch-mnt/backing.img loop name
 	[ -e "$SYS/bd_stat" ] || { echo "no writeback tier in this module: nothing to test"; return 0; }
 	ctl_fresh
 	modprobe loop 2>/dev/null
 	# ext4, which does direct I/O (the guest's /tmp, tmpfs, may not).
 	truncate -s 128M /tmp/gs-scratch.img && scratch=$(losetup -f --show /tmp/gs-scratch.img) &&
-		mkfs.ext4 -q "$scratch" && mkdir -p /mnt/gs-scratch &&
-		mount "$scratch" /mnt/gs-scratch || { backing_file_cleanup; fail "scratch ext4"; }
+		mkfs.ext4 -q "$scratch" && mkdir -p /tmp/gs-scratch-mnt &&
+		mount "$scratch" /tmp/gs-scratch-mnt || { backing_file_cleanup; fail "scratch ext4"; }
 	trap backing_file_cleanup EXIT
 	ctl setup --no-swapon --size 1G --backing-dev "$img" --backing-size 32M
 	[ $rc = 0 ] || fail "setup with a backing file: exit $rc"
@@ -275,9 +275,9 @@ t_ctl_backing_file() {
 	ctl setup --no-swapon --backing-dev "$img"
 	[ $rc = 0 ] || fail "setup with the existing file: exit $rc"
 	ctl reset
-	ctl setup --no-swapon --backing-dev /mnt/gs-scratch/nonexistent.img
+	ctl setup --no-swapon --backing-dev /tmp/gs-scratch-mnt/nonexistent.img
 	ctl_expect 2 "does not exist: set backing_size to create it"
-	[ ! -e /mnt/gs-scratch/nonexistent.img ] || fail "created without a size"
+	[ ! -e /tmp/gs-scratch-mnt/nonexistent.img ] || fail "created without a size"
 }
 
 # Writeback through the tool: a loop device as backing device.
