@@ -59,20 +59,32 @@ static bool eval_size(const char *key, const char *val, bool zero_ok,
 	return true;
 }
 
+/*
+ * A size key's value: a plain size (1M..16T-4K; with @zero_ok also 0 or
+ * none), or an expression of ram. 0; 1 for a plain size out of range;
+ * -1 with the expression's error in @err.
+ */
+static int size_value(const char *key, const char *val, bool zero_ok,
+		      uint64_t *out, char *err, size_t errlen)
+{
+	uint64_t v;
+
+	if (parse_bytes(val, &v) || (zero_ok && !strcasecmp(val, "none")))
+		return (zero_ok ? parse_limit(val, out) : parse_size(val, out)) ? 0 : 1;
+	return eval_size(key, val, zero_ok, out, err, errlen) ? 0 : -1;
+}
+
 /* Sets one setting from text; NULL or an error message in @err. */
 bool set_setting(struct settings *s, const char *key, const char *val,
 		      char *err, size_t errlen)
 {
-	uint64_t v;
+	int ret = 0;
 	bool b;
 
 	if (!strcmp(key, "size")) {
-		if (parse_bytes(val, &v)) {
-			if (!parse_size(val, &s->size))
-				goto bad_size;
-		} else if (!eval_size(key, val, false, &s->size, err, errlen)) {
-			return false;
-		}
+		ret = size_value(key, val, false, &s->size, err, errlen);
+		if (ret)
+			goto size_error;
 		s->has_size = true;
 	} else if (!strcmp(key, "algorithm")) {
 		if (strlen(val) >= sizeof(s->algorithm) || strpbrk(val, " \t"))
@@ -86,22 +98,14 @@ bool set_setting(struct settings *s, const char *key, const char *val,
 		     val);
 		s->has_algorithm_params = true;
 	} else if (!strcmp(key, "backing_size")) {
-		if (parse_bytes(val, &v)) {
-			if (!parse_size(val, &s->backing_size))
-				goto bad_size;
-		} else if (!eval_size(key, val, false, &s->backing_size, err,
-				      errlen)) {
-			return false;
-		}
+		ret = size_value(key, val, false, &s->backing_size, err, errlen);
+		if (ret)
+			goto size_error;
 		s->has_backing_size = true;
 	} else if (!strcmp(key, "mem_limit")) {
-		if (parse_bytes(val, &v) || !strcasecmp(val, "none")) {
-			if (!parse_limit(val, &s->mem_limit))
-				goto bad_size;
-		} else if (!eval_size(key, val, true, &s->mem_limit, err,
-				      errlen)) {
-			return false;
-		}
+		ret = size_value(key, val, true, &s->mem_limit, err, errlen);
+		if (ret)
+			goto size_error;
 		s->has_mem_limit = true;
 	} else if (!strcmp(key, "backing_dev")) {
 		if (strlen(val) >= sizeof(s->backing_dev))
@@ -157,7 +161,9 @@ bool set_setting(struct settings *s, const char *key, const char *val,
 		return false;
 	}
 	return true;
-bad_size:
+size_error:
+	if (ret < 0)
+		return false;	/* the expression's error is in @err */
 	bfmt(err, errlen, "bad size '%s' for %s (" SIZE_SYNTAX "%s)", val,
 		 key, strcmp(key, "mem_limit") ? "" : "; or 0");
 	return false;

@@ -46,6 +46,19 @@ static void join_argv(char *const argv[], char *buf, size_t n)
 					 i ? " " : "", argv[i]);
 }
 
+/* The exit status of child @pid, as a shell gives it; 127 if lost. */
+static int wait_exit(pid_t pid)
+{
+	int status;
+
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return 127;
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
 /*
  * Runs argv (NULL terminated), stdout to /dev/null if @quiet. Returns
  * its exit status, 127 if it could not be run. Dry run: prints it.
@@ -53,7 +66,7 @@ static void join_argv(char *const argv[], char *buf, size_t n)
 int run_program(bool quiet, char *const argv[])
 {
 	char line[1024], path[PATH_MAX];
-	int status, fd;
+	int fd;
 	pid_t pid;
 
 	join_argv(argv, line, sizeof(line));
@@ -84,12 +97,7 @@ int run_program(bool quiet, char *const argv[])
 			strerror(errno));
 		_exit(127);
 	}
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return 127;
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+	return wait_exit(pid);
 }
 
 /*
@@ -100,7 +108,7 @@ int run_program(bool quiet, char *const argv[])
 int capture_program(char *out, size_t n, char *const argv[])
 {
 	char path[PATH_MAX], line[1024];
-	int status, fds[2], fd;
+	int fds[2], fd;
 	size_t used = 0;
 	ssize_t got;
 	pid_t pid;
@@ -145,12 +153,7 @@ int capture_program(char *out, size_t n, char *const argv[])
 	}
 	out[used] = '\0';
 	close(fds[0]);
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return 127;
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+	return wait_exit(pid);
 }
 
 /* Waits for udev to finish with the device (its probe holds it open). */
