@@ -152,10 +152,10 @@ int cmd_setup(int argc, char **argv)
 		['b'] = "backing_size",
 	};
 	struct settings cli = { 0 }, s = { 0 };
-	char err[PATH_MAX + 128], val[32], sz[32];
+	char err[PATH_MAX + 128], val[96], sz[32], params[300];
 	const char *config = NULL;
 	bool system_config = false, off;
-	int c, rc = RC_OK, ret;
+	int c, rc = RC_OK, ret, i;
 	long prio;
 
 	while ((c = next_opt(argc, argv, ":s:a:m:B:w:p:Zc:Ch", opts, &rc)) != -1) {
@@ -224,6 +224,19 @@ int cmd_setup(int argc, char **argv)
 	}
 	if (s.has_algorithm_params) {
 		rc = write_attr_retrying("algorithm_params", s.algorithm_params);
+		if (rc)
+			return rc;
+	}
+	for (i = 0; i < s.n_recomp; i++) {
+		bfmt(val, sizeof(val), "algo=%s priority=%d", s.recomp[i], i + 1);
+		rc = write_attr_retrying("recomp_algorithm", val);
+		if (rc)
+			return rc;
+		if (!s.recomp_params[i][0])
+			continue;
+		bfmt(params, sizeof(params), "priority=%d %s", i + 1,
+		     s.recomp_params[i]);
+		rc = write_attr_retrying("algorithm_params", params);
 		if (rc)
 			return rc;
 	}

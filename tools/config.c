@@ -17,7 +17,8 @@
 
 /* The keys of ghostswap.conf(5), in the order "config" prints them. */
 const char *const config_keys[N_CONFIG_KEYS] = {
-	"size", "algorithm", "algorithm_params", "mem_limit", "backing_dev",
+	"size", "algorithm", "algorithm_params", "compression_algorithm",
+	"mem_limit", "backing_dev",
 	"backing_size", "writeback_limit",
 	"writeback_direct", "writeback_shrinker", "idle_writeback",
 	"priority", "disable_zswap", "swapon",
@@ -74,6 +75,82 @@ static int size_value(const char *key, const char *val, bool zero_ok,
 	return eval_size(key, val, zero_ok, out, err, errlen) ? 0 : -1;
 }
 
+/*
+ * zram-generator's compression-algorithm: "ALG[(P,P)] [ALG2[(P)] ...]":
+ * the primary algorithm and its parameters, then the secondary ones for
+ * recompression, priority 1, 2, 3 in that order. Parameters are
+ * algorithm_params' (level=, dict=, deflate.winbits=), commas for
+ * blanks. zram-generator also passes a secondary's parameters, or a list
+ * without an algorithm, to "recompress": here recompression runs by
+ * itself (recompress_auto), so recompress's own keys (type=,
+ * threshold=, max_pages=) are refused with that said.
+ */
+static bool set_compression(struct settings *s, const char *val, char *err,
+			    size_t errlen)
+{
+	char buf[1024], *tok, *save = NULL, *paren, *p;
+	int n = 0;
+
+	if (bfmt(buf, sizeof(buf), "%s", val) >= (int)sizeof(buf)) {
+		bfmt(err, errlen, "compression_algorithm too long");
+		return false;
+	}
+	s->n_recomp = 0;
+	for (tok = strtok_r(buf, " \t", &save); tok;
+	     tok = strtok_r(NULL, " \t", &save), n++) {
+		char *name = tok, *params = "";
+
+		paren = strchr(tok, '(');
+		if (paren) {
+			*paren = '\0';
+			params = paren + 1;
+			p = strchr(params, ')');
+			if (!p || p[1]) {
+				bfmt(err, errlen, "compression_algorithm: '%s(%s': want ALG(PARAMS) without blanks",
+				     name, params);
+				return false;
+			}
+			*p = '\0';
+			for (p = params; *p; p++)
+				if (*p == ',')
+					*p = ' ';
+			if (strstr(params, "type=") || strstr(params, "threshold=") ||
+			    strstr(params, "max_pages=")) {
+				bfmt(err, errlen, "compression_algorithm: '%s' are recompress parameters: ghostswap recompresses idle pages by itself (recompress_auto, see ghostswap(4))",
+				     params);
+				return false;
+			}
+		}
+		if (!*name) {
+			bfmt(err, errlen, "compression_algorithm: parameters '%s' without an algorithm",
+			     params);
+			return false;
+		}
+		if (n > MAX_RECOMP) {
+			bfmt(err, errlen, "compression_algorithm: at most %d secondary algorithms",
+			     MAX_RECOMP);
+			return false;
+		}
+		if (!n) {
+			bfmt(s->algorithm, sizeof(s->algorithm), "%s", name);
+			s->has_algorithm = true;
+			s->has_algorithm_params = *params;
+			bfmt(s->algorithm_params, sizeof(s->algorithm_params),
+			     "%s", params);
+		} else {
+			bfmt(s->recomp[n - 1], sizeof(s->recomp[0]), "%s", name);
+			bfmt(s->recomp_params[n - 1], sizeof(s->recomp_params[0]),
+			     "%s", params);
+			s->n_recomp = n;
+		}
+	}
+	if (!n) {
+		bfmt(err, errlen, "compression_algorithm: no algorithm");
+		return false;
+	}
+	return true;
+}
+
 /* Sets one setting from text; NULL or an error message in @err. */
 bool set_setting(struct settings *s, const char *key, const char *val,
 		      char *err, size_t errlen)
@@ -97,6 +174,9 @@ bool set_setting(struct settings *s, const char *key, const char *val,
 		bfmt(s->algorithm_params, sizeof(s->algorithm_params), "%s",
 		     val);
 		s->has_algorithm_params = true;
+	} else if (!strcmp(key, "compression_algorithm")) {
+		if (!set_compression(s, val, err, errlen))
+			return false;
 	} else if (!strcmp(key, "backing_size")) {
 		ret = size_value(key, val, false, &s->backing_size, err, errlen);
 		if (ret)

@@ -67,6 +67,7 @@
 #define SWITCH_OFF_MSG	"systemd.ghostswap=0 on the kernel command line: the boot setup is off"
 #define DEBUGFS_MAGIC	0x64626720
 #define MAX_COLUMNS	64	/* status columns on one line */
+#define MAX_RECOMP	3	/* secondary algorithms (the module's priorities) */
 
 /* Exit codes (documented in --help and ghostswapctl(8)). */
 enum {
@@ -117,13 +118,17 @@ struct settings {
 	char writeback_direct[16];
 	char algorithm[64];
 	char algorithm_params[256];
+	/* compression_algorithm's secondary algorithms, priority 1..3 */
+	int n_recomp;
+	char recomp[MAX_RECOMP][64];
+	char recomp_params[MAX_RECOMP][256];
 	char backing_dev[PATH_MAX];
 	long priority;
 	bool disable_zswap, swapon;
 };
 
 /* The keys of ghostswap.conf(5) (config.c). */
-#define N_CONFIG_KEYS	13
+#define N_CONFIG_KEYS	14
 extern const char *const config_keys[N_CONFIG_KEYS];
 
 /* Where a key of the configuration was set: FILE:LINE and its text. */

@@ -171,6 +171,25 @@ t_ctl_zramctl() {
 	ctl_expect 2 "(raw output is --raw)"
 }
 
+# compression_algorithm (zram-generator's form) on the real module: the
+# primary, a secondary with its level, as the module reads them back.
+t_ctl_compression() {
+	local conf=/tmp/ctl-comp.conf
+	ctl_fresh
+	echo "compression_algorithm = lz4 zstd(level=8) deflate" >"$conf"
+	ctl setup --no-swapon -c "$conf"
+	[ $rc = 0 ] || fail "setup: exit $rc"
+	cat "$SYS/recomp_algorithm"
+	grep -q '\[lz4\]' "$SYS/comp_algorithm" || fail "primary: $(cat "$SYS/comp_algorithm")"
+	grep -q '^#1: .*\[zstd\]' "$SYS/recomp_algorithm" || fail "priority 1"
+	grep -q '^#2: .*\[deflate\]' "$SYS/recomp_algorithm" || fail "priority 2"
+	ctl reset
+	echo "compression_algorithm = zstd(level=99)" >"$conf"
+	ctl setup --no-swapon -c "$conf"
+	ctl_expect 1 "algorithm_params"
+	ctl reset
+}
+
 # The errors, each with its exit code and one-line message.
 t_ctl_errors() {
 	local algs

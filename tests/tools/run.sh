@@ -803,6 +803,36 @@ cfgerr "algorithm with a blank" 1 "bad value 'lz4 zstd' for algorithm" \
 ctl setup --config "$tmp/nonexistent.conf"
 expect "config: a missing file: usage error" 2 "cannot read $tmp/nonexistent.conf"
 
+# compression_algorithm, zram-generator's form: the primary with its
+# parameters, then the secondary algorithms, priority 1, 2, 3.
+mkfake "$F"
+: >"$S/recomp_algorithm"
+printf 'compression_algorithm = lz4 zstd(level=8,dict=/etc/z.dict) deflate\n' >"$cfg"
+ctl setup --no-swapon -c "$cfg"
+same "compression_algorithm: primary, then recomp_algorithm and params by priority" "$rc
+$(grep -E 'comp_alg|algorithm_params|recomp' <<<"$tr")" "0
+write block/ghostswap/comp_algorithm lz4
+write block/ghostswap/recomp_algorithm algo=zstd priority=1
+write block/ghostswap/algorithm_params priority=1 level=8 dict=/etc/z.dict
+write block/ghostswap/recomp_algorithm algo=deflate priority=2"
+printf 'compression_algorithm = zstd(level=3)\n' >"$cfg"
+ctl setup --no-swapon -c "$cfg"
+same "compression_algorithm: the primary's parameters to algorithm_params" "$(grep -E 'comp_alg|algorithm_params|recomp' <<<"$tr")" \
+"write block/ghostswap/comp_algorithm zstd
+write block/ghostswap/algorithm_params level=3"
+cfgerr "compression_algorithm: recompress's parameters refused, the reason said" 1 \
+	"compression_algorithm: 'type=idle' are recompress parameters: ghostswap recompresses idle pages by itself (recompress_auto, see ghostswap(4))" \
+	"compression_algorithm = zstd(level=3) lz4(type=idle)\n"
+cfgerr "compression_algorithm: parameters without an algorithm" 1 \
+	"compression_algorithm: parameters 'level=1' without an algorithm" \
+	"compression_algorithm = zstd (level=1)\n"
+cfgerr "compression_algorithm: four secondaries" 1 \
+	"compression_algorithm: at most 3 secondary algorithms" \
+	"compression_algorithm = lz4 zstd deflate lz4hc lzo\n"
+cfgerr "compression_algorithm: an unclosed parenthesis" 1 \
+	"compression_algorithm: 'zstd(level=3': want ALG(PARAMS) without blanks" \
+	"compression_algorithm = zstd(level=3\n"
+
 # Sizes as expressions of ram (MiB), zram-generator's grammar. MemTotal
 # 2000000 kB is 1953.125 MiB.
 mkfake "$F"
@@ -1363,7 +1393,7 @@ for c in $("$CTL" --help | sed -n '/^Columns/,/^$/p' | awk 'NR > 2 && NF { print
 done
 same "ghostswapctl(8) describes every column of --help" "$miss" ""
 miss=
-for k in size algorithm algorithm_params mem_limit backing_dev backing_size priority disable_zswap swapon \
+for k in size algorithm algorithm_params compression_algorithm mem_limit backing_dev backing_size priority disable_zswap swapon \
 	writeback_limit writeback_direct writeback_shrinker idle_writeback; do
 	grep -q "^\.BI $k " "$top/man/ghostswap.conf.5" || miss="$miss man:$k"
 	grep -q "^#\?$k = " "$top/etc/ghostswap.conf" || miss="$miss example:$k"
