@@ -236,6 +236,43 @@ t_backing_late() {
 	return $rc
 }
 
+# A file as the backing device, set up by the service: created at
+# backing_size, on a loop device; the generator makes the service wait
+# for the file's filesystem; stopping the service detaches the loop.
+t_backing_file() {
+	local f=/var/lib/ghostswap/backing.img loop rc=0
+	systemctl stop ghostswap.service
+	mkdir -p /var/lib/ghostswap && rm -f $f
+	printf 'backing_dev = %s\nbacking_size = 16M\n' $f >/etc/ghostswap.conf.d/60-file.conf
+	systemctl daemon-reload
+	systemctl show -p RequiresMountsFor ghostswap.service
+	systemctl show -p RequiresMountsFor ghostswap.service | grep -q "$f" || {
+		echo "no RequiresMountsFor= on the file"
+		rc=1
+	}
+	systemctl start ghostswap.service
+	loop=$(cat $SYS/backing_dev)
+	echo "backing_dev: $loop, file: $(cat /sys/block/${loop#/dev/}/loop/backing_file 2>&1)"
+	if ! systemctl is-active ghostswap.service || ! grep -q "^$DEV " /proc/swaps; then
+		journalctl -b -u ghostswap.service --no-pager | tail -n 10
+		echo "the service did not set up with a backing file"
+		rc=1
+	elif [ "$(cat /sys/block/${loop#/dev/}/loop/backing_file)" != $f ] ||
+		[ "$(stat -c %s $f)" != $((16 << 20)) ]; then
+		echo "backing: $loop, $(ls -l $f)"
+		rc=1
+	fi
+	systemctl stop ghostswap.service
+	udevadm settle
+	if [ -e /sys/block/${loop#/dev/}/loop/backing_file ]; then
+		echo "$loop still attached after the stop: $(losetup -a)"
+		rc=1
+	fi
+	rm -f /etc/ghostswap.conf.d/60-file.conf $f
+	systemctl daemon-reload
+	return $rc
+}
+
 # The kernel command line's switch, through the unit and the tool as the
 # boot runs them: /proc/cmdline is what both read, so a file bound over
 # it stands in for another boot's command line.
@@ -315,6 +352,7 @@ TESTS=(
 	"systemctl stop: swapoff and reset" t_stop_resets
 	"udev: the device appearing starts the service" t_udev_starts_service
 	"a backing device appearing late: the service waits for it, then sets up" t_backing_late
+	"a file as backing device: created, on a loop device, detached at stop" t_backing_file
 	"systemd.ghostswap=0: the service runs, sets nothing up, says why" t_cmdline_off
 	"systemd.ghostswap with no configuration file: the defaults" t_cmdline_on_no_files
 )
