@@ -89,6 +89,16 @@ sysw() {
 		return 0
 	fi
 	out=$( (echo "$2" >"$1") 2>&1) && fail "write '$2' to $1 was accepted"
+	# Busy where another error is expected: udev probing the device
+	# after a change (its blkid holds it open); settle and try once more.
+	case $out in
+	*"Device or resource busy"*)
+		if [ "$3" != "Device or resource busy" ]; then
+			udevadm settle 2>/dev/null
+			echo "write '$2' to ${1##*/}: busy, retried after udevadm settle"
+			out=$( (echo "$2" >"$1") 2>&1) && fail "write '$2' to $1 was accepted"
+		fi ;;
+	esac
 	case $out in
 	*"$3"*) echo "write '$2' to ${1##*/}: $3 (as expected)" ;;
 	*) fail "write '$2' to $1: '$out', want '$3'" ;;
