@@ -3,12 +3,15 @@
  * ghostswap-generator (ghostswapctl, run by systemd under that name, or
  * "ghostswapctl generator DIR"): orders ghostswap.service after what its
  * configuration needs, so that a boot does not race it. With a
- * backing_dev under /dev, a drop-in in DIR/ghostswap.service.d/ binds
- * the service to that device's unit and orders it after it: the setup
+ * backing_dev under /dev, a drop-in in DIR/ghostswap.service.d/ makes
+ * the service require that device's unit and start after it: the setup
  * waits for a disk that appears late, and when it never appears the
  * service fails once systemd's device timeout (DefaultDeviceTimeoutSec,
- * 90 s) ends, with "Dependency failed" naming the device. Any other
- * path: RequiresMountsFor= on it. Nothing when the configuration has no
+ * 90 s) ends, with "Dependency failed" naming the device. Requires=, not
+ * BindsTo=: a link that goes away later (a by-label link, once
+ * writeback overwrites the filesystem it named) must not make systemd
+ * stop the service, which would swap off. Any other path:
+ * RequiresMountsFor= on it. Nothing when the configuration has no
  * backing device, is broken (the service says why when it runs), or
  * systemd.ghostswap=0 is on the kernel command line.
  * See systemd.generator(7).
@@ -102,7 +105,12 @@ int cmd_generator(int argc, char **argv)
 		return RC_OK;
 	if (!strncmp(s.backing_dev, "/dev/", 5)) {
 		unit_path_escape(s.backing_dev, ".device", unit, sizeof(unit));
-		bfmt(body, sizeof(body), "BindsTo=%s\nAfter=%s\n", unit, unit);
+		bfmt(body, sizeof(body), "Requires=%s\nAfter=%s\n", unit, unit);
+		/* Names read from the device's content vanish once written. */
+		if (!strncmp(s.backing_dev, "/dev/disk/by-label/", 19) ||
+		    !strncmp(s.backing_dev, "/dev/disk/by-uuid/", 18))
+			warning("backing_dev %s names the filesystem on the device, which writeback overwrites: the link will be gone at the next boot; use /dev/disk/by-partlabel/, by-partuuid/ or by-id/",
+				s.backing_dev);
 	} else {
 		bfmt(body, sizeof(body), "RequiresMountsFor=%s\n",
 		     s.backing_dev);

@@ -1127,12 +1127,15 @@ gen() {
 }
 mkfake "$F"
 gen "backing_dev = /dev/disk/by-partlabel/ghostswap-backing\n"
-same "generator: a backing device: BindsTo= and After= its device unit" "$rc
+same "generator: a backing device: Requires= and After= its device unit" "$rc
 $gen" "0
 # Written by ghostswap-generator from ghostswap.conf(5)'s backing_dev.
 [Unit]
-BindsTo=dev-disk-by\x2dpartlabel-ghostswap\x2dbacking.device
+Requires=dev-disk-by\x2dpartlabel-ghostswap\x2dbacking.device
 After=dev-disk-by\x2dpartlabel-ghostswap\x2dbacking.device"
+gen "backing_dev = /dev/disk/by-label/SWAPBACK\n"
+same "generator: a name from the device's content (by-label): warned, still ordered" "$rc|$(tail -n 1 <<<"$gen")|$err" \
+	"0|After=dev-disk-by\x2dlabel-SWAPBACK.device|ghostswapctl: warning: backing_dev /dev/disk/by-label/SWAPBACK names the filesystem on the device, which writeback overwrites: the link will be gone at the next boot; use /dev/disk/by-partlabel/, by-partuuid/ or by-id/"
 gen "backing_dev = /srv/swap/backing.img\n"
 same "generator: a path outside /dev: RequiresMountsFor=" "$rc $(tail -n 1 <<<"$gen")" \
 	"0 RequiresMountsFor=/srv/swap/backing.img"
