@@ -154,22 +154,16 @@ static void check_config(void)
  */
 static void check_zswap(void)
 {
-	char buf[16], cmdline[4096];
+	char cmdline[4096];
 	bool on, at_boot;
-	FILE *f;
-	size_t len;
 
-	if (read_sys(ZSWAP_ENABLED, buf, sizeof(buf))) {
+	if (!sys_exists(ZSWAP_ENABLED)) {
 		report("ok", "zswap: not in this kernel");
 		return;
 	}
-	on = buf[0] == 'Y' || buf[0] == 'y' || buf[0] == '1';
-	bfmt(cmdline, sizeof(cmdline), "%s/cmdline", procroot);
-	f = fopen(cmdline, "r");
-	len = f ? fread(cmdline, 1, sizeof(cmdline) - 1, f) : 0;
-	if (f)
-		fclose(f);
-	cmdline[len] = '\0';
+	on = zswap_enabled();
+	if (!read_cmdline(cmdline, sizeof(cmdline)))
+		cmdline[0] = '\0';
 	at_boot = strstr(cmdline, "zswap.enabled=1") ||
 		  strstr(cmdline, "zswap.enabled=Y") ||
 		  strstr(cmdline, "zswap.enabled=y");

@@ -172,6 +172,22 @@ void free_config_files(struct config_files *cf)
 	memset(cf, 0, sizeof(*cf));
 }
 
+/* The kernel command line ($procroot/cmdline) into @buf; false if unread. */
+bool read_cmdline(char *buf, size_t n)
+{
+	size_t len;
+	FILE *f;
+
+	bfmt(buf, n, "%s/cmdline", procroot);
+	f = fopen(buf, "r");
+	if (!f)
+		return false;
+	len = fread(buf, 1, n - 1, f);
+	fclose(f);
+	buf[len] = '\0';
+	return true;
+}
+
 /*
  * systemd.ghostswap on the kernel command line ($procroot/cmdline): 1 for
  * "systemd.ghostswap", "=1", "=yes", ...; 0 for "=0", "=no", ...; -1
@@ -181,18 +197,11 @@ void free_config_files(struct config_files *cf)
 int cmdline_switch(void)
 {
 	char buf[4096], *tok, *save = NULL, *val;
-	size_t len;
 	int ret = -1;
 	bool b;
-	FILE *f;
 
-	bfmt(buf, sizeof(buf), "%s/cmdline", procroot);
-	f = fopen(buf, "r");
-	if (!f)
+	if (!read_cmdline(buf, sizeof(buf)))
 		return -1;
-	len = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[len] = '\0';
 	for (tok = strtok_r(buf, " \t\n", &save); tok;
 	     tok = strtok_r(NULL, " \t\n", &save)) {
 		if (strncmp(tok, CMDLINE_KEY, strlen(CMDLINE_KEY)))

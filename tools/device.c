@@ -167,7 +167,7 @@ int read_dev_info(struct dev_info *d)
 }
 
 /* zswap compresses pages before any swap device sees them. */
-static bool zswap_enabled(void)
+bool zswap_enabled(void)
 {
 	char buf[16];
 

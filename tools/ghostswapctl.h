@@ -183,6 +183,7 @@ int write_attr_checked(const char *attr, const char *val);
 /* device.c */
 bool swapped_on(long *prio);
 int read_dev_info(struct dev_info *d);
+bool zswap_enabled(void);
 void zswap_warning(void);
 bool setup_failed(char *why, size_t n);
 uint64_t mem_total(void);
@@ -223,6 +224,7 @@ void merge_settings(struct settings *dst, const struct settings *cli);
 /* conffiles.c */
 int find_config_files(struct config_files *cf);
 void free_config_files(struct config_files *cf);
+bool read_cmdline(char *buf, size_t n);
 int cmdline_switch(void);
 
 /* expr.c */
