@@ -172,14 +172,19 @@ int parse_help_only(int argc, char **argv, int max_args)
 
 /*
  * A write that needs the device unused: on EBUSY while swap is off, the
- * holder may be udev probing the device; settle and try once more.
+ * holder may be udev probing the device (or a process that closed the
+ * node has not finished releasing it); settle, wait for the node's lock
+ * and try once more.
  */
 int write_attr_retrying(const char *attr, const char *val)
 {
-	int ret = write_attr(attr, val);
+	int ret = write_attr(attr, val), rc;
 
 	if (ret == -EBUSY && !swapped_on(NULL)) {
 		udev_settle();
+		rc = wait_node_unlocked();
+		if (rc)
+			return rc;
 		ret = write_attr(attr, val);
 	}
 	return ret ? write_failed(attr, val, ret) : RC_OK;

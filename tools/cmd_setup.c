@@ -201,6 +201,9 @@ int cmd_setup(int argc, char **argv)
 		return rc;
 	if (swapped_on(NULL))
 		return fail_in_use();
+	rc = wait_node_unlocked();
+	if (rc)
+		return rc;
 
 	if (s.has_disable_zswap && s.disable_zswap) {
 		ret = write_sys(ZSWAP_ENABLED, "N");
@@ -318,7 +321,9 @@ int cmd_reset(int argc, char **argv)
 			return fail(RC_FAIL, "swapoff %s failed (exit %d): not enough memory to take the swapped pages back?",
 				    DEV_PATH, ret);
 	}
-	rc = write_attr_retrying("reset", "1");
+	rc = wait_node_unlocked();
+	if (!rc)
+		rc = write_attr_retrying("reset", "1");
 	if (rc)
 		return rc;
 	printf("%s: reset\n", DEV_PATH);

@@ -46,7 +46,8 @@ static int zram_reset(void)
 	if (swapped_on(NULL))
 		return fail(RC_BUSY, "%s is swapped on: swapoff first, or use 'ghostswapctl reset'",
 			    DEV_PATH);
-	return write_attr_retrying("reset", "1");
+	rc = wait_node_unlocked();
+	return rc ? rc : write_attr_retrying("reset", "1");
 }
 
 /* zramctl -s: reset, algorithm, params, size; streams are per CPU here. */
@@ -62,6 +63,9 @@ static int zram_create(const struct settings *s, bool streams, bool find)
 		return rc;
 	if (swapped_on(NULL))
 		return fail_in_use();
+	rc = wait_node_unlocked();
+	if (rc)
+		return rc;
 	if (streams)
 		warning("--streams ignored: ghostswap has one compression stream per online CPU");
 	rc = write_attr_retrying("reset", "1");

@@ -2,15 +2,20 @@
 /*
  * ghostswapctl: the state of the device. Whether it is swapped on
  * (/proc/swaps under $GHOSTSWAP_PROC), what status shows of it
- * (struct dev_info), whether zswap is in its way; the machine's memory.
+ * (struct dev_info), whether zswap is in its way; the machine's memory;
+ * waiting for the device node's lock before a change.
  */
 #include "ghostswapctl.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
 
 char procroot[PATH_MAX] = "/proc";
 
@@ -219,4 +224,56 @@ uint64_t mem_total(void)
 	free(line);
 	fclose(f);
 	return (uint64_t)kib * 1024;
+}
+
+/* How long a change waits for the node's lock before giving up. */
+#define NODE_LOCK_WAIT_MS	10000
+#define NODE_LOCK_POLL_MS	20
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * Waits until nobody holds the device node's flock(2). udev holds a
+ * shared one while it probes a block device, and tools that change a
+ * device take an exclusive one (zramctl does, and so does this tool), so
+ * taking it exclusively means no probe runs and no other such tool is
+ * between its steps. The lock is dropped again before returning, as
+ * zramctl drops it: the module refuses a change while the node is open,
+ * by us too. The short window until the sysfs write is covered by
+ * write_attr_retrying(). The open also fails with EBUSY while another
+ * process is in the middle of a change: that is waited for the same way.
+ * Nothing to do in a dry run or without a node (no devtmpfs, no udev).
+ */
+int wait_node_unlocked(void)
+{
+	long long deadline = now_ms() + NODE_LOCK_WAIT_MS;
+	int fd, err;
+
+	if (dryrun)
+		return RC_OK;
+	for (;;) {
+		fd = open(DEV_PATH, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+		if (fd < 0) {
+			err = errno;
+		} else {
+			err = flock(fd, LOCK_EX | LOCK_NB) ? errno : 0;
+			close(fd);
+		}
+		if (!err || err == ENOENT || err == ENXIO)
+			return RC_OK;
+		if (err != EWOULDBLOCK && err != EBUSY)
+			return fail(RC_FAIL, "%s: %s", DEV_PATH, strerror(err));
+		if (now_ms() >= deadline)
+			return fail(RC_BUSY, "%s: %s for %d s (by udev's probe, zramctl-like tool or another ghostswapctl; 'fuser -v %s' shows who): try again",
+				    DEV_PATH, err == EBUSY ? "being changed by another process" : "locked",
+				    NODE_LOCK_WAIT_MS / 1000, DEV_PATH);
+		nanosleep(&(struct timespec){ .tv_nsec = NODE_LOCK_POLL_MS * 1000000L },
+			  NULL);
+	}
 }

@@ -17,7 +17,7 @@
  *   expr.c           sizes as expressions of ram
  *   loopdev.c        a file as backing device: created, on a loop device
  *   device.c         the device's state: dev_info, /proc/swaps, zswap;
- *                    MemTotal
+ *                    MemTotal; waiting for the node's lock
  *   programs.c       running modprobe, udevadm, mkswap, swapon, ...
  *   sysfs.c          reading and writing sysfs, failures explained
  *   parse.c          sizes, counts, priorities, booleans
@@ -187,6 +187,7 @@ bool zswap_enabled(void);
 void zswap_warning(void);
 bool setup_failed(char *why, size_t n);
 uint64_t mem_total(void);
+int wait_node_unlocked(void);
 
 /* loopdev.c */
 bool is_block_device(const char *path);

@@ -27,7 +27,7 @@ mem_limit compact algorithms cpu_hotplug workload_zstd comp_params
 workload_dict recompress_auto heuristic wb_setup wb_bad_input
 wb_on_demand wb_compact wb_direct wb_full wb_workload wb_race wb_rate
 fault_alloc fault_backing hostile leaks memory_cycle stress
-ctl_status ctl_setup_reset ctl_zramctl ctl_compression ctl_errors ctl_writeback ctl_backing_file unload_final"
+ctl_status ctl_setup_reset ctl_zramctl ctl_node_lock ctl_compression ctl_errors ctl_writeback ctl_backing_file unload_final"
 # Not in the default run (a measurement, not a test of ghostswap): the same
 # workload on zram for the ratio comparison. Run it after the workloads:
 #   tests/run.sh load swapon_1t workload workload_zstd zram_compare

@@ -171,6 +171,46 @@ t_ctl_zramctl() {
 	ctl_expect 2 "(raw output is --raw)"
 }
 
+# The node's lock: udev holds a shared flock(2) on the node while it
+# probes, zramctl-like tools an exclusive one. A change waits for it and
+# then succeeds; the holder keeps the node open meanwhile, so a write
+# that did not wait would meet EBUSY (checked first, so the test can
+# fail). A lock held past the wait: exit 4, naming the lock.
+# hold_node_lock SECONDS: a background process holds the node's
+# exclusive lock that long, and creates /tmp/lock-done just before it
+# lets go; $holder is its pid.
+hold_node_lock() {
+	local i
+	rm -f /tmp/lock-done
+	flock -o -x "$DEV" sh -c "sleep $1; touch /tmp/lock-done" &
+	holder=$!
+	for i in $(seq 50); do
+		flock -n -x "$DEV" true 2>/dev/null || return 0
+		sleep 0.1
+	done
+	fail "the holder never took the lock"
+}
+
+t_ctl_node_lock() {
+	local holder
+	ctl_fresh
+	hold_node_lock 4
+	echo 1G 2>/dev/null >"$SYS/disksize" && fail "disksize written while the node is open"
+	ctl -s 1G "$DEV"
+	[ $rc = 0 ] || fail "-s behind a held lock: exit $rc"
+	[ -e /tmp/lock-done ] || fail "-s returned while the lock was held"
+	wait $holder
+	[ "$(cat "$SYS/disksize")" = $((1 << 30)) ] || fail "-s: disksize"
+	hold_node_lock 30
+	ctl reset
+	ctl_expect 4 "$DEV: locked for 10 s"
+	kill $holder
+	wait $holder
+	[ "$(cat "$SYS/disksize")" = $((1 << 30)) ] || fail "a refused reset changed the device"
+	ctl reset
+	[ $rc = 0 ] || fail "reset once the lock is free: exit $rc"
+}
+
 # compression_algorithm (zram-generator's form) on the real module: the
 # primary, a secondary with its level, as the module reads them back.
 t_ctl_compression() {
