@@ -175,36 +175,36 @@ static void check_zswap(void)
 		report("ok", "zswap: off");
 }
 
+/* Another swap device the kernel uses before ours (*@arg: our priority). */
+static bool warn_before(const char *file, long prio, bool ours, void *arg)
+{
+	long mine = *(long *)arg;
+
+	if (!ours && prio >= mine)
+		report("warn", "swap: %s has priority %ld, not below %s's %ld: the kernel uses it first ('priority =' above %ld)",
+		       file, prio, DEV_PATH, mine, prio);
+	return false;
+}
+
+static bool is_before(const char *file, long prio, bool ours, void *arg)
+{
+	(void)file;
+	return !ours && prio >= *(long *)arg;
+}
+
 /* Swap on, and no other swap device before it. */
 static void check_swap(void)
 {
-	char p[PATH_MAX], *line = NULL, file[PATH_MAX];
-	long ours, prio;
-	size_t cap = 0;
-	bool before = false;
-	FILE *f;
+	long ours;
 
 	if (!swapped_on(&ours)) {
 		report("warn", "swap: %s is not swapped on: 'systemctl start " UNIT "' or 'ghostswapctl setup'",
 		       DEV_PATH);
 		return;
 	}
-	bfmt(p, sizeof(p), "%s/swaps", procroot);
-	f = fopen(p, "r");
-	while (f && getline(&line, &cap, f) > 0) {
-		if (sscanf(line, "%4095s %*s %*s %*s %ld", file, &prio) != 2 ||
-		    !strcmp(file, DEV_PATH))
-			continue;
-		if (prio >= ours) {
-			before = true;
-			report("warn", "swap: %s has priority %ld, not below %s's %ld: the kernel uses it first ('priority =' above %ld)",
-			       file, prio, DEV_PATH, ours, prio);
-		}
-	}
-	free(line);
-	if (f)
-		fclose(f);
-	if (!before)
+	if (each_swap(is_before, &ours))
+		each_swap(warn_before, &ours);
+	else
 		report("ok", "swap: %s on, priority %ld, used first", DEV_PATH,
 		       ours);
 }

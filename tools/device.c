@@ -54,32 +54,47 @@ static bool is_our_dev(const char *file)
 	return major(st.st_rdev) == maj && minor(st.st_rdev) == min;
 }
 
-/* Whether the device is swapped on; its priority in *@prio. */
-bool swapped_on(long *prio)
+/*
+ * Calls @fn for each line of /proc/swaps (the file name unescaped, its
+ * priority, whether it is our device) until @fn returns true; returns
+ * what the last call returned, false if none or no /proc/swaps.
+ */
+bool each_swap(bool (*fn)(const char *file, long prio, bool ours, void *arg),
+	       void *arg)
 {
 	char p[PATH_MAX], *line = NULL, file[PATH_MAX];
 	size_t cap = 0;
-	bool found = false;
-	long pr;
+	bool stop = false;
+	long prio;
 	FILE *f;
 
 	bfmt(p, sizeof(p), "%s/swaps", procroot);
 	f = fopen(p, "r");
 	if (!f)
 		return false;
-	while (!found && getline(&line, &cap, f) > 0) {
-		if (sscanf(line, "%4095s %*s %*s %*s %ld", file, &pr) != 2)
+	while (!stop && getline(&line, &cap, f) > 0) {
+		if (sscanf(line, "%4095s %*s %*s %*s %ld", file, &prio) != 2)
 			continue;
 		unescape(file);
-		if (is_our_dev(file)) {
-			found = true;
-			if (prio)
-				*prio = pr;
-		}
+		stop = fn(file, prio, is_our_dev(file), arg);
 	}
 	free(line);
 	fclose(f);
-	return found;
+	return stop;
+}
+
+static bool find_ours(const char *file, long prio, bool ours, void *arg)
+{
+	(void)file;
+	if (ours && arg)
+		*(long *)arg = prio;
+	return ours;
+}
+
+/* Whether the device is swapped on; its priority in *@prio. */
+bool swapped_on(long *prio)
+{
+	return each_swap(find_ours, prio);
 }
 
 /* The current algorithm: the bracketed one, or the only one. */

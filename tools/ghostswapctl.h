@@ -182,6 +182,8 @@ int write_attr_checked(const char *attr, const char *val);
 
 /* device.c */
 bool swapped_on(long *prio);
+bool each_swap(bool (*fn)(const char *file, long prio, bool ours, void *arg),
+	       void *arg);
 int read_dev_info(struct dev_info *d);
 bool zswap_enabled(void);
 void zswap_warning(void);

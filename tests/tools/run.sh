@@ -1055,6 +1055,7 @@ ok    configuration: 1 file, valid ('ghostswapctl config' shows them)
 ok    zswap: off"
 echo 0.0.9 >"$F/sys/module/ghostswap/version"
 printf '%-40s%s\t%s\t%s\t%s\n' /dev/zram0 partition 1000 0 100 >>"$F/proc/swaps"
+printf '%-40s%s\t%s\t%s\t%s\n' '/swap\040file' file 1000 0 150 >>"$F/proc/swaps"
 echo Y >"$F/sys/module/zswap/parameters/enabled"
 echo /dev/null >"$S/backing_dev"
 rm "$D/lib/udev/rules.d/60-ghostswap.rules"
@@ -1066,6 +1067,7 @@ $out" "1
 FAIL  dkms: no ghostswap build installed for kernel $(uname -r): 'dkms autoinstall -k $(uname -r)'
 warn  module: version 0.0.9 loaded, tools $ver: reload the module ('ghostswapctl reset; rmmod ghostswap; modprobe ghostswap') or install matching tools
 warn  swap: /dev/zram0 has priority 100, not below /dev/ghostswap's 100: the kernel uses it first ('priority =' above 100)
+warn  swap: /swap file has priority 150, not below /dev/ghostswap's 100: the kernel uses it first ('priority =' above 150)
 FAIL  backing device: /dev/null is gone or not a block device
 warn  udev: no 60-ghostswap.rules in /etc, /run, /usr/lib or /lib udev/rules.d: the device appearing does not start ghostswap.service ('make install' puts it there)
 warn  systemd: ghostswap.service is disabled: 'systemctl enable ghostswap.service' to set the device up at boot (or the udev rule with modules-load.d)
