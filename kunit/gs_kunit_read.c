@@ -408,6 +408,45 @@ static void gs_read_start_error(struct kunit *test)
 	__free_page(dst);
 }
 
+/*
+ * A page the backing device returns changed fails its check: the read
+ * ends with -EIO, counted, the entry as it was; it reads again once the
+ * device returns what was written.
+ */
+static void gs_read_start_corrupt(struct kunit *test)
+{
+	const struct gs_read_param *param = test->param_value;
+	void *page = param->random ? gs_kunit_random(test) :
+				  gs_kunit_text(test, 7);
+	struct page *dst = alloc_page(GFP_KERNEL);
+	struct gs_read_ended r;
+	struct gs_kbk *k;
+	struct gs_store *s;
+	u8 *byte;
+
+	KUNIT_ASSERT_NOT_NULL(test, dst);
+	s = gs_read_wb_page(test, page, &k);
+	byte = k->mem + gs_entry_payload(gs_store_entry(s, 5)) * PAGE_SIZE + 1;
+	*byte ^= 1;
+	gs_read_ended_init(&r);
+	KUNIT_ASSERT_EQ(test, gs_store_read_start(s, 5, dst, gs_read_ended_fn,
+						  &r), GS_READ_STARTED);
+	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&r.done, 5 * HZ));
+	KUNIT_EXPECT_EQ(test, r.err, -EIO);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.bd_sum_errors), 1);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.bd_read_errors), 1);
+	KUNIT_EXPECT_EQ(test, gs_store_entry(s, 5) & GS_FLAG_READING, 0UL);
+	KUNIT_EXPECT_EQ(test, gs_store_kind(s, 5, NULL), GS_KIND_WRITTEN_BACK);
+	*byte ^= 1;
+	gs_read_ended_init(&r);
+	KUNIT_ASSERT_EQ(test, gs_store_read_start(s, 5, dst, gs_read_ended_fn,
+						  &r), GS_READ_STARTED);
+	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&r.done, 5 * HZ));
+	KUNIT_EXPECT_EQ(test, r.err, 0);
+	KUNIT_EXPECT_MEMEQ(test, page_address(dst), page, PAGE_SIZE);
+	__free_page(dst);
+}
+
 struct gs_stop_job {
 	struct gs_store *s;
 	struct completion done;
@@ -467,6 +506,7 @@ static struct kunit_case gs_read_cases[] = {
 	KUNIT_CASE_PARAM(gs_read_start_backing, gs_start_gen_params),
 	KUNIT_CASE(gs_read_start_races),
 	KUNIT_CASE(gs_read_start_error),
+	KUNIT_CASE_PARAM(gs_read_start_corrupt, gs_start_gen_params),
 	KUNIT_CASE(gs_read_start_stop_waits),
 	{}
 };

@@ -986,6 +986,89 @@ static void gs_wb_relocate_pin(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.bd_compact_writes), 2);
 }
 
+/* Flip one bit of backing slot @b's page in the fake device. */
+static void gs_wb_flip(struct gs_kbk *k, u64 b, unsigned int byte)
+{
+	k->mem[b * PAGE_SIZE + byte] ^= 0x10;
+}
+
+static u64 gs_wb_backing_slot(struct gs_store *s, u64 slot)
+{
+	return gs_entry_payload(gs_store_entry(s, slot));
+}
+
+/*
+ * A backing device that returns other data than was written (one bit
+ * flipped, in a compressed page, in its zero padding, in a page stored
+ * as is, or in one written directly) fails the read with -EIO, counted;
+ * the entry stays, and reads again once the device returns the data.
+ * Backing compaction does not move a page that fails its check.
+ */
+static void gs_wb_checksum(struct kunit *test)
+{
+	struct gs_kbk *k;
+	struct gs_store *s = gs_kunit_wb_store(test, "lz4", 1024, 64, &k);
+	void *rnd = gs_kunit_random(test), *direct = gs_kunit_random(test);
+	void *p = gs_kunit_page(test), *got = gs_kunit_page(test);
+	static const struct {
+		u64 slot;
+		unsigned int byte;
+	} flips[] = {
+		{ 3, 0 },		/* the compressed data */
+		{ 4, PAGE_SIZE - 1 },	/* the padding after it */
+		{ 10, 100 },		/* a page stored as is */
+		{ 11, 2000 },		/* written directly */
+	};
+	unsigned int i;
+	u64 done, moved, b;
+
+	gs_kunit_fill_slots(test, s, 0, 1, 10);
+	gs_wb_write(test, s, 10, rnd);
+	KUNIT_ASSERT_EQ(test, gs_store_writeback(s, GS_WB_ALL, U64_MAX, &done),
+			0);
+	KUNIT_ASSERT_EQ(test, done, 11ULL);
+	WRITE_ONCE(s->wb.direct, GS_DIRECT_HUGE);
+	gs_wb_write(test, s, 11, direct);
+	KUNIT_ASSERT_EQ(test, gs_wb_kind(s, 11), GS_KIND_WRITTEN_BACK);
+
+	for (i = 0; i < ARRAY_SIZE(flips); i++) {
+		b = gs_wb_backing_slot(s, flips[i].slot);
+		gs_wb_flip(k, b, flips[i].byte);
+		KUNIT_EXPECT_EQ_MSG(test, gs_store_read(s, flips[i].slot, got),
+				    -EIO, "slot %llu", flips[i].slot);
+		KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.bd_sum_errors), i + 1);
+		KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.bd_read_errors), i + 1);
+		KUNIT_EXPECT_EQ(test, gs_wb_kind(s, flips[i].slot),
+				GS_KIND_WRITTEN_BACK);
+		KUNIT_EXPECT_FALSE(test, gs_store_entry(s, flips[i].slot) &
+				   GS_FLAG_READING);
+		gs_wb_flip(k, b, flips[i].byte);
+	}
+	for (i = 0; i < 10; i++) {
+		gs_kunit_fill_text(p, i);
+		gs_wb_expect(test, s, i, p);
+	}
+	gs_wb_expect(test, s, 10, rnd);
+	gs_wb_expect(test, s, 11, direct);
+
+	/* A hole below slot 11's page; its page fails the check: stays. */
+	gs_store_free(s, 0);
+	b = gs_wb_backing_slot(s, 11);
+	gs_wb_flip(k, b, 7);
+	KUNIT_EXPECT_EQ(test, gs_store_backing_compact(s, &moved), -EIO);
+	KUNIT_EXPECT_EQ(test, moved, 0ULL);
+	KUNIT_EXPECT_EQ(test, gs_wb_backing_slot(s, 11), b);
+	KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.bd_sum_errors), 5);
+	gs_wb_flip(k, b, 7);
+	/* Moved with the device honest again, and its checksum with it. */
+	KUNIT_EXPECT_EQ(test, gs_store_backing_compact(s, &moved), 0);
+	KUNIT_EXPECT_EQ(test, moved, 1ULL);
+	KUNIT_EXPECT_NE(test, gs_wb_backing_slot(s, 11), b);
+	gs_wb_expect(test, s, 11, direct);
+	KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.bd_sum_errors), 5);
+	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0L);
+}
+
 /*
  * With the backing device full, or the budget spent, writeback cannot
  * move a page: the shrinker reports nothing, no background writeback is
@@ -1253,6 +1336,7 @@ static struct kunit_case gs_wb_cases[] = {
 	KUNIT_CASE(gs_wb_direct_unlocked),
 	KUNIT_CASE(gs_wb_read_unlocked),
 	KUNIT_CASE(gs_wb_relocate_pin),
+	KUNIT_CASE(gs_wb_checksum),
 	KUNIT_CASE(gs_wb_stuck),
 	KUNIT_CASE(gs_wb_destroy_all),
 	KUNIT_CASE_SLOW(gs_wb_stress),

@@ -7,7 +7,11 @@
  * contiguous slots at a time so that one bio carries a whole batch.
  *
  * The reverse map says which ghost slot owns each backing slot (32 bits
- * per slot). Like the ghost table it lives in clusters of 512 slots, in an
+ * per slot), and keeps the CRC32C of the page written there (32 more
+ * bits): a page read back that does not match is refused, so a backing
+ * device that returns other data than it was given (a flipped bit, a
+ * misdirected write) cannot hand wrong memory to a process. Like the
+ * ghost table it lives in clusters of 512 slots, in an
  * XArray, that exist only while one of their slots is in use: a large
  * backing device that holds little costs little. The XArray's lock covers
  * the clusters' contents; frees take it from swap_slot_free_notify()
@@ -18,6 +22,7 @@
 #define pr_fmt(fmt) "ghostswap: " fmt
 
 #include <linux/blkdev.h>
+#include <linux/crc32c.h>
 #include <linux/err.h>
 #include <linux/file.h>
 #include <linux/fs.h>
@@ -172,6 +177,7 @@ void gs_backing_free(struct gs_backing *bk, u64 slot)
 		return;
 	}
 	bc->owner[i] = 0;
+	bc->sum[i] = 0;
 	bc->used--;
 	bk->used--;
 	if (!bc->used)
@@ -183,6 +189,41 @@ void gs_backing_free(struct gs_backing *bk, u64 slot)
 		kmem_cache_free(gs_bk_cluster_cache, bc);
 		atomic_long_sub(gs_bk_cluster_bytes(), &bk->meta_bytes);
 	}
+}
+
+u32 gs_backing_sum(const void *page)
+{
+	return crc32c(~0U, page, PAGE_SIZE);
+}
+
+void gs_backing_set_sum(struct gs_backing *bk, u64 slot, u32 sum)
+{
+	struct gs_bk_cluster *bc;
+
+	xa_lock(&bk->clusters);
+	bc = xa_load(&bk->clusters, slot >> GS_BK_CLUSTER_SHIFT);
+	if (!WARN_ON_ONCE(!bc || !bc->owner[slot & (GS_BK_CLUSTER_SLOTS - 1)]))
+		bc->sum[slot & (GS_BK_CLUSTER_SLOTS - 1)] = sum;
+	xa_unlock(&bk->clusters);
+}
+
+u32 gs_backing_sum_of(struct gs_backing *bk, u64 slot)
+{
+	struct gs_bk_cluster *bc;
+	u32 sum = 0;
+
+	xa_lock(&bk->clusters);
+	bc = xa_load(&bk->clusters, slot >> GS_BK_CLUSTER_SHIFT);
+	if (bc && bc->owner[slot & (GS_BK_CLUSTER_SLOTS - 1)])
+		sum = bc->sum[slot & (GS_BK_CLUSTER_SLOTS - 1)];
+	xa_unlock(&bk->clusters);
+	return sum;
+}
+
+int gs_backing_verify(struct gs_backing *bk, u64 slot, const void *page)
+{
+	return gs_backing_sum(page) == gs_backing_sum_of(bk, slot) ? 0 :
+								      -EBADMSG;
 }
 
 u64 gs_backing_owner(struct gs_backing *bk, u64 slot)

@@ -63,10 +63,15 @@ struct gs_backing_ops {
 	void (*release)(struct gs_backing *bk);
 };
 
-/* One cluster of the reverse map; exists while one of its slots is used. */
+/*
+ * One cluster of the reverse map; exists while one of its slots is used.
+ * Beside each owner, the CRC32C of the page written to the slot: what is
+ * read back must match it (gs_backing_verify()).
+ */
 struct gs_bk_cluster {
 	unsigned int used;
 	u32 owner[GS_BK_CLUSTER_SLOTS];	/* ghost slot + 1, 0: free */
+	u32 sum[GS_BK_CLUSTER_SLOTS];	/* of the page written there */
 };
 
 struct gs_backing {
@@ -129,6 +134,20 @@ int gs_backing_alloc(struct gs_backing *bk, const u64 *owners,
 void gs_backing_free(struct gs_backing *bk, u64 slot);
 /* Owner of @slot, or U64_MAX if it is free. */
 u64 gs_backing_owner(struct gs_backing *bk, u64 slot);
+/* The checksum of a page's PAGE_SIZE bytes, as the reverse map keeps it. */
+u32 gs_backing_sum(const void *page);
+/*
+ * Record @sum as the checksum of what was written to @slot, which must
+ * be allocated. Never sleeps.
+ */
+void gs_backing_set_sum(struct gs_backing *bk, u64 slot, u32 sum);
+/* The checksum recorded for @slot (0 if it is free). Never sleeps. */
+u32 gs_backing_sum_of(struct gs_backing *bk, u64 slot);
+/*
+ * Whether @page, just read from @slot, is what was written there: 0, or
+ * -EBADMSG if its checksum differs. The caller keeps @slot allocated.
+ */
+int gs_backing_verify(struct gs_backing *bk, u64 slot, const void *page);
 /*
  * Copy the owners of the reverse map cluster @ci (ghost slot + 1, 0:
  * free) to @owners. Returns false if the cluster does not exist.

@@ -72,6 +72,7 @@ struct gs_stats {
 	atomic_long_t bd_writes;	/* pages written to it */
 	atomic_long_t bd_write_errors;	/* pages whose write failed */
 	atomic_long_t bd_read_errors;	/* pages whose read failed */
+	atomic_long_t bd_sum_errors;	/* of them: not what was written */
 	atomic_long_t bd_relocated;	/* pages moved by backing compaction */
 	/* Backing compaction's own I/O, not in bd_reads/bd_writes. */
 	atomic_long_t bd_compact_reads;

@@ -588,7 +588,7 @@ static ssize_t bd_stat_show(struct device *dev, struct device_attribute *attr,
 		used = gs_backing_used(bk);
 		meta = atomic_long_read(&bk->meta_bytes);
 	}
-	return sysfs_emit(buf, "%8llu %8ld %8ld %8llu %8llu %8ld %8ld %8ld %8ld %8ld\n",
+	return sysfs_emit(buf, "%8llu %8ld %8ld %8llu %8llu %8ld %8ld %8ld %8ld %8ld %8ld\n",
 			  used, atomic_long_read(&st->bd_reads),
 			  atomic_long_read(&st->bd_writes),
 			  meta / gs_bk_cluster_bytes(),
@@ -597,7 +597,8 @@ static ssize_t bd_stat_show(struct device *dev, struct device_attribute *attr,
 			  atomic_long_read(&st->bd_read_errors),
 			  atomic_long_read(&st->bd_relocated),
 			  atomic_long_read(&st->bd_compact_reads),
-			  atomic_long_read(&st->bd_compact_writes));
+			  atomic_long_read(&st->bd_compact_writes),
+			  atomic_long_read(&st->bd_sum_errors));
 }
 static DEVICE_ATTR_RO(bd_stat);
 

@@ -281,6 +281,8 @@ static int gs_wb_start(struct gs_store *s, struct gs_wb_batch *batch)
 		for (k = 0; k < got; k++) {
 			batch->candidates[j + k].b = b + k;
 			batch->candidates[j + k].run = batch->nr_runs;
+			gs_backing_set_sum(bk, b + k,
+					   gs_backing_sum(batch->bufs[j + k]));
 		}
 		r = &batch->runs[batch->nr_runs++];
 		r->first = b;
@@ -580,6 +582,7 @@ int gs_wb_write_page(struct gs_store *s, u64 slot, const void *src,
 		ret = ret ?: -ENOSPC;
 		goto out;
 	}
+	gs_backing_set_sum(bk, b, gs_backing_sum(data));
 	ret = bk->ops->write(bk, b, &data, 1);
 	if (ret) {
 		atomic_long_inc(&s->stats.bd_write_errors);
@@ -599,6 +602,23 @@ out:
 }
 
 /* ------------------------------------------------------------- reads */
+
+/*
+ * Check a page just read from backing slot @b (which the caller keeps
+ * allocated) against the checksum of what was written there. A mismatch
+ * means the device returned other data: the read fails with -EIO, and is
+ * counted as a failed read and in bd_sum_errors.
+ */
+static int gs_wb_verify(struct gs_store *s, u64 slot, u64 b,
+			const void *page)
+{
+	if (likely(!gs_backing_verify(s->bk, b, page)))
+		return 0;
+	atomic_long_inc(&s->stats.bd_sum_errors);
+	pr_err_ratelimited("slot %llu: backing slot %llu does not hold what was written there (checksum mismatch): read refused\n",
+			   slot, b);
+	return -EIO;
+}
 
 /*
  * Decompress @len bytes that are at @dst into @dst, through a stream, with
@@ -648,17 +668,18 @@ int gs_wb_read(struct gs_store *s, u64 slot, void *dst)
 	gs_cluster_unlock(cl);
 
 	ret = s->bk->ops->read(s->bk, b, dst);
+	if (ret)
+		pr_err_ratelimited("slot %llu: cannot read backing slot %llu: %d\n",
+				   slot, b, ret);
+	else
+		ret = gs_wb_verify(s, slot, b, dst);
 	atomic_long_inc(ret ? &s->stats.bd_read_errors : &s->stats.bd_reads);
 
 	/* Unpin; if the entry went away meanwhile, the slot is ours to free. */
 	if (!gs_slot_replace(s, slot, e | GS_FLAG_READING, e))
 		gs_backing_free(s->bk, b);
-
-	if (ret) {
-		pr_err_ratelimited("slot %llu: cannot read backing slot %llu: %d\n",
-				   slot, b, ret);
+	if (ret)
 		return -EIO;
-	}
 	if (len) {
 		ret = gs_decompress_in_place(s, dst, len, gs_entry_prio(e));
 		if (ret)
@@ -699,15 +720,22 @@ static void gs_wb_rb_finish(struct work_struct *work)
 	struct gs_stream *st;
 	void *dst;
 
-	atomic_long_inc(ret ? &s->stats.bd_read_errors : &s->stats.bd_reads);
-	/* Unpin; if the entry went away meanwhile, the slot is ours to free. */
-	if (!gs_slot_replace(s, rb->slot, rb->e | GS_FLAG_READING, rb->e))
-		gs_backing_free(s->bk, rb->b);
 	if (ret) {
 		pr_err_ratelimited("slot %llu: cannot read backing slot %llu: %d\n",
 				   rb->slot, rb->b, ret);
 		ret = -EIO;
 	} else if (rb->data) {
+		ret = gs_wb_verify(s, rb->slot, rb->b, page_address(rb->data));
+	} else {
+		dst = kmap_local_page(rb->page);
+		ret = gs_wb_verify(s, rb->slot, rb->b, dst);
+		kunmap_local(dst);
+	}
+	atomic_long_inc(ret ? &s->stats.bd_read_errors : &s->stats.bd_reads);
+	/* Unpin; if the entry went away meanwhile, the slot is ours to free. */
+	if (!gs_slot_replace(s, rb->slot, rb->e | GS_FLAG_READING, rb->e))
+		gs_backing_free(s->bk, rb->b);
+	if (!ret && rb->data) {
 		dst = kmap_local_page(rb->page);
 		st = gs_stream_get(s->comp);
 		ret = gs_decompress(s->comp, st, gs_entry_prio(rb->e),
@@ -869,10 +897,13 @@ static int gs_relocate(struct gs_store *s, u64 owner, u64 from)
 	}
 
 	ret = bk->ops->read(bk, from, buf);
+	if (!ret)
+		ret = gs_wb_verify(s, owner, from, buf);
 	if (ret) {
 		atomic_long_inc(&s->stats.bd_read_errors);
 	} else {
 		atomic_long_inc(&s->stats.bd_compact_reads);
+		gs_backing_set_sum(bk, to, gs_backing_sum_of(bk, from));
 		ret = bk->ops->write(bk, to, &buf, 1);
 		atomic_long_inc(ret ? &s->stats.bd_write_errors :
 				&s->stats.bd_compact_writes);

@@ -224,7 +224,12 @@ static void check_backing(void)
 		report("FAIL", "backing device: %s is gone or not a block device", dev);
 		return;
 	}
-	if (!read_bd_stat(bd) && (bd[BD_WERR] || bd[BD_RERR]))
+	if (read_bd_stat(bd))
+		memset(bd, 0, sizeof(bd));
+	if (bd[BD_SUM_ERRORS])
+		report("FAIL", "backing device: %s returned other data than was written for %" PRIu64 " pages (checksum mismatches in bd_stat; the reads failed, nothing wrong reached memory): replace the disk",
+		       dev, bd[BD_SUM_ERRORS]);
+	else if (bd[BD_WERR] || bd[BD_RERR])
 		report("warn", "backing device: %s: %" PRIu64 " write and %" PRIu64 " read errors (bd_stat): check the disk",
 		       dev, bd[BD_WERR], bd[BD_RERR]);
 	else

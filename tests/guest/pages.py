@@ -12,6 +12,9 @@ usage: pages.py COMMAND ARGS...     pages.py [COMMAND] --help
   read-eio DEV PAGE                       a read that must fail with EIO
   read-flaky DEV FIRST_PAGE SPEC SECONDS [SEED]
                                           reads from a flickering device
+  verify-each DEV FIRST_PAGE SPEC [SEED]  each page right, failed or wrong
+  read-watch DEV FIRST_PAGE SPEC STOP [SEED]
+                                          verify round and round until STOP
   debug-slab-bytes                        slab bytes of a debugging kernel
   kmemleak REPORT SYMBOLS                 kmemleak's objects of ours
   ctl-json FILE CHECK...                  ghostswapctl --json, checked
@@ -274,6 +277,66 @@ def cmd_read_flaky(dev, first, spec, seconds, seed="1"):
     return 0
 
 
+def verify_pass(fd, buf, want, failed):
+    """One read of each page of @want: failed ones (any OSError) go to
+    @failed. Returns (right, [wrong page numbers])."""
+    right, wrong = 0, []
+    for n, _, data in want:
+        try:
+            got = os.preadv(fd, [buf], n * PAGE)
+        except OSError:
+            failed.add(n)
+            continue
+        if got != PAGE or buf[:] != data:
+            wrong.append(n)
+        else:
+            right += 1
+    return right, wrong
+
+
+def cmd_verify_each(dev, first, spec, seed="1"):
+    """verify-each DEV FIRST_PAGE SPEC [SEED]
+
+    Read each page once: it is right, or its read failed, or it is wrong
+    (other data). Prints "right R, failed F (PAGES), wrong W"; exits 1 if
+    any page was wrong.
+    """
+    fd = open_dev(dev, os.O_RDONLY)
+    failed = set()
+    right, wrong = verify_pass(fd, page_buffer(),
+                               list(pages_of(first, spec, int(seed))), failed)
+    print("right %d, failed %d (%s), wrong %d" %
+          (right, len(failed), " ".join(map(str, sorted(failed))), len(wrong)))
+    return 1 if wrong else 0
+
+
+def cmd_read_watch(dev, first, spec, stop, seed="1"):
+    """read-watch DEV FIRST_PAGE SPEC STOP [SEED]
+
+    A verified reader: reads every page round and round until the file
+    STOP exists, then once more. Prints the passes made and the pages
+    whose read ever failed; exits 1 at the first page with other data.
+    """
+    fd = open_dev(dev, os.O_RDONLY)
+    buf = page_buffer()
+    want = list(pages_of(first, spec, int(seed)))
+    failed = set()
+    passes = 0
+    last = False
+    while True:
+        last = os.path.exists(stop)
+        _, wrong = verify_pass(fd, buf, want, failed)
+        passes += 1
+        if wrong:
+            print("page %d: wrong data" % wrong[0])
+            return 1
+        if last:
+            break
+    print("%d passes, failed %s, none wrong" %
+          (passes, " ".join(map(str, sorted(failed))) or "none"))
+    return 0
+
+
 def cmd_debug_slab_bytes():
     """debug-slab-bytes
 
@@ -387,6 +450,8 @@ COMMANDS = {
     "split-io": cmd_split_io,
     "read-eio": cmd_read_eio,
     "read-flaky": cmd_read_flaky,
+    "verify-each": cmd_verify_each,
+    "read-watch": cmd_read_watch,
     "debug-slab-bytes": cmd_debug_slab_bytes,
     "kmemleak": cmd_kmemleak,
     "ctl-json": cmd_ctl_json,
