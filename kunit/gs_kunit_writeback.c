@@ -1069,6 +1069,27 @@ static void gs_wb_checksum(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0L);
 }
 
+/* Checksums off: nothing is recorded or checked (what zram does). */
+static void gs_wb_checksum_off(struct kunit *test)
+{
+	struct gs_kbk *k;
+	struct gs_store *s = gs_kunit_wb_store(test, "lz4", 1024, 64, &k);
+	void *rnd = gs_kunit_random(test), *got = gs_kunit_page(test);
+	u64 done, b;
+
+	s->wb.checksum = false;
+	gs_wb_write(test, s, 0, rnd);
+	KUNIT_ASSERT_EQ(test, gs_store_writeback(s, GS_WB_ALL, U64_MAX, &done),
+			0);
+	KUNIT_ASSERT_EQ(test, done, 1ULL);
+	b = gs_wb_backing_slot(s, 0);
+	KUNIT_EXPECT_EQ(test, gs_backing_sum_of(s->bk, b), 0U);
+	gs_wb_flip(k, b, 9);
+	KUNIT_EXPECT_EQ(test, gs_store_read(s, 0, got), 0);
+	KUNIT_EXPECT_EQ(test, ((u8 *)got)[9], ((u8 *)rnd)[9] ^ 0x10);
+	KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.bd_sum_errors), 0);
+}
+
 /*
  * With the backing device full, or the budget spent, writeback cannot
  * move a page: the shrinker reports nothing, no background writeback is
@@ -1337,6 +1358,7 @@ static struct kunit_case gs_wb_cases[] = {
 	KUNIT_CASE(gs_wb_read_unlocked),
 	KUNIT_CASE(gs_wb_relocate_pin),
 	KUNIT_CASE(gs_wb_checksum),
+	KUNIT_CASE(gs_wb_checksum_off),
 	KUNIT_CASE(gs_wb_stuck),
 	KUNIT_CASE(gs_wb_destroy_all),
 	KUNIT_CASE_SLOW(gs_wb_stress),

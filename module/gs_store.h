@@ -145,6 +145,12 @@ struct gs_wb {
 	atomic_long_t budget;		/* pages left, if limit_enable */
 	bool limit_enable;
 	bool use_shrinker;		/* write back under memory pressure */
+	/*
+	 * Keep and check a checksum of each page on the backing device.
+	 * Changed only while the store is empty (no page was written
+	 * without one that a read would then check).
+	 */
+	bool checksum;
 	enum gs_direct direct;
 	struct workqueue_struct *wq;
 	struct work_struct work;	/* background writeback to the limit */

@@ -515,6 +515,37 @@ static ssize_t writeback_shrinker_show(struct device *dev,
 }
 static DEVICE_ATTR_RW(writeback_shrinker);
 
+static int gs_do_set_checksum(struct gs_dev *d, const void *arg)
+{
+	d->store->wb.checksum = *(const bool *)arg;
+	return 0;
+}
+
+/* Checksums of written-back pages: on or off while the device is empty. */
+static ssize_t writeback_checksum_store(struct device *dev,
+					struct device_attribute *attr,
+					const char *buf, size_t len)
+{
+	bool on;
+	int ret;
+
+	if (kstrtobool(buf, &on))
+		return -EINVAL;
+	ret = gs_reconfigure(dev_to_gs(dev), true, gs_do_set_checksum, &on);
+	return ret ? ret : len;
+}
+
+static ssize_t writeback_checksum_show(struct device *dev,
+				       struct device_attribute *attr,
+				       char *buf)
+{
+	struct gs_dev *d = dev_to_gs(dev);
+
+	guard(rwsem_read)(&d->conf_lock);
+	return sysfs_emit(buf, "%d\n", d->store->wb.checksum);
+}
+static DEVICE_ATTR_RW(writeback_checksum);
+
 static const char *const gs_direct_names[] = {
 	[GS_DIRECT_NONE] = "none",
 	[GS_DIRECT_HUGE] = "huge",
@@ -611,6 +642,7 @@ static struct attribute *gs_wb_attrs[] = {
 	&dev_attr_writeback_limit_enable.attr,
 	&dev_attr_writeback_shrinker.attr,
 	&dev_attr_writeback_direct.attr,
+	&dev_attr_writeback_checksum.attr,
 	&dev_attr_backing_compact.attr,
 	&dev_attr_bd_stat.attr,
 	NULL,

@@ -281,8 +281,9 @@ static int gs_wb_start(struct gs_store *s, struct gs_wb_batch *batch)
 		for (k = 0; k < got; k++) {
 			batch->candidates[j + k].b = b + k;
 			batch->candidates[j + k].run = batch->nr_runs;
-			gs_backing_set_sum(bk, b + k,
-					   gs_backing_sum(batch->bufs[j + k]));
+			if (s->wb.checksum)
+				gs_backing_set_sum(bk, b + k,
+						   gs_backing_sum(batch->bufs[j + k]));
 		}
 		r = &batch->runs[batch->nr_runs++];
 		r->first = b;
@@ -582,7 +583,8 @@ int gs_wb_write_page(struct gs_store *s, u64 slot, const void *src,
 		ret = ret ?: -ENOSPC;
 		goto out;
 	}
-	gs_backing_set_sum(bk, b, gs_backing_sum(data));
+	if (s->wb.checksum)
+		gs_backing_set_sum(bk, b, gs_backing_sum(data));
 	ret = bk->ops->write(bk, b, &data, 1);
 	if (ret) {
 		atomic_long_inc(&s->stats.bd_write_errors);
@@ -605,14 +607,15 @@ out:
 
 /*
  * Check a page just read from backing slot @b (which the caller keeps
- * allocated) against the checksum of what was written there. A mismatch
+ * allocated) against the checksum of what was written there, unless
+ * checksums are off. A mismatch
  * means the device returned other data: the read fails with -EIO, and is
  * counted as a failed read and in bd_sum_errors.
  */
 static int gs_wb_verify(struct gs_store *s, u64 slot, u64 b,
 			const void *page)
 {
-	if (likely(!gs_backing_verify(s->bk, b, page)))
+	if (!s->wb.checksum || likely(!gs_backing_verify(s->bk, b, page)))
 		return 0;
 	atomic_long_inc(&s->stats.bd_sum_errors);
 	pr_err_ratelimited("slot %llu: backing slot %llu does not hold what was written there (checksum mismatch): read refused\n",
@@ -903,7 +906,8 @@ static int gs_relocate(struct gs_store *s, u64 owner, u64 from)
 		atomic_long_inc(&s->stats.bd_read_errors);
 	} else {
 		atomic_long_inc(&s->stats.bd_compact_reads);
-		gs_backing_set_sum(bk, to, gs_backing_sum_of(bk, from));
+		if (s->wb.checksum)
+			gs_backing_set_sum(bk, to, gs_backing_sum_of(bk, from));
 		ret = bk->ops->write(bk, to, &buf, 1);
 		atomic_long_inc(ret ? &s->stats.bd_write_errors :
 				&s->stats.bd_compact_writes);
@@ -973,6 +977,7 @@ void gs_wb_init(struct gs_store *s)
 	spin_lock_init(&s->wb.limit_lock);
 	INIT_WORK(&s->wb.work, gs_wb_work);
 	s->wb.use_shrinker = true;
+	s->wb.checksum = true;
 }
 
 static void gs_wb_batch_free(struct gs_store *s)
