@@ -502,6 +502,7 @@ static void gs_wb_race_round(struct kunit *test)
 	gs_kunit_fill_slots(test, s, 0, 1, 100);
 	r.newp = gs_wb_text(test, 1003);
 	r.want = gs_wb_text(test, 1040);
+	KUNIT_ASSERT_EQ(test, gs_store_set_wb_batch_size(s, 64), 0);
 	k->hook = gs_wb_hook_round;
 	k->arg = &r;
 	k->hook_runs = 1;
@@ -999,9 +1000,10 @@ static u64 gs_wb_backing_slot(struct gs_store *s, u64 slot)
 
 /*
  * A backing device that returns other data than was written (one bit
- * flipped, in a compressed page, in its zero padding, in a page stored
- * as is, or in one written directly) fails the read with -EIO, counted;
- * the entry stays, and reads again once the device returns the data.
+ * flipped, in a compressed page, in a page stored as is, or in one
+ * written directly) fails the read with -EIO, counted; the entry stays,
+ * and reads again once the device returns the data. A compressed page's
+ * padding is never read: a bit flipped there changes nothing.
  * Backing compaction does not move a page that fails its check.
  */
 static void gs_wb_checksum(struct kunit *test)
@@ -1015,7 +1017,6 @@ static void gs_wb_checksum(struct kunit *test)
 		unsigned int byte;
 	} flips[] = {
 		{ 3, 0 },		/* the compressed data */
-		{ 4, PAGE_SIZE - 1 },	/* the padding after it */
 		{ 10, 100 },		/* a page stored as is */
 		{ 11, 2000 },		/* written directly */
 	};
@@ -1044,6 +1045,10 @@ static void gs_wb_checksum(struct kunit *test)
 				   GS_FLAG_READING);
 		gs_wb_flip(k, b, flips[i].byte);
 	}
+	gs_wb_flip(k, gs_wb_backing_slot(s, 4), PAGE_SIZE - 1);
+	gs_kunit_fill_text(p, 4);
+	gs_wb_expect(test, s, 4, p);
+	KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.bd_sum_errors), 3);
 	for (i = 0; i < 10; i++) {
 		gs_kunit_fill_text(p, i);
 		gs_wb_expect(test, s, i, p);
@@ -1058,14 +1063,221 @@ static void gs_wb_checksum(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, gs_store_backing_compact(s, &moved), -EIO);
 	KUNIT_EXPECT_EQ(test, moved, 0ULL);
 	KUNIT_EXPECT_EQ(test, gs_wb_backing_slot(s, 11), b);
-	KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.bd_sum_errors), 5);
+	KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.bd_sum_errors), 4);
 	gs_wb_flip(k, b, 7);
 	/* Moved with the device honest again, and its checksum with it. */
 	KUNIT_EXPECT_EQ(test, gs_store_backing_compact(s, &moved), 0);
 	KUNIT_EXPECT_EQ(test, moved, 1ULL);
 	KUNIT_EXPECT_NE(test, gs_wb_backing_slot(s, 11), b);
 	gs_wb_expect(test, s, 11, direct);
-	KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.bd_sum_errors), 5);
+	KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.bd_sum_errors), 4);
+	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0L);
+}
+
+/* Does the page at backing slot @b hold @len bytes of @what anywhere? */
+static bool gs_wb_on_disk(struct gs_kbk *k, u64 b, const void *what,
+			  size_t len)
+{
+	const u8 *p = k->mem + b * PAGE_SIZE;
+	size_t i;
+
+	for (i = 0; i + len <= PAGE_SIZE; i++)
+		if (!memcmp(p + i, what, len))
+			return true;
+	return false;
+}
+
+/*
+ * Encryption at rest: what reaches the device (written back compressed
+ * or as is, written directly, moved by compaction) holds none of the
+ * data, the same page in two slots looks different, every page reads
+ * back, and a changed ciphertext fails the read by its checksum.
+ */
+static void gs_wb_encrypt(struct kunit *test)
+{
+	struct gs_kbk *k;
+	struct gs_store *s = gs_kunit_wb_store(test, "lz4", 1024, 64, &k);
+	void *rnd = gs_kunit_random(test), *direct = gs_kunit_random(test);
+	void *p = gs_kunit_page(test);
+	u64 done, moved, b, i;
+
+	KUNIT_ASSERT_EQ(test, gs_store_set_wb_encrypt(s, true), 0);
+	KUNIT_ASSERT_NOT_NULL(test, s->wb.cipher);
+	for (i = 0; i < 8; i++) {
+		gs_kunit_fill_text(p, i);
+		gs_wb_write(test, s, i, p);
+	}
+	gs_wb_write(test, s, 8, rnd);
+	gs_wb_write(test, s, 9, rnd);
+	KUNIT_ASSERT_EQ(test, gs_store_writeback(s, GS_WB_ALL, U64_MAX, &done),
+			0);
+	KUNIT_ASSERT_EQ(test, done, 10ULL);
+	WRITE_ONCE(s->wb.direct, GS_DIRECT_HUGE);
+	gs_wb_write(test, s, 10, direct);
+	KUNIT_ASSERT_EQ(test, gs_wb_kind(s, 10), GS_KIND_WRITTEN_BACK);
+
+	/* No plaintext: lz4 keeps text's first words as literals. */
+	for (i = 0; i < 8; i++)
+		KUNIT_EXPECT_FALSE_MSG(test,
+				       gs_wb_on_disk(k, gs_wb_backing_slot(s, i),
+						     "page ", 5) ||
+				       gs_wb_on_disk(k, gs_wb_backing_slot(s, i),
+						     "slot\n", 5),
+				       "slot %llu", i);
+	KUNIT_EXPECT_FALSE(test, gs_wb_on_disk(k, gs_wb_backing_slot(s, 8),
+					       rnd, 16));
+	KUNIT_EXPECT_FALSE(test, gs_wb_on_disk(k, gs_wb_backing_slot(s, 10),
+					       direct, 16));
+	/* The same page in two slots: two different ciphertexts. */
+	KUNIT_EXPECT_NE(test, memcmp(k->mem + gs_wb_backing_slot(s, 8) *
+				     PAGE_SIZE,
+				     k->mem + gs_wb_backing_slot(s, 9) *
+				     PAGE_SIZE, PAGE_SIZE), 0);
+	for (i = 0; i < 8; i++) {
+		gs_kunit_fill_text(p, i);
+		gs_wb_expect(test, s, i, p);
+	}
+	gs_wb_expect(test, s, 8, rnd);
+	gs_wb_expect(test, s, 9, rnd);
+	gs_wb_expect(test, s, 10, direct);
+
+	/* A changed ciphertext decrypts to noise: the checksum refuses it. */
+	b = gs_wb_backing_slot(s, 8);
+	gs_wb_flip(k, b, 1000);
+	KUNIT_EXPECT_EQ(test, gs_store_read(s, 8, p), -EIO);
+	KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.bd_sum_errors), 1);
+	gs_wb_flip(k, b, 1000);
+	gs_wb_expect(test, s, 8, rnd);
+
+	/* Moved down by compaction: encrypted again for its new slot. */
+	b = gs_wb_backing_slot(s, 10);
+	gs_store_free(s, 0);
+	gs_store_free(s, 1);
+	KUNIT_EXPECT_EQ(test, gs_store_backing_compact(s, &moved), 0);
+	KUNIT_EXPECT_EQ(test, moved, 2ULL);
+	KUNIT_EXPECT_NE(test, gs_wb_backing_slot(s, 10), b);
+	KUNIT_EXPECT_FALSE(test, gs_wb_on_disk(k, gs_wb_backing_slot(s, 10),
+					       direct, 16));
+	gs_wb_expect(test, s, 10, direct);
+	gs_wb_expect(test, s, 9, rnd);
+	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0L);
+
+	/* Off (the store empty): pages go as they are. */
+	for (i = 2; i < 11; i++)
+		gs_store_free(s, i);
+	KUNIT_ASSERT_EQ(test, gs_store_set_wb_encrypt(s, false), 0);
+	KUNIT_EXPECT_NULL(test, s->wb.cipher);
+	gs_wb_write(test, s, 10, direct);
+	KUNIT_EXPECT_TRUE(test, gs_wb_on_disk(k, gs_wb_backing_slot(s, 10),
+					      direct, 16));
+	gs_wb_expect(test, s, 10, direct);
+}
+
+/*
+ * page_index= and page_indexes= (zram's forms): only slots in the range,
+ * by the mode given; the range's ends are inclusive in sysfs, and
+ * exclusive here.
+ */
+static void gs_wb_range(struct kunit *test)
+{
+	struct gs_kbk *k;
+	struct gs_store *s = gs_kunit_wb_store(test, "lz4", 2048, 2048, &k);
+	void *rnd = gs_kunit_random(test), *p = gs_kunit_page(test);
+	u64 done, i;
+
+	for (i = 0; i < 1200; i++) {
+		gs_kunit_fill_text(p, i);
+		gs_wb_write(test, s, i, i % 3 ? p : rnd);
+	}
+	KUNIT_EXPECT_EQ(test, gs_store_writeback_range(s, GS_WB_COLD, 0, 10,
+						       U64_MAX, &done),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, gs_store_writeback_range(s, GS_WB_ALL, 5, 5,
+						       U64_MAX, &done),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, gs_store_writeback_range(s, GS_WB_ALL, 0, 2049,
+						       U64_MAX, &done),
+			-EINVAL);
+	/* One slot. */
+	KUNIT_EXPECT_EQ(test, gs_store_writeback_range(s, GS_WB_ALL, 7, 8,
+						       U64_MAX, &done), 0);
+	KUNIT_EXPECT_EQ(test, done, 1ULL);
+	KUNIT_EXPECT_EQ(test, gs_wb_kind(s, 7), GS_KIND_WRITTEN_BACK);
+	KUNIT_EXPECT_EQ(test, gs_wb_kind(s, 6), GS_KIND_RAW);
+	KUNIT_EXPECT_EQ(test, gs_wb_kind(s, 8), GS_KIND_COMPRESSED);
+	/* A range across a cluster boundary, huge pages only: every third. */
+	KUNIT_EXPECT_EQ(test, gs_store_writeback_range(s, GS_WB_HUGE, 500, 530,
+						       U64_MAX, &done), 0);
+	KUNIT_EXPECT_EQ(test, done, 10ULL);
+	for (i = 495; i < 535; i++)
+		KUNIT_EXPECT_EQ_MSG(test, gs_wb_kind(s, i),
+				    i >= 500 && i < 530 && !(i % 3) ?
+				    GS_KIND_WRITTEN_BACK :
+				    i % 3 ? GS_KIND_COMPRESSED : GS_KIND_RAW,
+				    "slot %llu", i);
+	/* A page count caps a range; a range past the stored slots is empty. */
+	KUNIT_EXPECT_EQ(test, gs_store_writeback_range(s, GS_WB_ALL, 1000, 2048,
+						       50, &done), 0);
+	KUNIT_EXPECT_EQ(test, done, 50ULL);
+	KUNIT_EXPECT_EQ(test, gs_wb_kind(s, 1049), GS_KIND_WRITTEN_BACK);
+	KUNIT_EXPECT_NE(test, gs_wb_kind(s, 1050), GS_KIND_WRITTEN_BACK);
+	KUNIT_EXPECT_EQ(test, gs_store_writeback_range(s, GS_WB_ALL, 1500, 2048,
+						       U64_MAX, &done), 0);
+	KUNIT_EXPECT_EQ(test, done, 0ULL);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_WB_PAGES), 61);
+	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0L);
+	for (i = 0; i < 1200; i += 7) {
+		gs_kunit_fill_text(p, i);
+		gs_wb_expect(test, s, i, i % 3 ? p : rnd);
+	}
+}
+
+/*
+ * writeback_batch_size: 1, an odd size and the largest all move every
+ * page; the buffers are counted, and changed while attached.
+ */
+static void gs_wb_batch_size(struct kunit *test)
+{
+	static const unsigned int sizes[] = { 1, 45, GS_WB_BATCH_SIZE_MAX };
+	struct gs_kbk *k;
+	struct gs_store *s = gs_kunit_wb_store(test, "lz4", 2048, 2048, &k);
+	long bytes = atomic_long_read(&s->stats.wb_buffer_bytes);
+	void *p = gs_kunit_page(test);
+	u64 done, i;
+	int j;
+
+	KUNIT_EXPECT_EQ(test, s->wb.batch_size, GS_WB_BATCH_SIZE_DEFAULT);
+	KUNIT_EXPECT_GE(test, bytes,
+			(long)(GS_WB_BATCH_SIZE_DEFAULT * PAGE_SIZE));
+	KUNIT_EXPECT_EQ(test, gs_store_set_wb_batch_size(s, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test,
+			gs_store_set_wb_batch_size(s, GS_WB_BATCH_SIZE_MAX + 1),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, s->wb.batch_size, GS_WB_BATCH_SIZE_DEFAULT);
+	for (j = 0; j < ARRAY_SIZE(sizes); j++) {
+		KUNIT_ASSERT_EQ(test, gs_store_set_wb_batch_size(s, sizes[j]),
+				0);
+		KUNIT_EXPECT_EQ(test, s->wb.nr_batches,
+				sizes[j] == 1 ? 1U :
+				max(2U, DIV_ROUND_UP(sizes[j], 32)));
+		bytes = atomic_long_read(&s->stats.wb_buffer_bytes);
+		KUNIT_EXPECT_GE(test, bytes, (long)(sizes[j] * PAGE_SIZE));
+		/* Bookkeeping: up to 8 batches (larger with lockdep). */
+		KUNIT_EXPECT_LT(test, bytes,
+				(long)(sizes[j] * PAGE_SIZE + 256 * 1024));
+		for (i = 600 * j; i < 600 * j + 300; i++) {
+			gs_kunit_fill_text(p, i);
+			gs_wb_write(test, s, i, p);
+		}
+		KUNIT_EXPECT_EQ(test, gs_store_writeback(s, GS_WB_ALL, U64_MAX,
+							 &done), 0);
+		KUNIT_EXPECT_EQ(test, done, 300ULL);
+		for (i = 600 * j; i < 600 * j + 300; i += 13) {
+			gs_kunit_fill_text(p, i);
+			gs_wb_expect(test, s, i, p);
+		}
+	}
+	KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.bd_writes), 900);
 	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0L);
 }
 
@@ -1359,6 +1571,9 @@ static struct kunit_case gs_wb_cases[] = {
 	KUNIT_CASE(gs_wb_relocate_pin),
 	KUNIT_CASE(gs_wb_checksum),
 	KUNIT_CASE(gs_wb_checksum_off),
+	KUNIT_CASE(gs_wb_encrypt),
+	KUNIT_CASE(gs_wb_range),
+	KUNIT_CASE(gs_wb_batch_size),
 	KUNIT_CASE(gs_wb_stuck),
 	KUNIT_CASE(gs_wb_destroy_all),
 	KUNIT_CASE_SLOW(gs_wb_stress),

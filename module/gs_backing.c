@@ -7,8 +7,8 @@
  * contiguous slots at a time so that one bio carries a whole batch.
  *
  * The reverse map says which ghost slot owns each backing slot (32 bits
- * per slot), and keeps the CRC32C of the page written there (32 more
- * bits): a page read back that does not match is refused, so a backing
+ * per slot), and keeps the CRC32C of the data written there (32 more
+ * bits; the caller says how much of the page holds data): a page read back that does not match is refused, so a backing
  * device that returns other data than it was given (a flipped bit, a
  * misdirected write) cannot hand wrong memory to a process. Like the
  * ghost table it lives in clusters of 512 slots, in an
@@ -191,9 +191,9 @@ void gs_backing_free(struct gs_backing *bk, u64 slot)
 	}
 }
 
-u32 gs_backing_sum(const void *page)
+u32 gs_backing_sum(const void *page, unsigned int len)
 {
-	return crc32c(~0U, page, PAGE_SIZE);
+	return crc32c(~0U, page, len);
 }
 
 void gs_backing_set_sum(struct gs_backing *bk, u64 slot, u32 sum)
@@ -220,10 +220,11 @@ u32 gs_backing_sum_of(struct gs_backing *bk, u64 slot)
 	return sum;
 }
 
-int gs_backing_verify(struct gs_backing *bk, u64 slot, const void *page)
+int gs_backing_verify(struct gs_backing *bk, u64 slot, const void *page,
+		      unsigned int len)
 {
-	return gs_backing_sum(page) == gs_backing_sum_of(bk, slot) ? 0 :
-								      -EBADMSG;
+	return gs_backing_sum(page, len) == gs_backing_sum_of(bk, slot) ?
+	       0 : -EBADMSG;
 }
 
 u64 gs_backing_owner(struct gs_backing *bk, u64 slot)

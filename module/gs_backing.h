@@ -134,8 +134,12 @@ int gs_backing_alloc(struct gs_backing *bk, const u64 *owners,
 void gs_backing_free(struct gs_backing *bk, u64 slot);
 /* Owner of @slot, or U64_MAX if it is free. */
 u64 gs_backing_owner(struct gs_backing *bk, u64 slot);
-/* The checksum of a page's PAGE_SIZE bytes, as the reverse map keeps it. */
-u32 gs_backing_sum(const void *page);
+/*
+ * The checksum of the first @len bytes of a page (what of it holds data:
+ * a compressed page's length, PAGE_SIZE for a page as it is), as the
+ * reverse map keeps it.
+ */
+u32 gs_backing_sum(const void *page, unsigned int len);
 /*
  * Record @sum as the checksum of what was written to @slot, which must
  * be allocated. Never sleeps.
@@ -144,10 +148,12 @@ void gs_backing_set_sum(struct gs_backing *bk, u64 slot, u32 sum);
 /* The checksum recorded for @slot (0 if it is free). Never sleeps. */
 u32 gs_backing_sum_of(struct gs_backing *bk, u64 slot);
 /*
- * Whether @page, just read from @slot, is what was written there: 0, or
- * -EBADMSG if its checksum differs. The caller keeps @slot allocated.
+ * Whether the first @len bytes of @page, just read from @slot, are what
+ * was written there: 0, or -EBADMSG if their checksum differs. The
+ * caller keeps @slot allocated.
  */
-int gs_backing_verify(struct gs_backing *bk, u64 slot, const void *page);
+int gs_backing_verify(struct gs_backing *bk, u64 slot, const void *page,
+		      unsigned int len);
 /*
  * Copy the owners of the reverse map cluster @ci (ghost slot + 1, 0:
  * free) to @owners. Returns false if the cluster does not exist.

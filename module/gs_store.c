@@ -46,6 +46,7 @@ void gs_store_destroy(struct gs_store *s)
 	gs_wb_stop(s);
 	gs_core_free_all(s);
 	gs_wb_detach(s);
+	gs_wb_destroy(s);
 	gs_core_destroy(s);
 }
 

@@ -130,6 +130,11 @@ enum gs_direct {
 #define GS_FREE_BATCH		64
 
 struct gs_wb_batch;
+struct crypto_sync_skcipher;
+
+/* writeback_batch_size: pages in flight at once (zram's default). */
+#define GS_WB_BATCH_SIZE_DEFAULT	32U
+#define GS_WB_BATCH_SIZE_MAX		256U
 
 /*
  * The writeback tier's own state (gs_writeback.c). Its policies (budget,
@@ -139,6 +144,8 @@ struct gs_wb_batch;
 struct gs_wb {
 	struct mutex lock;		/* one writeback at a time */
 	struct gs_wb_batch *batches;	/* a round's batches, lock */
+	unsigned int nr_batches;	/* lock */
+	unsigned int batch_size;	/* pages in flight at most, lock */
 	u64 hand;			/* clock hand of GS_WB_COLD */
 	/* Covers changes of the budget and of limit_enable together. */
 	spinlock_t limit_lock;
@@ -151,6 +158,11 @@ struct gs_wb {
 	 * without one that a read would then check).
 	 */
 	bool checksum;
+	/*
+	 * Encryption at rest (gs_crypt.c), NULL: off. Set and cleared only
+	 * while the store is empty.
+	 */
+	struct crypto_sync_skcipher *cipher;
 	enum gs_direct direct;
 	struct workqueue_struct *wq;
 	struct work_struct work;	/* background writeback to the limit */
@@ -304,6 +316,23 @@ int gs_store_clear_backing(struct gs_store *s);
  */
 int gs_store_writeback(struct gs_store *s, enum gs_wb_mode mode, u64 max,
 		       u64 *done);
+/*
+ * The same for slots @lo..@hi - 1 only; -EINVAL for GS_WB_COLD or a
+ * range that is empty or past the end.
+ */
+int gs_store_writeback_range(struct gs_store *s, enum gs_wb_mode mode,
+			     u64 lo, u64 hi, u64 max, u64 *done);
+/*
+ * Encrypt what goes to the backing device (a new random key), or stop
+ * to. Only while the store is empty (the caller checks); -ENOENT if the
+ * kernel has no AES-XTS.
+ */
+int gs_store_set_wb_encrypt(struct gs_store *s, bool on);
+/*
+ * Pages a writeback has in flight at most, 1..GS_WB_BATCH_SIZE_MAX
+ * (else -EINVAL); -ENOMEM leaves it as it was.
+ */
+int gs_store_set_wb_batch_size(struct gs_store *s, unsigned int size);
 /* Mark COMPRESSED and RAW entries idle: all, or those stored >= @age s ago. */
 void gs_store_mark_idle(struct gs_store *s, u64 age);
 /* Writeback budget: use it (or not), and set what is left of it. */

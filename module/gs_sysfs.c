@@ -112,6 +112,18 @@ static ssize_t disksize_store(struct device *dev, struct device_attribute *attr,
 static DEVICE_ATTR_RW(disksize);
 
 /*
+ * zram's: 1 once the device has a size and serves I/O. A ghost device
+ * always has one (the module's default until set, and again after a
+ * reset), so it is always 1.
+ */
+static ssize_t initstate_show(struct device *dev,
+			      struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "1\n");
+}
+static DEVICE_ATTR_RO(initstate);
+
+/*
  * What swapon of the device at its disksize costs the kernel's swap core
  * (none of it is the module's): see gs_swapon_cost().
  */
@@ -289,6 +301,7 @@ static DEVICE_ATTR_RO(io_stat);
 /* The device and its store: size, algorithm, pool, statistics. */
 static struct attribute *gs_dev_attrs[] = {
 	&dev_attr_disksize.attr,
+	&dev_attr_initstate.attr,
 	&dev_attr_swapon_cost.attr,
 	&dev_attr_reset.attr,
 	&dev_attr_mem_limit.attr,
@@ -367,37 +380,103 @@ static const char *const gs_wb_modes[] = {
 	[GS_WB_ALL] = "all",
 };
 
-/*
- * "MODE [PAGES]", "type=MODE [PAGES]" (zram's newer form) or "PAGES" (the
- * coldest ones). MODE: idle huge huge_idle incompressible all.
- */
-static int gs_parse_writeback(char *buf, enum gs_wb_mode *mode, u64 *max)
-{
-	char *word, *count;
-	int i;
+/* What a write to `writeback` asks for. */
+struct gs_wb_request {
+	enum gs_wb_mode mode;	/* GS_WB_COLD: none named */
+	u64 max;		/* pages at most, U64_MAX: no limit */
+	unsigned int nr, cap;	/* ranges (slots lo..hi - 1), room */
+	struct { u64 lo, hi; } *ranges;
+};
 
-	buf = strim(buf);
-	word = strsep(&buf, " \t");
-	count = buf ? strim(buf) : NULL;
-	*mode = GS_WB_COLD;
-	*max = U64_MAX;
-	if (!word || !*word)
+/* "N" or "LO-HI" (both inclusive) into the next range of @req. */
+static int gs_parse_wb_range(struct gs_wb_request *req, char *val,
+			     bool pair, u64 nr_slots)
+{
+	char *hi = pair ? strchr(val, '-') : NULL;
+	u64 lo, last;
+
+	if ((pair && !hi) || req->nr == req->cap)
 		return -EINVAL;
-	if (isdigit(*word)) {
-		if (count)
-			return -EINVAL;
-		count = word;
-	} else {
-		if (!strncmp(word, "type=", 5))
-			word += 5;
-		i = match_string(gs_wb_modes, ARRAY_SIZE(gs_wb_modes), word);
-		if (i <= GS_WB_COLD)
-			return -EINVAL;
-		*mode = i;
-	}
-	if (count && (kstrtou64(count, 10, max) || !*max))
+	if (hi)
+		*hi++ = 0;
+	if (kstrtou64(val, 10, &lo) || (hi && kstrtou64(hi, 10, &last)))
 		return -EINVAL;
+	if (!hi)
+		last = lo;
+	if (lo > last || last >= nr_slots)
+		return -ERANGE;
+	req->ranges[req->nr].lo = lo;
+	req->ranges[req->nr++].hi = last + 1;
 	return 0;
+}
+
+/*
+ * Words, separated by blanks: a mode ("MODE" or zram's "type=MODE"; MODE
+ * is idle huge huge_idle incompressible all), ranges ("page_index=N",
+ * "page_indexes=LO-HI", as many as wanted) and a number of pages at
+ * most. Ranges without a mode take every page in them; a mode with
+ * ranges takes its pages in them; neither takes the coldest pages.
+ */
+static int gs_parse_writeback(char *buf, struct gs_wb_request *req,
+			      u64 nr_slots)
+{
+	bool counted = false;
+	char *word, *val;
+	int i, ret;
+
+	req->mode = GS_WB_COLD;
+	req->max = U64_MAX;
+	while ((word = strsep(&buf, " \t\n"))) {
+		if (!*word)
+			continue;
+		val = strchr(word, '=');
+		if (val)
+			*val++ = 0;
+		if (!val && isdigit(*word)) {
+			if (counted || kstrtou64(word, 10, &req->max) ||
+			    !req->max)
+				return -EINVAL;
+			counted = true;
+		} else if (!val || !strcmp(word, "type")) {
+			i = match_string(gs_wb_modes, ARRAY_SIZE(gs_wb_modes),
+					 val ?: word);
+			if (i <= GS_WB_COLD || req->mode != GS_WB_COLD)
+				return -EINVAL;
+			req->mode = i;
+		} else if (!strcmp(word, "page_index")) {
+			ret = gs_parse_wb_range(req, val, false, nr_slots);
+			if (ret)
+				return ret;
+		} else if (!strcmp(word, "page_indexes")) {
+			ret = gs_parse_wb_range(req, val, true, nr_slots);
+			if (ret)
+				return ret;
+		} else {
+			return -EINVAL;
+		}
+	}
+	if (req->nr && req->mode == GS_WB_COLD)
+		req->mode = GS_WB_ALL;
+	return req->mode == GS_WB_COLD && !counted ? -EINVAL : 0;
+}
+
+static int gs_writeback(struct gs_store *s, struct gs_wb_request *req,
+			u64 *done)
+{
+	unsigned int k;
+	int ret = 0;
+	u64 n;
+
+	if (!req->nr)
+		return gs_store_writeback(s, req->mode, req->max, done);
+	*done = 0;
+	for (k = 0; k < req->nr && !ret && *done < req->max; k++) {
+		ret = gs_store_writeback_range(s, req->mode, req->ranges[k].lo,
+					       req->ranges[k].hi,
+					       req->max - *done, &n);
+		*done += n;
+	}
+	return ret;
 }
 
 static ssize_t writeback_store(struct device *dev,
@@ -405,22 +484,27 @@ static ssize_t writeback_store(struct device *dev,
 			       size_t len)
 {
 	struct gs_dev *d = dev_to_gs(dev);
-	enum gs_wb_mode mode;
+	struct gs_wb_request req = {};
 	char *copy;
-	u64 max, done;
+	u64 done;
 	int ret;
 
 	copy = kstrndup(buf, len, GFP_KERNEL);
-	if (!copy)
-		return -ENOMEM;
-	ret = gs_parse_writeback(copy, &mode, &max);
+	/* The shortest range is "page_index=N ": 13 bytes. */
+	req.cap = len / 13 + 1;
+	req.ranges = kmalloc_array(req.cap, sizeof(*req.ranges), GFP_KERNEL);
+	ret = -ENOMEM;
+	if (copy && req.ranges) {
+		down_read(&d->conf_lock);
+		ret = gs_parse_writeback(copy, &req, d->store->nr_slots);
+		if (!ret)
+			ret = gs_writeback(d->store, &req, &done);
+		up_read(&d->conf_lock);
+		pr_debug("writeback %s, %u ranges: %d\n",
+			 gs_wb_modes[req.mode], req.nr, ret);
+	}
+	kfree(req.ranges);
 	kfree(copy);
-	if (ret)
-		return ret;
-	guard(rwsem_read)(&d->conf_lock);
-	ret = gs_store_writeback(d->store, mode, max, &done);
-	pr_debug("writeback %s: %llu pages, %d\n", gs_wb_modes[mode], done,
-		 ret);
 	return ret ? ret : len;
 }
 static DEVICE_ATTR_WO(writeback);
@@ -546,6 +630,68 @@ static ssize_t writeback_checksum_show(struct device *dev,
 }
 static DEVICE_ATTR_RW(writeback_checksum);
 
+static int gs_do_set_encrypt(struct gs_dev *d, const void *arg)
+{
+	return gs_store_set_wb_encrypt(d->store, *(const bool *)arg);
+}
+
+/*
+ * Encryption of what goes to the backing device: on (a new random key)
+ * or off while the device is empty.
+ */
+static ssize_t writeback_encrypt_store(struct device *dev,
+				       struct device_attribute *attr,
+				       const char *buf, size_t len)
+{
+	bool on;
+	int ret;
+
+	if (kstrtobool(buf, &on))
+		return -EINVAL;
+	ret = gs_reconfigure(dev_to_gs(dev), true, gs_do_set_encrypt, &on);
+	if (ret == -ENOENT)
+		pr_err("writeback_encrypt: the kernel offers no xts(aes) cipher\n");
+	return ret ? ret : len;
+}
+
+static ssize_t writeback_encrypt_show(struct device *dev,
+				      struct device_attribute *attr,
+				      char *buf)
+{
+	struct gs_dev *d = dev_to_gs(dev);
+
+	guard(rwsem_read)(&d->conf_lock);
+	return sysfs_emit(buf, "%d\n", !!d->store->wb.cipher);
+}
+static DEVICE_ATTR_RW(writeback_encrypt);
+
+/* Pages a writeback has in flight at once (zram's knob, its default). */
+static ssize_t writeback_batch_size_store(struct device *dev,
+					  struct device_attribute *attr,
+					  const char *buf, size_t len)
+{
+	struct gs_dev *d = dev_to_gs(dev);
+	unsigned int size;
+	int ret;
+
+	if (kstrtouint(buf, 10, &size))
+		return -EINVAL;
+	guard(rwsem_read)(&d->conf_lock);
+	ret = gs_store_set_wb_batch_size(d->store, size);
+	return ret ? ret : len;
+}
+
+static ssize_t writeback_batch_size_show(struct device *dev,
+					 struct device_attribute *attr,
+					 char *buf)
+{
+	struct gs_dev *d = dev_to_gs(dev);
+
+	guard(rwsem_read)(&d->conf_lock);
+	return sysfs_emit(buf, "%u\n", READ_ONCE(d->store->wb.batch_size));
+}
+static DEVICE_ATTR_RW(writeback_batch_size);
+
 static const char *const gs_direct_names[] = {
 	[GS_DIRECT_NONE] = "none",
 	[GS_DIRECT_HUGE] = "huge",
@@ -643,6 +789,8 @@ static struct attribute *gs_wb_attrs[] = {
 	&dev_attr_writeback_shrinker.attr,
 	&dev_attr_writeback_direct.attr,
 	&dev_attr_writeback_checksum.attr,
+	&dev_attr_writeback_encrypt.attr,
+	&dev_attr_writeback_batch_size.attr,
 	&dev_attr_backing_compact.attr,
 	&dev_attr_bd_stat.attr,
 	NULL,

@@ -9,8 +9,9 @@
  * (gs_backing.c) holds the ghost slot. Same-filled pages are never written
  * back: they cost nothing.
  *
- * A writeback round, one at a time under wb.lock, of up to GS_WB_DEPTH
- * batches of up to GS_WB_BATCH pages:
+ * A writeback round, one at a time under wb.lock, of the batches that
+ * writeback_batch_size makes (pages in flight at once: two batches of
+ * half of it, or more of GS_WB_BATCH pages each; one for a single page):
  *  1. collect: under each cluster's lock, copy the chosen objects into the
  *     batch's pages and set GS_FLAG_WB on their entries;
  *  2. allocate contiguous backing slots and start writing each run with
@@ -63,13 +64,15 @@
 #include "gs_backing.h"
 #include "gs_comp.h"
 #include "gs_core.h"
+#include "gs_crypt.h"
 #include "gs_store.h"
 #include "gs_writeback.h"
 
-#define GS_WB_BATCH	32	/* pages per writeback batch */
+#define GS_WB_BATCH	32	/* pages per writeback batch, at most */
 /* Reads of written-back pages that can always be started: a swap read's. */
 #define GS_WB_RB_RESERVE	32
-#define GS_WB_DEPTH	2	/* batches in flight at once */
+/* Pages the pool limit's reclaim writes back between looks at the pool. */
+#define GS_WB_RECLAIM_STEP	64
 
 struct gs_wb_candidate {
 	u64 slot;
@@ -88,6 +91,7 @@ struct gs_wb_run {
 };
 
 struct gs_wb_batch {
+	unsigned int cap;	/* pages it can take (bufs[0..cap-1]) */
 	unsigned int n;		/* candidates */
 	unsigned int nr_runs;	/* writes started */
 	bool charged;		/* its pages came out of the budget */
@@ -162,6 +166,56 @@ static bool gs_wb_can_progress(struct gs_store *s)
 	       atomic_long_read(&s->wb.budget) > 0;
 }
 
+/* ------------------------------------------------------ seal, unseal */
+
+/*
+ * Make the page that goes to backing slot @b from the page at @src, whose
+ * first @len bytes hold data (the rest of a compressed page is padding):
+ * their checksum is recorded (if checksums are on), and the page is
+ * encrypted into @dst (if encryption is on; @dst may be @src). Returns
+ * what to write: @dst, or @src itself without encryption; NULL if
+ * encryption failed (then nothing may be written).
+ */
+static void *gs_wb_seal(struct gs_store *s, u64 b, void *src, void *dst,
+			unsigned int len)
+{
+	if (s->wb.checksum)
+		gs_backing_set_sum(s->bk, b, gs_backing_sum(src, len));
+	if (!s->wb.cipher)
+		return src;
+	if (gs_crypt_encrypt(s->wb.cipher, b, src, dst)) {
+		pr_err_ratelimited("cannot encrypt for backing slot %llu: not written\n",
+				   b);
+		return NULL;
+	}
+	return dst;
+}
+
+/*
+ * Check a page just read from backing slot @b (which the caller keeps
+ * allocated): decrypt it in place (if encryption is on), then check its
+ * first @len bytes against the checksum of what was written there (if
+ * checksums are on; padding is never read, so it is not checked). A
+ * mismatch means the device returned other data: the read fails with
+ * -EIO, and is counted as a failed read and in bd_sum_errors.
+ */
+static int gs_wb_unseal(struct gs_store *s, u64 slot, u64 b, void *page,
+			unsigned int len)
+{
+	if (s->wb.cipher && gs_crypt_decrypt(s->wb.cipher, b, page)) {
+		pr_err_ratelimited("slot %llu: cannot decrypt backing slot %llu\n",
+				   slot, b);
+		return -EIO;
+	}
+	if (!s->wb.checksum ||
+	    likely(!gs_backing_verify(s->bk, b, page, len)))
+		return 0;
+	atomic_long_inc(&s->stats.bd_sum_errors);
+	pr_err_ratelimited("slot %llu: backing slot %llu does not hold what was written there (checksum mismatch): read refused\n",
+			   slot, b);
+	return -EIO;
+}
+
 /* ------------------------------------------------------------ collect */
 
 /*
@@ -203,12 +257,12 @@ static bool gs_wb_wanted(unsigned long e, enum gs_wb_mode mode, bool *mark)
 #define GS_HOLD_COPY	4
 
 /*
- * Collect up to @max candidates into @batch at slots from *@pos up to the
- * end of the address space, advancing *@pos past what was looked at.
+ * Collect up to @max candidates into @batch at slots from *@pos up to
+ * @lim (exclusive), advancing *@pos past what was looked at.
  */
 static unsigned int gs_wb_collect(struct gs_store *s,
 				  struct gs_wb_batch *batch,
-				  enum gs_wb_mode mode, u64 *pos,
+				  enum gs_wb_mode mode, u64 *pos, u64 lim,
 				  unsigned int max)
 {
 	unsigned int n = 0, i, end, len, copied;
@@ -217,11 +271,17 @@ static unsigned int gs_wb_collect(struct gs_store *s,
 	bool mark;
 	u64 base;
 
-	while (n < max && *pos < s->nr_slots) {
+	while (n < max && *pos < lim) {
 		cl = gs_scan_next(s, pos, GS_HOLD_SCAN, &i, &end);
 		if (!cl)
 			break;
 		base = *pos - i;
+		if (*pos >= lim) {
+			gs_cluster_unlock(cl);
+			break;
+		}
+		if (lim - base < end)
+			end = lim - base;
 		for (copied = 0; i < end && n < max && copied < GS_HOLD_COPY;
 		     i++) {
 			struct gs_wb_candidate *cand = &batch->candidates[n];
@@ -281,9 +341,14 @@ static int gs_wb_start(struct gs_store *s, struct gs_wb_batch *batch)
 		for (k = 0; k < got; k++) {
 			batch->candidates[j + k].b = b + k;
 			batch->candidates[j + k].run = batch->nr_runs;
-			if (s->wb.checksum)
-				gs_backing_set_sum(bk, b + k,
-						   gs_backing_sum(batch->bufs[j + k]));
+			/* Never plaintext on the device: write zeroes, fail it. */
+			if (!gs_wb_seal(s, b + k, batch->bufs[j + k],
+					batch->bufs[j + k],
+					batch->candidates[j + k].aux ?:
+					PAGE_SIZE)) {
+				memset(batch->bufs[j + k], 0, PAGE_SIZE);
+				batch->candidates[j + k].err = -EIO;
+			}
 		}
 		r = &batch->runs[batch->nr_runs++];
 		r->first = b;
@@ -316,7 +381,7 @@ static int gs_wb_wait(struct gs_store *s, struct gs_wb_batch *batch)
 	for (k = 0; k < batch->n; k++) {
 		struct gs_wb_candidate *cand = &batch->candidates[k];
 
-		if (cand->b != GS_NO_SLOT)
+		if (cand->b != GS_NO_SLOT && !cand->err)
 			cand->err = batch->runs[cand->run].io.err;
 	}
 	return ret;
@@ -406,13 +471,14 @@ static u64 gs_wb_settle(struct gs_store *s, struct gs_wb_batch *batch,
  * hold of the lock.
  */
 static int __gs_store_writeback(struct gs_store *s, enum gs_wb_mode mode,
-				u64 max, unsigned int flags, u64 *done)
+				u64 lo, u64 hi, u64 max, unsigned int flags,
+				u64 *done)
 {
 	unsigned int noio = memalloc_noio_save();
 	bool cold = mode == GS_WB_COLD, stop = false, wrapped;
 	unsigned int nb, k, want, laps = 0;
 	int err, ret = 0;
-	u64 pos = 0, queued;
+	u64 pos = lo, queued;
 
 	*done = 0;
 	while (!stop && *done < max && !fatal_signal_pending(current)) {
@@ -433,14 +499,14 @@ static int __gs_store_writeback(struct gs_store *s, enum gs_wb_mode mode,
 		 * writes of the one before are in flight.
 		 */
 		queued = 0;
-		for (nb = 0; nb < GS_WB_DEPTH;) {
+		for (nb = 0; nb < s->wb.nr_batches;) {
 			struct gs_wb_batch *batch = &s->wb.batches[nb++];
 
 			want = gs_budget_take(s, min_t(u64, max - *done - queued,
-						       GS_WB_BATCH),
+						       batch->cap),
 					      &batch->charged);
 			batch->n = want ? gs_wb_collect(s, batch, mode, &pos,
-							want) : 0;
+							hi, want) : 0;
 			batch->nr_runs = 0;
 			gs_budget_give(s, want - batch->n, batch->charged);
 			err = batch->n ? gs_wb_start(s, batch) : 0;
@@ -448,7 +514,7 @@ static int __gs_store_writeback(struct gs_store *s, enum gs_wb_mode mode,
 			if (err)
 				ret = err;
 			/* The cold sweep goes round at most twice: mark, take. */
-			wrapped = cold && pos >= s->nr_slots;
+			wrapped = cold && pos >= hi;
 			if (wrapped) {
 				pos = 0;
 				laps++;
@@ -481,7 +547,18 @@ int gs_store_writeback(struct gs_store *s, enum gs_wb_mode mode, u64 max,
 	*done = 0;
 	if (!s->bk)
 		return -ENODEV;
-	return __gs_store_writeback(s, mode, max, 0, done);
+	return __gs_store_writeback(s, mode, 0, s->nr_slots, max, 0, done);
+}
+
+int gs_store_writeback_range(struct gs_store *s, enum gs_wb_mode mode,
+			     u64 lo, u64 hi, u64 max, u64 *done)
+{
+	*done = 0;
+	if (!s->bk)
+		return -ENODEV;
+	if (mode == GS_WB_COLD || lo >= hi || hi > s->nr_slots)
+		return -EINVAL;
+	return __gs_store_writeback(s, mode, lo, hi, max, 0, done);
 }
 
 /* ----------------------------------------------------- pool limit, LRU */
@@ -494,8 +571,8 @@ void gs_wb_reclaim(struct gs_store *s, unsigned long target)
 
 	for (i = 0; i < 64 && zs_get_total_pages(s->pool) > target &&
 	     gs_wb_can_progress(s); i++) {
-		__gs_store_writeback(s, GS_WB_COLD, GS_WB_BATCH * GS_WB_DEPTH,
-				     0, &done);
+		__gs_store_writeback(s, GS_WB_COLD, 0, s->nr_slots,
+				     GS_WB_RECLAIM_STEP, 0, &done);
 		if (!done) {
 			/* Freed objects may sit in sparse zspages. */
 			if (compacted)
@@ -550,7 +627,8 @@ static unsigned long gs_shrink_scan(struct shrinker *sh,
 	if (!(sc->gfp_mask & __GFP_IO) || !READ_ONCE(s->wb.use_shrinker) ||
 	    !gs_wb_can_progress(s))
 		return SHRINK_STOP;
-	__gs_store_writeback(s, GS_WB_COLD, sc->nr_to_scan, GS_WB_TRY, &done);
+	__gs_store_writeback(s, GS_WB_COLD, 0, s->nr_slots, sc->nr_to_scan,
+			     GS_WB_TRY, &done);
 	return done ?: SHRINK_STOP;
 }
 
@@ -569,23 +647,32 @@ int gs_wb_write_page(struct gs_store *s, u64 slot, const void *src,
 		     gfp_t gfp)
 {
 	struct gs_backing *bk = s->bk;
-	void *data = (void *)src;
+	struct page *bounce = NULL;
 	bool charged;
+	void *data;
 	int ret;
 	u64 b;
 
 	if (!bk)
 		return -ENOMEM;
-	if (!gs_budget_take(s, 1, &charged))
-		return -EIO;
+	/* Encrypted, the page goes through one of our own. */
+	if (s->wb.cipher) {
+		bounce = alloc_page(gfp | __GFP_NOWARN);
+		if (!bounce)
+			return -ENOMEM;
+	}
+	if (!gs_budget_take(s, 1, &charged)) {
+		ret = -EIO;
+		goto out_bounce;
+	}
 	ret = gs_backing_alloc(bk, &slot, 1, &b, U64_MAX, false);
 	if (ret <= 0) {
 		ret = ret ?: -ENOSPC;
 		goto out;
 	}
-	if (s->wb.checksum)
-		gs_backing_set_sum(bk, b, gs_backing_sum(data));
-	ret = bk->ops->write(bk, b, &data, 1);
+	data = gs_wb_seal(s, b, (void *)src,
+			  bounce ? page_address(bounce) : NULL, PAGE_SIZE);
+	ret = data ? bk->ops->write(bk, b, &data, 1) : -EIO;
 	if (ret) {
 		atomic_long_inc(&s->stats.bd_write_errors);
 		gs_backing_free(bk, b);
@@ -600,28 +687,13 @@ int gs_wb_write_page(struct gs_store *s, u64 slot, const void *src,
 out:
 	if (ret)
 		gs_budget_give(s, 1, charged);
+out_bounce:
+	if (bounce)
+		__free_page(bounce);
 	return ret;
 }
 
 /* ------------------------------------------------------------- reads */
-
-/*
- * Check a page just read from backing slot @b (which the caller keeps
- * allocated) against the checksum of what was written there, unless
- * checksums are off. A mismatch
- * means the device returned other data: the read fails with -EIO, and is
- * counted as a failed read and in bd_sum_errors.
- */
-static int gs_wb_verify(struct gs_store *s, u64 slot, u64 b,
-			const void *page)
-{
-	if (!s->wb.checksum || likely(!gs_backing_verify(s->bk, b, page)))
-		return 0;
-	atomic_long_inc(&s->stats.bd_sum_errors);
-	pr_err_ratelimited("slot %llu: backing slot %llu does not hold what was written there (checksum mismatch): read refused\n",
-			   slot, b);
-	return -EIO;
-}
 
 /*
  * Decompress @len bytes that are at @dst into @dst, through a stream, with
@@ -675,7 +747,7 @@ int gs_wb_read(struct gs_store *s, u64 slot, void *dst)
 		pr_err_ratelimited("slot %llu: cannot read backing slot %llu: %d\n",
 				   slot, b, ret);
 	else
-		ret = gs_wb_verify(s, slot, b, dst);
+		ret = gs_wb_unseal(s, slot, b, dst, len ?: PAGE_SIZE);
 	atomic_long_inc(ret ? &s->stats.bd_read_errors : &s->stats.bd_reads);
 
 	/* Unpin; if the entry went away meanwhile, the slot is ours to free. */
@@ -728,10 +800,11 @@ static void gs_wb_rb_finish(struct work_struct *work)
 				   rb->slot, rb->b, ret);
 		ret = -EIO;
 	} else if (rb->data) {
-		ret = gs_wb_verify(s, rb->slot, rb->b, page_address(rb->data));
+		ret = gs_wb_unseal(s, rb->slot, rb->b, page_address(rb->data),
+				   rb->len);
 	} else {
 		dst = kmap_local_page(rb->page);
-		ret = gs_wb_verify(s, rb->slot, rb->b, dst);
+		ret = gs_wb_unseal(s, rb->slot, rb->b, dst, PAGE_SIZE);
 		kunmap_local(dst);
 	}
 	atomic_long_inc(ret ? &s->stats.bd_read_errors : &s->stats.bd_reads);
@@ -880,35 +953,45 @@ void gs_store_mark_idle(struct gs_store *s, u64 age)
  */
 static int gs_relocate(struct gs_store *s, u64 owner, u64 from)
 {
-	unsigned long was = gs_store_entry(s, owner), moved;
-	struct gs_backing *bk = s->bk;
+	unsigned int i = owner & (GS_CLUSTER_SLOTS - 1), len;
 	void *buf = s->wb.batches->bufs[0];
+	struct gs_backing *bk = s->bk;
+	unsigned long was, moved;
+	struct gs_cluster *cl;
 	bool mine;
 	int ret;
 	u64 to;
 
-	/* Its flags (the algorithm) stay; a pinned one is busy. */
-	if (gs_entry_kind(was) != GS_KIND_WRITTEN_BACK ||
-	    gs_entry_payload(was) != from || was & GS_FLAG_READING)
-		return -EAGAIN;
 	ret = gs_backing_alloc(bk, &owner, 1, &to, from, true);
 	if (ret <= 0)
 		return ret;
-	if (!gs_slot_replace(s, owner, was, was | GS_FLAG_READING)) {
+	/*
+	 * Pin it, its length read with it. Its flags (the algorithm) stay;
+	 * a pinned one is busy.
+	 */
+	cl = gs_cluster_get(s, owner >> GS_CLUSTER_SHIFT, 0);
+	was = cl ? atomic_long_read(&cl->table[i]) : 0;
+	if (gs_entry_kind(was) != GS_KIND_WRITTEN_BACK ||
+	    gs_entry_payload(was) != from || was & GS_FLAG_READING) {
+		if (cl)
+			gs_cluster_unlock(cl);
 		gs_backing_free(bk, to);
 		return -EAGAIN;
 	}
+	len = gs_aux_get(cl->aux, i) ?: PAGE_SIZE;
+	atomic_long_set(&cl->table[i], was | GS_FLAG_READING);
+	gs_cluster_unlock(cl);
 
 	ret = bk->ops->read(bk, from, buf);
 	if (!ret)
-		ret = gs_wb_verify(s, owner, from, buf);
+		ret = gs_wb_unseal(s, owner, from, buf, len);
 	if (ret) {
 		atomic_long_inc(&s->stats.bd_read_errors);
 	} else {
 		atomic_long_inc(&s->stats.bd_compact_reads);
-		if (s->wb.checksum)
-			gs_backing_set_sum(bk, to, gs_backing_sum_of(bk, from));
-		ret = bk->ops->write(bk, to, &buf, 1);
+		/* Encrypted again: the tweak is the slot. */
+		ret = gs_wb_seal(s, to, buf, buf, len) ?
+		      bk->ops->write(bk, to, &buf, 1) : -EIO;
 		atomic_long_inc(ret ? &s->stats.bd_write_errors :
 				&s->stats.bd_compact_writes);
 	}
@@ -978,55 +1061,122 @@ void gs_wb_init(struct gs_store *s)
 	INIT_WORK(&s->wb.work, gs_wb_work);
 	s->wb.use_shrinker = true;
 	s->wb.checksum = true;
+	s->wb.batch_size = GS_WB_BATCH_SIZE_DEFAULT;
+}
+
+/* Bytes of the batches for @size pages, counted in wb_buffer_bytes. */
+static size_t gs_wb_batches_bytes(struct gs_wb_batch *batches,
+				  unsigned int size)
+{
+	return batches ? ksize(batches) + (size_t)size * PAGE_SIZE : 0;
+}
+
+static void gs_wb_batches_free(struct gs_wb_batch *batches, unsigned int nr)
+{
+	unsigned int i, k;
+
+	if (!batches)
+		return;
+	for (k = 0; k < nr; k++)
+		for (i = 0; i < batches[k].cap; i++)
+			free_page((unsigned long)batches[k].bufs[i]);
+	kfree(batches);
+}
+
+/*
+ * Batches for @size pages in flight: two of half of it (one is collected
+ * while the other is written), more if that is over GS_WB_BATCH each.
+ */
+static struct gs_wb_batch *gs_wb_batches_alloc(unsigned int size,
+					       unsigned int *nr)
+{
+	unsigned int per = min_t(unsigned int, GS_WB_BATCH,
+				 DIV_ROUND_UP(size, 2));
+	struct gs_wb_batch *batches;
+	unsigned int i, k;
+
+	*nr = DIV_ROUND_UP(size, per);
+	batches = kcalloc(*nr, sizeof(*batches), GFP_KERNEL);
+	if (!batches)
+		return NULL;
+	for (k = 0; k < *nr; k++) {
+		unsigned int cap = min(per, size - k * per);
+
+		for (i = 0; i < cap; i++) {
+			void *buf = (void *)__get_free_page(GFP_KERNEL);
+
+			if (!buf) {
+				gs_wb_batches_free(batches, k + 1);
+				return NULL;
+			}
+			batches[k].bufs[i] = buf;
+			batches[k].cap = i + 1;
+		}
+	}
+	return batches;
+}
+
+static size_t gs_wb_rb_pool_bytes(void)
+{
+	return GS_WB_RB_RESERVE * kmalloc_size_roundup(sizeof(struct gs_wb_rb));
 }
 
 static void gs_wb_batch_free(struct gs_store *s)
 {
-	struct gs_wb_batch *batches = s->wb.batches;
-	unsigned int i, k;
-
 	mempool_destroy(s->wb.rb_pool);
 	s->wb.rb_pool = NULL;
-	if (!batches)
-		return;
-	for (k = 0; k < GS_WB_DEPTH; k++)
-		for (i = 0; i < GS_WB_BATCH; i++)
-			free_page((unsigned long)batches[k].bufs[i]);
-	kfree(batches);
+	gs_wb_batches_free(s->wb.batches, s->wb.nr_batches);
 	s->wb.batches = NULL;
+	s->wb.nr_batches = 0;
 	atomic_long_set(&s->stats.wb_buffer_bytes, 0);
 }
 
 static int gs_wb_batch_alloc(struct gs_store *s)
 {
-	struct gs_wb_batch *batches;
-	unsigned int i, k;
-
 	s->wb.rb_pool = mempool_create_kmalloc_pool(GS_WB_RB_RESERVE,
 						    sizeof(struct gs_wb_rb));
 	if (!s->wb.rb_pool)
 		return -ENOMEM;
-	batches = kcalloc(GS_WB_DEPTH, sizeof(*batches), GFP_KERNEL);
-	if (!batches) {
+	s->wb.batches = gs_wb_batches_alloc(s->wb.batch_size,
+					    &s->wb.nr_batches);
+	if (!s->wb.batches) {
 		gs_wb_batch_free(s);
 		return -ENOMEM;
 	}
-	s->wb.batches = batches;
 	atomic_long_set(&s->stats.wb_buffer_bytes,
-			ksize(batches) + GS_WB_DEPTH * GS_WB_BATCH * PAGE_SIZE +
-			GS_WB_RB_RESERVE *
-			kmalloc_size_roundup(sizeof(struct gs_wb_rb)));
-	for (k = 0; k < GS_WB_DEPTH; k++) {
-		for (i = 0; i < GS_WB_BATCH; i++) {
-			void *buf = (void *)__get_free_page(GFP_KERNEL);
+			gs_wb_batches_bytes(s->wb.batches, s->wb.batch_size) +
+			gs_wb_rb_pool_bytes());
+	return 0;
+}
 
-			if (!buf) {
-				gs_wb_batch_free(s);
-				return -ENOMEM;
-			}
-			batches[k].bufs[i] = buf;
+int gs_store_set_wb_batch_size(struct gs_store *s, unsigned int size)
+{
+	struct gs_wb_batch *batches = NULL, *old;
+	unsigned int nr = 0, old_nr;
+
+	if (!size || size > GS_WB_BATCH_SIZE_MAX)
+		return -EINVAL;
+	mutex_lock(&s->wb.lock);
+	if (s->bk) {
+		batches = gs_wb_batches_alloc(size, &nr);
+		if (!batches) {
+			mutex_unlock(&s->wb.lock);
+			return -ENOMEM;
 		}
 	}
+	old = s->wb.batches;
+	old_nr = s->wb.nr_batches;
+	if (s->bk) {
+		s->wb.batches = batches;
+		s->wb.nr_batches = nr;
+		atomic_long_set(&s->stats.wb_buffer_bytes,
+				gs_wb_batches_bytes(batches, size) +
+				gs_wb_rb_pool_bytes());
+	}
+	WRITE_ONCE(s->wb.batch_size, size);
+	mutex_unlock(&s->wb.lock);
+	if (batches)
+		gs_wb_batches_free(old, old_nr);
 	return 0;
 }
 
@@ -1083,6 +1233,28 @@ out_batch:
 out_bk:
 	gs_backing_destroy(bk);
 	return ret;
+}
+
+int gs_store_set_wb_encrypt(struct gs_store *s, bool on)
+{
+	struct crypto_sync_skcipher *tfm = NULL;
+
+	if (on == !!s->wb.cipher)
+		return 0;
+	if (on) {
+		tfm = gs_crypt_create();
+		if (IS_ERR(tfm))
+			return PTR_ERR(tfm);
+	}
+	gs_crypt_destroy(s->wb.cipher);
+	s->wb.cipher = tfm;
+	return 0;
+}
+
+void gs_wb_destroy(struct gs_store *s)
+{
+	gs_crypt_destroy(s->wb.cipher);
+	s->wb.cipher = NULL;
 }
 
 void gs_wb_detach(struct gs_store *s)

@@ -17,6 +17,8 @@ void gs_wb_init(struct gs_store *s);
 void gs_wb_stop(struct gs_store *s);
 /* Detach and release the backing store, whatever it holds. */
 void gs_wb_detach(struct gs_store *s);
+/* Release the rest of the tier's state (the cipher); after detaching. */
+void gs_wb_destroy(struct gs_store *s);
 
 /*
  * A page went into the pool, which now takes @pages: nearing its limit,

@@ -15,6 +15,7 @@ usage: pages.py COMMAND ARGS...     pages.py [COMMAND] --help
   verify-each DEV FIRST_PAGE SPEC [SEED]  each page right, failed or wrong
   read-watch DEV FIRST_PAGE SPEC STOP [SEED]
                                           verify round and round until STOP
+  plaintext FILE FIRST_PAGE SPEC [SEED]   SPEC's pages and words in FILE
   debug-slab-bytes                        slab bytes of a debugging kernel
   kmemleak REPORT SYMBOLS                 kmemleak's objects of ours
   ctl-json FILE CHECK...                  ghostswapctl --json, checked
@@ -310,6 +311,25 @@ def cmd_verify_each(dev, first, spec, seed="1"):
     return 1 if wrong else 0
 
 
+def cmd_plaintext(path, first, spec, seed="1"):
+    """plaintext FILE FIRST_PAGE SPEC [SEED]
+
+    What FILE (a backing device's image) shows of the pages of SPEC:
+    prints "pages P, words W": P of SPEC's non-zero pages found whole at a
+    page boundary, W places where a text page's words (3 in a row) are.
+    """
+    import re
+    with open(path, "rb") as f:
+        img = f.read()
+    blocks = {img[i:i + PAGE] for i in range(0, len(img), PAGE)}
+    found = sum(1 for _, kind, want in pages_of(first, spec, int(seed))
+                if kind != "z" and want in blocks)
+    words = b"|".join(re.escape(w) for w in WORDS)
+    runs = len(re.findall(b"(?:(?:" + words + b")(?:[0-9]+ )?){3}", img))
+    print("pages %d, words %d" % (found, runs))
+    return 0
+
+
 def cmd_read_watch(dev, first, spec, stop, seed="1"):
     """read-watch DEV FIRST_PAGE SPEC STOP [SEED]
 
@@ -452,6 +472,7 @@ COMMANDS = {
     "read-flaky": cmd_read_flaky,
     "verify-each": cmd_verify_each,
     "read-watch": cmd_read_watch,
+    "plaintext": cmd_plaintext,
     "debug-slab-bytes": cmd_debug_slab_bytes,
     "kmemleak": cmd_kmemleak,
     "ctl-json": cmd_ctl_json,

@@ -142,10 +142,12 @@ t_hostile() {
 	udevadm settle 2>/dev/null
 	attrs="disksize comp_algorithm mem_limit mem_used_max compact reset
 		backing_dev writeback idle writeback_limit writeback_limit_enable
-		writeback_shrinker writeback_direct backing_compact"
+		writeback_shrinker writeback_direct writeback_checksum writeback_encrypt
+		writeback_batch_size backing_compact"
 	vals=("" 0 1 -1 abc 1T 64M 99999999999999999999 all huge idle none
 		/dev/ghostswap /dev/null lz4 zstd "idle 5" "$(head -c 3000 /dev/urandom | base64 -w0)"
-		"$(printf 'a\0b')" $'\n\n' "1 2 3")
+		"$(printf 'a\0b')" $'\n\n' "1 2 3" 256 "page_index=3"
+		"page_indexes=0-4096 page_index=7" "type=all page_indexes=9-1")
 	(end=$((SECONDS + 15)); while [ $SECONDS -lt $end ]; do
 		for a in $attrs; do
 			printf '%s' "${vals[RANDOM % ${#vals[@]}]}" >$SYS/$a 2>/dev/null

@@ -134,12 +134,14 @@ t_wb_on_demand() {
 	# Every byte of the tier counted: reverse map clusters in its slab.
 	[ "$(slab_objs gs_bk_cluster "$(bdstat clusters)")" = "$(bdstat clusters)" ] ||
 		fail "slab gs_bk_cluster $(grep gs_bk_cluster /proc/slabinfo), KFENCE $(kfence_objs gs_bk_cluster) vs bd_stat $(bdstat clusters)"
-	# The rest: two batches of 32 pages and their bookkeeping (<= 8 KiB;
-	# with lockdep, whose maps grow every lock and completion in it, the
+	# The rest: the writeback batches' pages (writeback_batch_size, 32 by
+	# default, in two batches) and their bookkeeping (<= 8 KiB; with
+	# lockdep, whose maps grow every lock and completion in it, the
 	# bookkeeping is one 16 KiB allocation), and a reserve of 32 requests
 	# for reads of written-back pages (<= 256 bytes each; 512 with
 	# lockdep's maps).
-	rest=$(($(bdstat meta) - $(bdstat clusters) * $(slab_obj_size gs_bk_cluster) - 2 * 32 * 4096))
+	[ "$(cat $SYS/writeback_batch_size)" = 32 ] || fail "writeback_batch_size $(cat $SYS/writeback_batch_size)"
+	rest=$(($(bdstat meta) - $(bdstat clusters) * $(slab_obj_size gs_bk_cluster) - 32 * 4096))
 	limit=$((8192 + 32 * 256))
 	[ -e /proc/lockdep ] && limit=$((16384 + 32 * 512))
 	[ "$rest" -gt 0 ] && [ "$rest" -le $limit ] || fail "bd_meta_bytes $(bdstat meta), rest $rest (limit $limit)"
@@ -148,6 +150,63 @@ t_wb_on_demand() {
 	[ "$(bdstat count)" = 600 ] || fail "after discard: $(bdstat count)"
 	gs_check
 	sysw $SYS/reset 1 ok
+}
+
+# zram's writeback ABI: page_index= and page_indexes= (several in one
+# write, with type= or without), writeback_batch_size, initstate; the
+# examples of zram.rst verbatim.
+t_wb_abi() {
+	local n m0
+	[ "$(cat $SYS/initstate)" = 1 ] || fail "initstate $(cat $SYS/initstate)"
+	attach_backing "$(vdisk gsback)"
+	# Text 0..999, random 1000..1199, same-filled 1200..1299.
+	$PAGES write $DEV 0 t:1000,r:200,s:100 >/dev/null || fail write
+	sysw $SYS/writeback page_index=5 ok
+	[ "$(bdstat count)" = 1 ] || fail "page_index=5: $(bdstat count)"
+	sysw $SYS/writeback "page_index=42 page_index=99 page_indexes=100-200 page_indexes=500-700" ok
+	[ "$(bdstat count)" = 305 ] || fail "zram.rst's mixed example: $(bdstat count)"
+	sysw $SYS/writeback "page_indexes=1-100 page_indexes=200-300" ok
+	# 1..100 less 5, 42, 99 and 100; 200 was taken.
+	[ "$(bdstat count)" = 501 ] || fail "zram.rst's ranges example: $(bdstat count)"
+	# With a mode: only its pages in the ranges.
+	sysw $SYS/writeback "type=huge page_indexes=950-1049" ok
+	[ "$(bdstat count)" = 551 ] || fail "type=huge in a range: $(bdstat count)"
+	sysw $SYS/writeback "huge page_index=1100" ok
+	[ "$(bdstat count)" = 552 ] || fail "huge page_index=1100: $(bdstat count)"
+	# Same-filled pages are never written back; a count caps the ranges.
+	sysw $SYS/writeback "page_indexes=1200-1299" ok
+	[ "$(bdstat count)" = 552 ] || fail "same-filled written back"
+	sysw $SYS/writeback "page_indexes=1101-1199 10" ok
+	[ "$(bdstat count)" = 562 ] || fail "ranges with a count: $(bdstat count)"
+	n=$(($(cat $SYS/disksize) / 4096))
+	sysw $SYS/writeback "page_index=$n" "Numerical result out of range"
+	sysw $SYS/writeback "page_indexes=0-$n" "Numerical result out of range"
+	sysw $SYS/writeback "page_indexes=20-10" "Numerical result out of range"
+	sysw $SYS/writeback "page_indexes=10" "Invalid argument"
+	sysw $SYS/writeback "page_index=x" "Invalid argument"
+	sysw $SYS/writeback "page_index=" "Invalid argument"
+	sysw $SYS/writeback "type=idle type=huge" "Invalid argument"
+	sysw $SYS/writeback "cold" "Invalid argument"
+	sysw $SYS/writeback "page_size=4" "Invalid argument"
+	[ "$(bdstat count)" = 562 ] || fail "a refused write moved pages: $(bdstat count)"
+	# writeback_batch_size: zram's default, bounds, every size moves all.
+	[ "$(cat $SYS/writeback_batch_size)" = 32 ] || fail "writeback_batch_size default"
+	sysw $SYS/writeback_batch_size 0 "Invalid argument"
+	sysw $SYS/writeback_batch_size 257 "Invalid argument"
+	sysw $SYS/writeback_batch_size many "Invalid argument"
+	m0=$(bdstat meta)
+	sysw $SYS/writeback_batch_size 256 ok
+	[ $(($(bdstat meta) - m0)) -ge $((224 * 4096)) ] || fail "256 pages in flight: bd_meta_bytes $m0 -> $(bdstat meta)"
+	sysw $SYS/writeback "page_indexes=300-499" ok
+	sysw $SYS/writeback_batch_size 1 ok
+	[ $((m0 - $(bdstat meta))) -ge $((31 * 4096)) ] || fail "1 page in flight: bd_meta_bytes $m0 -> $(bdstat meta)"
+	sysw $SYS/writeback "page_indexes=701-999" ok
+	[ "$(bdstat count)" = $((562 + 199 + 299)) ] || fail "with 256 and 1 in flight: $(bdstat count)"
+	$PAGES verify $DEV 0 t:1000,r:200,s:100 || fail "verify"
+	gs_check
+	sysw $SYS/reset 1 ok
+	[ "$(cat $SYS/writeback_batch_size)" = 32 ] || fail "reset did not bring writeback_batch_size back to 32"
+	[ "$(cat $SYS/initstate)" = 1 ] || fail "initstate after reset"
 }
 
 # backing_compact packs the device: pages move down into holes.
@@ -267,11 +326,12 @@ t_wb_race() {
 }
 
 # One writeback of 128 MiB of 60%-compressible data to $big, checksums
-# $1 (1 or 0): prints its rate in KiB/s.
+# $1 (1 or 0), encryption $2 (1 or 0): prints its rate in KiB/s.
 wb_rate_once() {
 	local t0 t1 n
 	attach_backing "$big" >&2
 	sysw $SYS/writeback_checksum "$1" ok >&2
+	sysw $SYS/writeback_encrypt "$2" ok >&2
 	fio --name=fill --filename=$DEV --rw=write --bs=1M --size=128M \
 		--direct=1 --buffer_compress_percentage=60 \
 		--buffer_compress_chunk=4k --refill_buffers >/dev/null 2>&1 ||
@@ -287,10 +347,11 @@ wb_rate_once() {
 }
 
 # Writeback rate against the backing device's own sequential write rate,
-# same guest boot, with checksums and without (three alternating runs
-# each, medians). A measurement: reported, not asserted.
+# same guest boot: with checksums (the default), without, and with
+# checksums and encryption (three alternating runs each, medians). A
+# measurement: reported, not asserted.
 t_wb_rate() {
-	local big own i on=() off=() mon moff
+	local big own i on=() off=() enc=() mon moff menc
 	big=$(vdisk gsback)
 	sysw $SYS/reset 1 ok
 	fio --name=seq --filename="$big" --rw=write --bs=128k --size=256M \
@@ -298,12 +359,13 @@ t_wb_rate() {
 		--terse-version=3 >/tmp/fio.seq 2>&1 || fail "fio on $big"
 	own=$(awk -F';' '{ print $48 }' /tmp/fio.seq)	# write bandwidth, KiB/s
 	for i in 1 2 3; do
-		on+=("$(wb_rate_once 1)") && off+=("$(wb_rate_once 0)") ||
-			fail "writeback run $i"
+		on+=("$(wb_rate_once 1 0)") && off+=("$(wb_rate_once 0 0)") &&
+			enc+=("$(wb_rate_once 1 1)") || fail "writeback run $i"
 	done
 	mon=$(printf '%s\n' "${on[@]}" | sort -n | sed -n 2p)
 	moff=$(printf '%s\n' "${off[@]}" | sort -n | sed -n 2p)
-	echo "writeback: 32768 pages, median $mon KiB/s (runs ${on[*]}) with checksums, $moff KiB/s (runs ${off[*]}) without; $big sequential write (fio, 128k, direct): $own KiB/s; ratio $(awk -v r="$mon" -v o="$own" 'BEGIN { printf "%.2f", r / o }') with checksums, $(awk -v r="$moff" -v o="$own" 'BEGIN { printf "%.2f", r / o }') without; checksums cost $(awk -v a="$mon" -v b="$moff" 'BEGIN { printf "%.0f", (1 - a / b) * 100 }')% of the rate" |
+	menc=$(printf '%s\n' "${enc[@]}" | sort -n | sed -n 2p)
+	echo "writeback: 32768 pages, median $mon KiB/s (runs ${on[*]}) with checksums, $moff KiB/s (runs ${off[*]}) without, $menc KiB/s (runs ${enc[*]}) with checksums and encryption; $big sequential write (fio, 128k, direct): $own KiB/s; ratio $(awk -v r="$mon" -v o="$own" 'BEGIN { printf "%.2f", r / o }') with checksums, $(awk -v r="$moff" -v o="$own" 'BEGIN { printf "%.2f", r / o }') without, $(awk -v r="$menc" -v o="$own" 'BEGIN { printf "%.2f", r / o }') encrypted; checksums cost $(awk -v a="$mon" -v b="$moff" 'BEGIN { printf "%.0f", (1 - a / b) * 100 }')% of the rate, encryption $(awk -v a="$menc" -v b="$mon" 'BEGIN { printf "%.0f", (1 - a / b) * 100 }')% more" |
 		tee -a "$GS_OUT/ratios.txt"
 }
 
@@ -320,6 +382,47 @@ c = f.read(1); f.seek(-1, 1); f.write(bytes([c[0] ^ 4]))' "$1" "$2" ;;
 	garbage) dd if=/dev/urandom of="$1" bs=4096 seek="$2" count=1 \
 		conv=notrunc status=none ;;
 	esac || fail "corrupt slot $2"
+}
+
+# Encryption at rest: with writeback_encrypt, the backing device's image
+# holds none of the pages (written back, compressed or as they are, and
+# written directly) and none of their text; without it, it holds them
+# (the control: the search finds what is there). Everything reads back.
+t_wb_encrypt() {
+	local img=/tmp/gs-enc.img loop out spec=t:200,r:56 e
+	sysw $SYS/reset 1 ok
+	modprobe loop 2>/dev/null
+	[ "$(cat $SYS/writeback_encrypt)" = 0 ] || fail "encryption on by default"
+	sysw $SYS/writeback_encrypt maybe "Invalid argument"
+	for e in 0 1; do
+		rm -f $img
+		truncate -s 64M $img && loop=$(losetup -f --show $img) || fail "loop device"
+		sysw $SYS/writeback_encrypt $e ok
+		[ "$(cat $SYS/writeback_encrypt)" = $e ] || fail "writeback_encrypt reads $(cat $SYS/writeback_encrypt)"
+		sysw $SYS/backing_dev "$loop" ok
+		$PAGES write $DEV 0 $spec >/dev/null || fail write
+		sysw $SYS/writeback all ok
+		sysw $SYS/writeback_direct huge ok
+		$PAGES write $DEV 300 r:8 >/dev/null || fail "direct write"
+		[ "$(bdstat count)" = 264 ] || fail "on the device: $(bdstat count)"
+		# Holding data: no change (the key would not read it back).
+		sysw $SYS/writeback_encrypt $((1 - e)) "Device or resource busy"
+		out=$($PAGES plaintext $img 0 $spec,z:44,r:8) || fail "plaintext: $out"
+		echo "writeback_encrypt $e: the image shows $out"
+		if [ $e = 0 ]; then
+			[ "$out" != "${out#pages 64, words }" ] && [ "${out#*words }" -gt 0 ] ||
+				fail "control: the search did not find the plaintext ($out)"
+		else
+			[ "$out" = "pages 0, words 0" ] || fail "plaintext on the device: $out"
+		fi
+		$PAGES verify $DEV 0 $spec || fail "verify, writeback_encrypt $e"
+		$PAGES verify $DEV 300 r:8 || fail "verify direct, writeback_encrypt $e"
+		gs_check
+		sysw $SYS/reset 1 ok
+		losetup -d "$loop"
+	done
+	[ "$(cat $SYS/writeback_encrypt)" = 0 ] || fail "reset keeps encryption on"
+	rm -f $img
 }
 
 # A backing device that returns other data than was written, while a

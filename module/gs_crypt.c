@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ghostswap encryption at rest (see gs_crypt.h).
+ *
+ * XTS is the disk-encryption mode: a page encrypts to a page (no room is
+ * needed for an IV or a tag), and the tweak, here the backing slot, makes
+ * the same data in two slots look unrelated. What XTS does not give,
+ * integrity, the checksums of the writeback tier do: they are taken of
+ * the plaintext and checked after decryption, so a changed ciphertext
+ * fails the read like any other wrong data.
+ *
+ * The key is 64 random bytes (two AES-256 keys) from get_random_bytes(),
+ * handed to the cipher and wiped: only the cipher's own key schedule
+ * keeps it, in RAM, until the cipher is freed (reset, or encryption
+ * turned off).
+ */
+#include <crypto/skcipher.h>
+#include <linux/err.h>
+#include <linux/mm.h>
+#include <linux/random.h>
+#include <linux/scatterlist.h>
+#include <linux/string.h>
+#include "gs_crypt.h"
+
+#define GS_CRYPT_KEY_SIZE	64	/* AES-256-XTS */
+
+struct crypto_sync_skcipher *gs_crypt_create(void)
+{
+	struct crypto_sync_skcipher *tfm;
+	u8 key[GS_CRYPT_KEY_SIZE];
+	int ret;
+
+	tfm = crypto_alloc_sync_skcipher("xts(aes)", 0, 0);
+	if (IS_ERR(tfm))
+		return tfm;
+	get_random_bytes(key, sizeof(key));
+	ret = crypto_sync_skcipher_setkey(tfm, key, sizeof(key));
+	memzero_explicit(key, sizeof(key));
+	if (ret) {
+		crypto_free_sync_skcipher(tfm);
+		return ERR_PTR(ret);
+	}
+	return tfm;
+}
+
+void gs_crypt_destroy(struct crypto_sync_skcipher *tfm)
+{
+	if (tfm)
+		crypto_free_sync_skcipher(tfm);
+}
+
+static int gs_crypt(struct crypto_sync_skcipher *tfm, u64 b, const void *src,
+		    void *dst, bool enc)
+{
+	SYNC_SKCIPHER_REQUEST_ON_STACK(req, tfm);
+	struct scatterlist sg_src, sg_dst;
+	__le64 iv[2] = { cpu_to_le64(b), 0 };
+	int ret;
+
+	sg_init_one(&sg_src, src, PAGE_SIZE);
+	sg_init_one(&sg_dst, dst, PAGE_SIZE);
+	skcipher_request_set_sync_tfm(req, tfm);
+	skcipher_request_set_callback(req, 0, NULL, NULL);
+	skcipher_request_set_crypt(req, &sg_src, &sg_dst, PAGE_SIZE, iv);
+	ret = enc ? crypto_skcipher_encrypt(req) : crypto_skcipher_decrypt(req);
+	skcipher_request_zero(req);
+	return ret;
+}
+
+int gs_crypt_encrypt(struct crypto_sync_skcipher *tfm, u64 b,
+		     const void *src, void *dst)
+{
+	return gs_crypt(tfm, b, src, dst, true);
+}
+
+int gs_crypt_decrypt(struct crypto_sync_skcipher *tfm, u64 b, void *buf)
+{
+	return gs_crypt(tfm, b, buf, buf, false);
+}
