@@ -135,6 +135,9 @@ int cmd_setup(int argc, char **argv)
 		{ "writeback-limit", required_argument, NULL, 'w' },
 		{ "writeback-direct", required_argument, NULL, 'D' },
 		{ "writeback-shrinker", required_argument, NULL, 'S' },
+		{ "writeback-checksum", required_argument, NULL, 'K' },
+		{ "writeback-encrypt", required_argument, NULL, 'E' },
+		{ "writeback-batch-size", required_argument, NULL, 'Q' },
 		{ "algorithm-params", required_argument, NULL, 'p' },
 		{ "priority", required_argument, NULL, 'P' },
 		{ "disable-zswap", no_argument, NULL, 'Z' },
@@ -148,6 +151,8 @@ int cmd_setup(int argc, char **argv)
 		['s'] = "size", ['a'] = "algorithm", ['m'] = "mem_limit",
 		['B'] = "backing_dev", ['w'] = "writeback_limit",
 		['D'] = "writeback_direct", ['S'] = "writeback_shrinker",
+		['K'] = "writeback_checksum", ['Q'] = "writeback_batch_size",
+		['E'] = "writeback_encrypt",
 		['p'] = "algorithm_params", ['P'] = "priority",
 		['b'] = "backing_size",
 	};
@@ -167,7 +172,7 @@ int cmd_setup(int argc, char **argv)
 			/* fall through */
 		case 's': case 'a': case 'm': case 'B': case 'w': case 'P':
 		case 'b':
-		case 'D': case 'S':
+		case 'D': case 'S': case 'K': case 'Q': case 'E':
 			if (!set_setting(&cli, keys[c], optarg, err, sizeof(err)))
 				return fail(RC_USAGE, "%s", err);
 			break;
@@ -275,6 +280,24 @@ int cmd_setup(int argc, char **argv)
 	if (s.has_writeback_shrinker) {
 		rc = write_attr_checked("writeback_shrinker",
 					s.writeback_shrinker ? "1" : "0");
+		if (rc)
+			return rc;
+	}
+	if (s.has_writeback_checksum) {
+		rc = write_attr_checked("writeback_checksum",
+					s.writeback_checksum ? "1" : "0");
+		if (rc)
+			return rc;
+	}
+	if (s.has_writeback_encrypt) {
+		rc = write_attr_checked("writeback_encrypt",
+					s.writeback_encrypt ? "1" : "0");
+		if (rc)
+			return rc;
+	}
+	if (s.has_writeback_batch_size) {
+		bfmt(val, sizeof(val), "%" PRIu64, s.writeback_batch_size);
+		rc = write_attr_checked("writeback_batch_size", val);
 		if (rc)
 			return rc;
 	}

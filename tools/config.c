@@ -20,7 +20,8 @@ const char *const config_keys[N_CONFIG_KEYS] = {
 	"size", "algorithm", "algorithm_params", "compression_algorithm",
 	"mem_limit", "backing_dev",
 	"backing_size", "writeback_limit",
-	"writeback_direct", "writeback_shrinker", "idle_writeback",
+	"writeback_direct", "writeback_shrinker", "writeback_checksum",
+	"writeback_encrypt", "writeback_batch_size", "idle_writeback",
 	"priority", "disable_zswap", "swapon",
 };
 
@@ -230,6 +231,23 @@ bool set_setting(struct settings *s, const char *key, const char *val,
 			goto bad_bool;
 		s->writeback_shrinker = b;
 		s->has_writeback_shrinker = true;
+	} else if (!strcmp(key, "writeback_checksum")) {
+		if (!parse_bool(val, &b))
+			goto bad_bool;
+		s->writeback_checksum = b;
+		s->has_writeback_checksum = true;
+	} else if (!strcmp(key, "writeback_encrypt")) {
+		if (!parse_bool(val, &b))
+			goto bad_bool;
+		s->writeback_encrypt = b;
+		s->has_writeback_encrypt = true;
+	} else if (!strcmp(key, "writeback_batch_size")) {
+		if (!parse_count(val, &s->writeback_batch_size, 1) ||
+		    s->writeback_batch_size > 256) {
+			bfmt(err, errlen, "bad writeback_batch_size '%s' (want 1..256 pages)", val);
+			return false;
+		}
+		s->has_writeback_batch_size = true;
 	} else if (!strcmp(key, "idle_writeback")) {
 		if (!parse_count(val, &s->idle_writeback, 1)) {
 			bfmt(err, errlen, "bad idle_writeback '%s' (want seconds, at least 1)", val);
@@ -403,6 +421,15 @@ void merge_settings(struct settings *dst, const struct settings *cli)
 	if (cli->has_writeback_shrinker)
 		dst->has_writeback_shrinker = true,
 		dst->writeback_shrinker = cli->writeback_shrinker;
+	if (cli->has_writeback_checksum)
+		dst->has_writeback_checksum = true,
+		dst->writeback_checksum = cli->writeback_checksum;
+	if (cli->has_writeback_encrypt)
+		dst->has_writeback_encrypt = true,
+		dst->writeback_encrypt = cli->writeback_encrypt;
+	if (cli->has_writeback_batch_size)
+		dst->has_writeback_batch_size = true,
+		dst->writeback_batch_size = cli->writeback_batch_size;
 	if (cli->has_disable_zswap)
 		dst->has_disable_zswap = true,
 		dst->disable_zswap = cli->disable_zswap;

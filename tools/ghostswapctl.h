@@ -114,8 +114,11 @@ struct settings {
 	bool has_priority, has_writeback_limit, has_disable_zswap, has_swapon;
 	bool has_idle_writeback, has_writeback_direct, has_writeback_shrinker;
 	bool has_algorithm_params, has_backing_size;
+	bool has_writeback_checksum, has_writeback_batch_size;
+	bool has_writeback_encrypt, writeback_encrypt;
 	uint64_t size, mem_limit, writeback_limit, idle_writeback, backing_size;
-	bool writeback_limit_none, writeback_shrinker;
+	uint64_t writeback_batch_size;
+	bool writeback_limit_none, writeback_shrinker, writeback_checksum;
 	char writeback_direct[16];
 	char algorithm[64];
 	char algorithm_params[256];
@@ -129,7 +132,7 @@ struct settings {
 };
 
 /* The keys of ghostswap.conf(5) (config.c). */
-#define N_CONFIG_KEYS	14
+#define N_CONFIG_KEYS	17
 extern const char *const config_keys[N_CONFIG_KEYS];
 
 /* Where a key of the configuration was set: FILE:LINE and its text. */

@@ -442,11 +442,21 @@ run swapon -p 7 /dev/ghostswap"
 same "setup --disable-zswap: zswap off" "$(cat "$F/sys/module/zswap/parameters/enabled")" N
 
 mkfake "$F"
-for a in writeback_direct writeback_shrinker; do : >"$S/$a"; done
-ctl setup --writeback-direct incompressible --writeback-shrinker no --no-swapon
-same "setup --writeback-direct, --writeback-shrinker" "$(grep write <<<"$tr")" \
+for a in writeback_direct writeback_shrinker writeback_checksum writeback_encrypt writeback_batch_size; do : >"$S/$a"; done
+ctl setup --writeback-direct incompressible --writeback-shrinker no \
+	--writeback-checksum no --writeback-encrypt yes --writeback-batch-size 64 --no-swapon
+same "setup --writeback-direct, --writeback-shrinker, --writeback-checksum, --writeback-encrypt, --writeback-batch-size" "$(grep write <<<"$tr")" \
 "write block/ghostswap/writeback_direct incompressible
-write block/ghostswap/writeback_shrinker 0"
+write block/ghostswap/writeback_shrinker 0
+write block/ghostswap/writeback_checksum 0
+write block/ghostswap/writeback_encrypt 1
+write block/ghostswap/writeback_batch_size 64"
+ctl setup --writeback-batch-size 257
+expect "setup: --writeback-batch-size over 256" 2 "bad writeback_batch_size '257' (want 1..256 pages)"
+ctl setup --writeback-batch-size 0
+expect "setup: --writeback-batch-size 0" 2 "bad writeback_batch_size '0' (want 1..256 pages)"
+ctl setup --writeback-checksum maybe
+expect "setup: bad --writeback-checksum" 2 "bad value 'maybe' for writeback_checksum"
 ctl setup --writeback-direct sometimes
 expect "setup: bad --writeback-direct" 2 "bad writeback_direct 'sometimes' (want none, huge or incompressible)"
 ctl setup --writeback-shrinker perhaps
@@ -731,10 +741,13 @@ swapon = yes
 writeback_limit = 4096
 writeback_direct = huge
 writeback_shrinker = yes
+writeback_checksum = yes
+writeback_encrypt = no
+writeback_batch_size = 128
 idle_writeback = 3600
 EOF
 mkfake "$F"
-for a in writeback_direct writeback_shrinker; do : >"$S/$a"; done
+for a in writeback_direct writeback_shrinker writeback_checksum writeback_encrypt writeback_batch_size; do : >"$S/$a"; done
 ctl setup --config "$cfg"
 same "setup --config: every key" "$tr" \
 "run udevadm settle
@@ -747,6 +760,9 @@ write block/ghostswap/writeback_limit_enable 1
 write block/ghostswap/writeback_limit 4096
 write block/ghostswap/writeback_direct huge
 write block/ghostswap/writeback_shrinker 1
+write block/ghostswap/writeback_checksum 1
+write block/ghostswap/writeback_encrypt 0
+write block/ghostswap/writeback_batch_size 128
 run mkswap /dev/ghostswap
 run swapon -p 10 /dev/ghostswap"
 mkfake "$F"
@@ -1399,7 +1415,8 @@ done
 same "ghostswapctl(8) describes every column of --help" "$miss" ""
 miss=
 for k in size algorithm algorithm_params compression_algorithm mem_limit backing_dev backing_size priority disable_zswap swapon \
-	writeback_limit writeback_direct writeback_shrinker idle_writeback; do
+	writeback_limit writeback_direct writeback_shrinker writeback_checksum \
+	writeback_encrypt writeback_batch_size idle_writeback; do
 	grep -q "^\.BI $k " "$top/man/ghostswap.conf.5" || miss="$miss man:$k"
 	grep -q "^#\?$k = " "$top/etc/ghostswap.conf" || miss="$miss example:$k"
 done
@@ -1408,7 +1425,7 @@ miss=
 for a in disksize comp_algorithm mem_limit mem_used_max compact reset mm_stat \
 	io_stat cluster_stat backing_dev writeback idle writeback_limit \
 	writeback_limit_enable writeback_direct writeback_shrinker backing_compact \
-	bd_stat; do
+	writeback_checksum writeback_encrypt writeback_batch_size initstate bd_stat; do
 	grep -q "^\.BR $a \"" "$top/man/ghostswap.4" || miss="$miss $a"
 done
 same "ghostswap(4) documents every sysfs file" "$miss" ""
