@@ -8,12 +8,13 @@
  *
  * The reverse map says which ghost slot owns each backing slot (32 bits
  * per slot), and keeps the CRC32C of the data written there (32 more
- * bits; the caller says how much of the page holds data): a page read back that does not match is refused, so a backing
- * device that returns other data than it was given (a flipped bit, a
- * misdirected write) cannot hand wrong memory to a process. Like the
- * ghost table it lives in clusters of 512 slots, in an
- * XArray, that exist only while one of their slots is in use: a large
- * backing device that holds little costs little. The XArray's lock covers
+ * bits; the caller says how much of the page holds data): a page read
+ * back that does not match is refused, so a backing device that returns
+ * other data than it was given (a flipped bit, a misdirected write)
+ * cannot hand wrong memory to a process. Like the ghost table it lives
+ * in clusters of 512 slots, in an XArray, that exist only while one of
+ * their slots is in use: a large backing device that holds little costs
+ * little. The XArray's lock covers
  * the clusters' contents; frees take it from swap_slot_free_notify()
  * (atomic context), so nothing under it sleeps. Allocations are
  * serialised by a mutex, which also means that a slot that was freed is
