@@ -13,6 +13,10 @@
  * handed to the cipher and wiped: only the cipher's own key schedule
  * keeps it, in RAM, until the cipher is freed (reset, or encryption
  * turned off).
+ *
+ * A kernel built without the skcipher API (CONFIG_CRYPTO_SKCIPHER unset,
+ * as in minimal configurations) gets a module without encryption:
+ * turning it on fails with -EOPNOTSUPP.
  */
 #include <crypto/skcipher.h>
 #include <linux/err.h>
@@ -23,6 +27,8 @@
 #include "gs_crypt.h"
 
 #define GS_CRYPT_KEY_SIZE	64	/* AES-256-XTS */
+
+#if IS_ENABLED(CONFIG_CRYPTO_SKCIPHER)
 
 struct crypto_sync_skcipher *gs_crypt_create(void)
 {
@@ -77,3 +83,27 @@ int gs_crypt_decrypt(struct crypto_sync_skcipher *tfm, u64 b, void *buf)
 {
 	return gs_crypt(tfm, b, buf, buf, false);
 }
+
+#else	/* !CONFIG_CRYPTO_SKCIPHER */
+
+struct crypto_sync_skcipher *gs_crypt_create(void)
+{
+	return ERR_PTR(-EOPNOTSUPP);
+}
+
+void gs_crypt_destroy(struct crypto_sync_skcipher *tfm)
+{
+}
+
+int gs_crypt_encrypt(struct crypto_sync_skcipher *tfm, u64 b,
+		     const void *src, void *dst)
+{
+	return -EOPNOTSUPP;
+}
+
+int gs_crypt_decrypt(struct crypto_sync_skcipher *tfm, u64 b, void *buf)
+{
+	return -EOPNOTSUPP;
+}
+
+#endif	/* CONFIG_CRYPTO_SKCIPHER */

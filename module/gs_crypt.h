@@ -12,7 +12,10 @@
 
 struct crypto_sync_skcipher;
 
-/* The cipher with a fresh random key, or an ERR_PTR (-ENOENT: no AES-XTS). */
+/*
+ * The cipher with a fresh random key, or an ERR_PTR (-ENOENT: no AES-XTS;
+ * -EOPNOTSUPP: a kernel without the skcipher API).
+ */
 struct crypto_sync_skcipher *gs_crypt_create(void);
 /* Forget the key and free the cipher; NULL is fine. */
 void gs_crypt_destroy(struct crypto_sync_skcipher *tfm);

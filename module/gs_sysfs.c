@@ -651,6 +651,8 @@ static ssize_t writeback_encrypt_store(struct device *dev,
 	ret = gs_reconfigure(dev_to_gs(dev), true, gs_do_set_encrypt, &on);
 	if (ret == -ENOENT)
 		pr_err("writeback_encrypt: the kernel offers no xts(aes) cipher\n");
+	else if (ret == -EOPNOTSUPP)
+		pr_err("writeback_encrypt: the kernel is built without the skcipher API (CONFIG_CRYPTO_SKCIPHER)\n");
 	return ret ? ret : len;
 }
 
