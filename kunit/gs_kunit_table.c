@@ -8,8 +8,10 @@
 #include <kunit/test.h>
 #include <linux/bitops.h>
 #include <linux/kernel.h>
+#include <linux/prandom.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include "gs_core.h"
 #include "gs_table.h"
 
 struct gs_kind_param {
@@ -60,12 +62,12 @@ static void gs_table_layout(struct kunit *test)
 	/* Every kind fits its field; named flags are flag bits. */
 	KUNIT_EXPECT_LE(test, (unsigned long)GS_KIND_WRITTEN_BACK,
 			GS_KIND_MASK);
-	KUNIT_EXPECT_EQ(test, GS_FLAG_IDLE & ~GS_FLAG_MASK, 0UL);
+	KUNIT_EXPECT_EQ(test, GS_FLAG_COLD & ~GS_FLAG_MASK, 0UL);
 	KUNIT_EXPECT_EQ(test, GS_FLAG_WB & ~GS_FLAG_MASK, 0UL);
 	KUNIT_EXPECT_EQ(test, GS_FLAG_READING & ~GS_FLAG_MASK, 0UL);
 	KUNIT_EXPECT_EQ(test, GS_FLAG_INCOMP & ~GS_FLAG_MASK, 0UL);
 	/* WB (pool kinds) and READING (WRITTEN_BACK) share a bit. */
-	KUNIT_EXPECT_EQ(test, hweight_long(GS_FLAG_IDLE | GS_FLAG_WB |
+	KUNIT_EXPECT_EQ(test, hweight_long(GS_FLAG_COLD | GS_FLAG_WB |
 					   GS_FLAG_INCOMP), 3);
 
 	/* An EMPTY entry without flags is the all-zero word. */
@@ -151,8 +153,8 @@ static void gs_table_single_flags(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, gs_entry_payload(e), 0UL);
 		KUNIT_EXPECT_EQ(test, gs_entry_flags(e), flag);
 	}
-	e = gs_entry(GS_KIND_COMPRESSED, GS_FLAG_IDLE, 1);
-	KUNIT_EXPECT_EQ(test, gs_entry_flags(e), GS_FLAG_IDLE);
+	e = gs_entry(GS_KIND_COMPRESSED, GS_FLAG_COLD, 1);
+	KUNIT_EXPECT_EQ(test, gs_entry_flags(e), GS_FLAG_COLD);
 	e = gs_entry(GS_KIND_RAW, GS_FLAG_WB | GS_FLAG_INCOMP, 1);
 	KUNIT_EXPECT_EQ(test, gs_entry_flags(e), GS_FLAG_WB | GS_FLAG_INCOMP);
 	e = gs_entry(GS_KIND_WRITTEN_BACK, GS_FLAG_READING, 1);
@@ -223,7 +225,7 @@ static void gs_table_handles(struct kunit *test)
 	for (i = 0; i < ARRAY_SIZE(good); i++) {
 		KUNIT_EXPECT_TRUE(test, gs_handle_encode(good[i], &payload));
 		KUNIT_EXPECT_LE(test, payload, GS_PAYLOAD_MAX);
-		e = gs_entry(GS_KIND_COMPRESSED, GS_FLAG_IDLE, payload);
+		e = gs_entry(GS_KIND_COMPRESSED, GS_FLAG_COLD, payload);
 		KUNIT_EXPECT_EQ(test, gs_entry_kind(e), GS_KIND_COMPRESSED);
 		KUNIT_EXPECT_EQ(test, gs_handle_decode(gs_entry_payload(e)),
 				good[i]);
@@ -292,6 +294,97 @@ static void gs_table_aux(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, aux[GS_AUX_BYTES - 1], 0xff);
 }
 
+/* Does slot @i's age byte agree with its last access at @when? */
+static bool gs_age_holds(const struct gs_cluster *cl, unsigned int i,
+			 u32 when, u32 now)
+{
+	u32 unit = cl->age[i] & GS_AGE_UNIT, start, secs;
+
+	start = cl->age_base + (unit << cl->age_shift);
+	secs = gs_age_secs(cl, i, now);
+	if (secs > now - when)
+		return false;		/* overstated */
+	if (when < cl->age_base)	/* slid out of the window */
+		return !unit;
+	return when >= start && when - start < (1U << cl->age_shift) &&
+	       now - when - secs < (1U << cl->age_shift);
+}
+
+/*
+ * Age bytes against the true time of each slot's last access, over a
+ * random run of accesses, frees, idle marks and clock jumps of seconds to
+ * days: each live slot's unit holds its access (or the access slid out of
+ * the window), so an age is never overstated and falls short by less
+ * than one unit; the user's idle mark stays until the slot's next access.
+ */
+static void gs_table_age(struct kunit *test)
+{
+	struct gs_cluster *cl = kunit_kzalloc(test, sizeof(*cl), GFP_KERNEL);
+	u32 *when = kunit_kcalloc(test, GS_CLUSTER_SLOTS, sizeof(u32),
+				  GFP_KERNEL);
+	u8 *idle = kunit_kzalloc(test, GS_CLUSTER_SLOTS, GFP_KERNEL);
+	unsigned int n, i, j, bad = 0, top_shift = 0, slid = 0;
+	struct rnd_state rnd;
+	u32 now = 1000, k;
+
+	KUNIT_ASSERT_NOT_NULL(test, cl);
+	KUNIT_ASSERT_NOT_NULL(test, when);
+	KUNIT_ASSERT_NOT_NULL(test, idle);
+	cl->table = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, cl->table);
+	cl->age_base = now;
+	prandom_seed_state(&rnd, 42);
+	for (n = 0; n < 40000; n++) {
+		k = prandom_u32_state(&rnd);
+		switch (k % 32) {
+		case 0:
+			now += prandom_u32_state(&rnd) % (4 * 86400);
+			break;
+		case 1 ... 4:
+			now += prandom_u32_state(&rnd) % 3600;
+			break;
+		default:
+			now += k % 3;
+			break;
+		}
+		i = (k >> 8) % GS_CLUSTER_SLOTS;
+		switch ((k >> 20) % 8) {
+		case 0:
+			atomic_long_set(&cl->table[i], 0);
+			break;
+		case 1:
+			if (atomic_long_read(&cl->table[i])) {
+				cl->age[i] |= GS_AGE_IDLE;
+				idle[i] = 1;
+			}
+			break;
+		default:
+			atomic_long_set(&cl->table[i], 1);
+			gs_age_touch(cl, i, now);
+			when[i] = now;
+			idle[i] = 0;
+			break;
+		}
+		top_shift = max_t(unsigned int, top_shift, cl->age_shift);
+		for (j = 0; j < GS_CLUSTER_SLOTS; j++) {
+			if (!atomic_long_read(&cl->table[j]))
+				continue;
+			slid += when[j] < cl->age_base;
+			if (gs_age_holds(cl, j, when[j], now) &&
+			    !(cl->age[j] & GS_AGE_IDLE) == !idle[j])
+				continue;
+			if (!bad++)
+				kunit_info(test, "step %u slot %u: access %u, now %u, base %u, shift %u, byte %#x\n",
+					   n, j, when[j], now, cl->age_base,
+					   cl->age_shift, cl->age[j]);
+		}
+	}
+	KUNIT_EXPECT_EQ(test, bad, 0U);
+	/* The run went through every regime: doubling to the top, sliding. */
+	KUNIT_EXPECT_EQ(test, top_shift, GS_AGE_SHIFT_MAX);
+	KUNIT_EXPECT_GT(test, slid, 0U);
+}
+
 static struct kunit_case gs_table_cases[] = {
 	KUNIT_CASE(gs_table_layout),
 	KUNIT_CASE_PARAM(gs_table_encode_decode, gs_kind_gen_params),
@@ -303,6 +396,7 @@ static struct kunit_case gs_table_cases[] = {
 	KUNIT_CASE(gs_table_handles),
 	KUNIT_CASE(gs_table_handles_tagged),
 	KUNIT_CASE(gs_table_aux),
+	KUNIT_CASE(gs_table_age),
 	{}
 };
 

@@ -132,6 +132,7 @@ static void gs_wb_modes(struct kunit *test)
 	struct gs_store *s = gs_kunit_wb_store(test, "lz4", 1024, 64, &k);
 	void *p[10];
 	u64 done;
+	u32 secs;
 	int i;
 
 	for (i = 0; i < 4; i++)
@@ -161,9 +162,9 @@ static void gs_wb_modes(struct kunit *test)
 			0);
 	KUNIT_EXPECT_EQ(test, done, 0ULL);
 	gs_store_mark_idle(s, 0);
-	KUNIT_EXPECT_TRUE(test, gs_store_entry(s, 1) & GS_FLAG_IDLE);
+	KUNIT_EXPECT_TRUE(test, gs_store_idle(s, 1, &secs));
 	gs_wb_expect(test, s, 1, p[1]);
-	KUNIT_EXPECT_FALSE(test, gs_store_entry(s, 1) & GS_FLAG_IDLE);
+	KUNIT_EXPECT_FALSE(test, gs_store_idle(s, 1, &secs));
 	KUNIT_EXPECT_EQ(test, gs_store_writeback(s, GS_WB_IDLE, U64_MAX, &done),
 			0);
 	KUNIT_EXPECT_EQ(test, done, 3ULL);
@@ -191,6 +192,49 @@ static void gs_wb_modes(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_WB_PAGES), 10);
 	for (i = 0; i < 10; i++)
 		gs_wb_expect(test, s, i, p[i]);
+	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0L);
+}
+
+/*
+ * The user's idle mark and the cold clock's are apart: a page read after
+ * `idle` is not taken by `writeback idle` once the cold sweep has passed
+ * it, and a cold sweep does not mark anything idle.
+ */
+static void gs_wb_idle_not_cold(struct kunit *test)
+{
+	struct gs_kbk *k;
+	struct gs_store *s = gs_kunit_wb_store(test, "lz4", 1024, 64, &k);
+	void *p = gs_kunit_page(test);
+	u64 done;
+	u32 secs;
+	int i;
+
+	gs_kunit_fill_slots(test, s, 0, 1, 6);
+	gs_store_mark_idle(s, 0);
+	KUNIT_EXPECT_TRUE(test, gs_store_idle(s, 1, &secs));
+	gs_kunit_fill_text(p, 1);
+	gs_wb_expect(test, s, 1, p);
+	KUNIT_EXPECT_FALSE(test, gs_store_idle(s, 1, &secs));
+	/* One lap marks all six cold, the next takes slot 0. */
+	KUNIT_EXPECT_EQ(test, gs_store_writeback(s, GS_WB_COLD, 1, &done), 0);
+	KUNIT_EXPECT_EQ(test, done, 1ULL);
+	KUNIT_EXPECT_EQ(test, gs_wb_kind(s, 0), GS_KIND_WRITTEN_BACK);
+	KUNIT_EXPECT_TRUE(test, gs_store_entry(s, 1) & GS_FLAG_COLD);
+	KUNIT_EXPECT_FALSE(test, gs_store_idle(s, 1, &secs));
+	KUNIT_EXPECT_EQ(test, gs_store_writeback(s, GS_WB_IDLE, U64_MAX, &done),
+			0);
+	KUNIT_EXPECT_EQ(test, done, 4ULL);
+	KUNIT_EXPECT_EQ(test, gs_wb_kind(s, 1), GS_KIND_COMPRESSED);
+	for (i = 2; i < 6; i++)
+		KUNIT_EXPECT_EQ(test, gs_wb_kind(s, i), GS_KIND_WRITTEN_BACK);
+	/* Cold but never marked idle: writeback idle leaves it. */
+	gs_kunit_fill_slots(test, s, 8, 1, 2);
+	KUNIT_EXPECT_EQ(test, gs_store_writeback(s, GS_WB_COLD, 1, &done), 0);
+	KUNIT_EXPECT_EQ(test, gs_store_writeback(s, GS_WB_IDLE, U64_MAX, &done),
+			0);
+	KUNIT_EXPECT_EQ(test, done, 0ULL);
+	gs_kunit_verify_slots(test, s, 0, 1, 6);
+	gs_kunit_verify_slots(test, s, 8, 1, 2);
 	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0L);
 }
 
@@ -713,23 +757,42 @@ static void gs_wb_shrinker(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0L);
 }
 
-/* Idle by age: clusters stored to long enough ago. */
+/*
+ * Idle by age, per page: a store and a read are accesses, as in zram;
+ * pages of one cluster age apart.
+ */
 static void gs_wb_idle_age(struct kunit *test)
 {
 	struct gs_kbk *k;
 	struct gs_store *s = gs_kunit_wb_store(test, "lz4", 4096, 64, &k);
 	void *p = gs_wb_text(test, 1);
+	u64 done;
+	u32 secs;
 
 	gs_wb_write(test, s, 0, p);
-	msleep(2100);
+	gs_wb_write(test, s, 1, p);
 	gs_wb_write(test, s, GS_CLUSTER_SLOTS, p);
+	msleep(2100);
+	gs_wb_write(test, s, 2, p);
+	gs_wb_expect(test, s, 1, p);
 	gs_store_mark_idle(s, 2);
-	KUNIT_EXPECT_TRUE(test, gs_store_entry(s, 0) & GS_FLAG_IDLE);
-	KUNIT_EXPECT_FALSE(test, gs_store_entry(s, GS_CLUSTER_SLOTS) &
-			   GS_FLAG_IDLE);
+	KUNIT_EXPECT_TRUE(test, gs_store_idle(s, 0, &secs));
+	KUNIT_EXPECT_GE(test, secs, 2U);
+	KUNIT_EXPECT_LE(test, secs, 4U);
+	KUNIT_EXPECT_TRUE(test, gs_store_idle(s, GS_CLUSTER_SLOTS, &secs));
+	/* Read and stored just now: not idle for 2 s. */
+	KUNIT_EXPECT_FALSE(test, gs_store_idle(s, 1, &secs));
+	KUNIT_EXPECT_LE(test, secs, 1U);
+	KUNIT_EXPECT_FALSE(test, gs_store_idle(s, 2, &secs));
+	/* writeback idle takes exactly the two old pages. */
+	KUNIT_EXPECT_EQ(test, gs_store_writeback(s, GS_WB_IDLE, U64_MAX, &done),
+			0);
+	KUNIT_EXPECT_EQ(test, done, 2ULL);
+	KUNIT_EXPECT_EQ(test, gs_wb_kind(s, 0), GS_KIND_WRITTEN_BACK);
+	KUNIT_EXPECT_EQ(test, gs_wb_kind(s, 1), GS_KIND_COMPRESSED);
 	gs_store_mark_idle(s, 0);
-	KUNIT_EXPECT_TRUE(test, gs_store_entry(s, GS_CLUSTER_SLOTS) &
-			  GS_FLAG_IDLE);
+	KUNIT_EXPECT_TRUE(test, gs_store_idle(s, 1, &secs));
+	KUNIT_EXPECT_TRUE(test, gs_store_idle(s, 2, &secs));
 }
 
 /* The block device backing: a brd ramdisk, real bios. */
@@ -1552,6 +1615,7 @@ static struct kunit_case gs_wb_cases[] = {
 	KUNIT_CASE(gs_wb_round_trip),
 	KUNIT_CASE(gs_wb_modes),
 	KUNIT_CASE(gs_wb_cold),
+	KUNIT_CASE(gs_wb_idle_not_cold),
 	KUNIT_CASE(gs_wb_budget),
 	KUNIT_CASE(gs_wb_budget_switch),
 	KUNIT_CASE(gs_wb_backing_full),

@@ -148,8 +148,45 @@ static struct gs_cluster *gs_cluster_new(struct gs_store *s, gfp_t gfp)
 	table = cl->table;
 	memset(cl, 0, sizeof(*cl));
 	cl->table = table;
+	cl->age_base = ktime_get_boottime_seconds();
 	spin_lock_init(&cl->lock);
 	return cl;
+}
+
+/*
+ * An access at @now falls past the last age unit of @cl (locked): move the
+ * base up to the oldest access held, then double the units, then slide
+ * the base, until it fits; every value moves with it, rounded down (see
+ * gs_table.h). At most one pass over the cluster's 512 bytes. Returns
+ * the unit of @now.
+ */
+u32 gs_age_rescale(struct gs_cluster *cl, u32 now)
+{
+	u32 oldest = GS_AGE_UNIT_MAX, unit, halve = 0, slide = 0;
+	unsigned int i, u;
+
+	for (i = 0; i < GS_CLUSTER_SLOTS; i++)
+		if (atomic_long_read(&cl->table[i]))
+			oldest = min_t(u32, oldest, cl->age[i] & GS_AGE_UNIT);
+	cl->age_base += oldest << cl->age_shift;
+	unit = gs_age_unit(cl, now);
+	while (unit > GS_AGE_UNIT_MAX && cl->age_shift < GS_AGE_SHIFT_MAX) {
+		cl->age_shift++;
+		halve++;
+		unit = gs_age_unit(cl, now);
+	}
+	if (unit > GS_AGE_UNIT_MAX) {
+		slide = unit - GS_AGE_UNIT_MAX;
+		cl->age_base += slide << cl->age_shift;
+		unit = GS_AGE_UNIT_MAX;
+	}
+	for (i = 0; i < GS_CLUSTER_SLOTS; i++) {
+		u = cl->age[i] & GS_AGE_UNIT;
+		u = u > oldest ? (u - oldest) >> halve : 0;
+		u = u > slide ? u - slide : 0;
+		cl->age[i] = (cl->age[i] & GS_AGE_IDLE) | u;
+	}
+	return unit;
 }
 
 size_t gs_store_reserve_bytes(struct gs_store *s)
@@ -493,11 +530,11 @@ int gs_slot_install(struct gs_store *s, u64 slot, unsigned long e,
 		return PTR_ERR(cl);
 	}
 	gs_slot_clear(s, cl, i);
+	/* The timekeeper's last tick (coarse): no clock read. */
+	gs_age_touch(cl, i, ktime_get_boottime_seconds());
 	atomic_long_set(&cl->table[i], e);
 	gs_aux_set(cl->aux, i, aux);
 	cl->used++;
-	/* The timekeeper's last tick (coarse): no clock read. */
-	cl->stamp = ktime_get_boottime_seconds();
 	gs_cluster_unlock(cl);
 
 	gs_stat_inc(&s->stats, GS_STAT_SLOTS_USED);
@@ -576,7 +613,7 @@ static void gs_obj_unpin(struct gs_store *s, u64 slot, unsigned long e)
 	cl = gs_cluster_get(s, ci, 0);
 	if (cl)
 		now = atomic_long_read(&cl->table[i]);
-	/* Flags may have changed (IDLE, WB): the object is what counts. */
+	/* Flags may have changed (COLD, WB): the object is what counts. */
 	if (cl && gs_entry_kind(now) == gs_entry_kind(e) &&
 	    gs_entry_payload(now) == gs_entry_payload(e)) {
 		atomic_long_set(&cl->table[i], now & ~GS_FLAG_PINNED);
@@ -628,8 +665,8 @@ again:
 	case GS_KIND_COMPRESSED:
 	case GS_KIND_RAW:
 		len = gs_obj_len(e, cl->aux, i);
-		/* Accessed: no longer idle. */
-		e &= ~GS_FLAG_IDLE;
+		/* Read: the cold clock starts again. */
+		e &= ~GS_FLAG_COLD;
 		if (!(e & GS_FLAG_PINNED)) {
 			e |= GS_FLAG_PINNED;
 			pinned = true;
@@ -657,8 +694,12 @@ again:
 		ret = -EIO;
 		break;
 	}
-	if (cl)
+	if (cl) {
+		/* A read is an access, as in zram: the age starts again. */
+		if (e && ret >= 0)
+			gs_age_touch(cl, i, ktime_get_boottime_seconds());
 		gs_cluster_unlock(cl);
+	}
 
 	switch (gs_entry_kind(e)) {
 	case GS_KIND_EMPTY:
@@ -738,7 +779,7 @@ static int gs_obj_replace(struct gs_store *s, u64 slot, unsigned long e,
 	}
 	/* Idle it stays; the rest of its flags were about the old form. */
 	ne = gs_entry(GS_KIND_COMPRESSED,
-		      (now & GS_FLAG_IDLE) | gs_prio_flags(prio), payload);
+		      (now & GS_FLAG_COLD) | gs_prio_flags(prio), payload);
 	atomic_long_set(&cl->table[i], ne);
 	gs_aux_set(cl->aux, i, len);
 	gs_cluster_unlock(cl);
@@ -910,6 +951,23 @@ unsigned long gs_store_entry(struct gs_store *s, u64 slot)
 	e = atomic_long_read(&cl->table[slot & (GS_CLUSTER_SLOTS - 1)]);
 	gs_cluster_unlock(cl);
 	return e;
+}
+
+bool gs_store_idle(struct gs_store *s, u64 slot, u32 *secs)
+{
+	unsigned int i = slot & (GS_CLUSTER_SLOTS - 1);
+	struct gs_cluster *cl;
+	bool idle;
+
+	cl = gs_cluster_get(s, slot >> GS_CLUSTER_SHIFT, 0);
+	if (!cl) {
+		*secs = 0;
+		return false;
+	}
+	idle = cl->age[i] & GS_AGE_IDLE;
+	*secs = gs_age_secs(cl, i, ktime_get_boottime_seconds());
+	gs_cluster_unlock(cl);
+	return idle;
 }
 
 unsigned long gs_store_pool_pages(struct gs_store *s)

@@ -24,20 +24,60 @@ struct gs_comp_params;
 
 struct gs_cluster {
 	spinlock_t lock;	/* covers every field below */
-	u32 stamp;		/* boot time, seconds, of the last store */
+	u32 age_base;		/* boot time, seconds, of age unit 0 */
 	u16 used;		/* non-EMPTY slots */
 	bool dead;		/* erased from the XArray, freed after RCU */
+	u8 age_shift;		/* an age unit is 2^age_shift seconds */
 	atomic_long_t *table;	/* GS_CLUSTER_SLOTS words, one page */
 	union {
-		/* 12 bits per slot, see gs_aux_get() */
-		u8 aux[GS_AUX_BYTES];
-		/* Once dead: nobody reads aux any more. */
+		struct {
+			/* 12 bits per slot, see gs_aux_get() */
+			u8 aux[GS_AUX_BYTES];
+			/* the age byte of each slot, see gs_table.h */
+			u8 age[GS_CLUSTER_SLOTS];
+		};
+		/* Once dead: nobody reads aux or ages any more. */
 		struct {
 			struct rcu_head rcu;
 			struct gs_store *store;	/* whose reserve takes it */
 		};
 	};
 };
+
+/* The age unit @now falls in, past GS_AGE_UNIT_MAX if out of the window. */
+static inline u32 gs_age_unit(const struct gs_cluster *cl, u32 now)
+{
+	s32 d = now - cl->age_base;
+
+	return d > 0 ? (u32)d >> cl->age_shift : 0;
+}
+
+u32 gs_age_rescale(struct gs_cluster *cl, u32 now);
+
+/*
+ * Slot @i of @cl (locked) was stored or read at @now (boot time, s): its
+ * age starts again and the user's idle mark goes.
+ */
+static inline void gs_age_touch(struct gs_cluster *cl, unsigned int i,
+				u32 now)
+{
+	u32 unit = gs_age_unit(cl, now);
+
+	if (unlikely(unit > GS_AGE_UNIT_MAX))
+		unit = gs_age_rescale(cl, now);
+	cl->age[i] = unit;
+}
+
+/* Seconds slot @i of @cl (locked) has surely gone without an access. */
+static inline u32 gs_age_secs(const struct gs_cluster *cl, unsigned int i,
+			      u32 now)
+{
+	u32 unit = cl->age[i] & GS_AGE_UNIT;
+	u32 last = cl->age_base + ((unit + 1) << cl->age_shift) - 1;
+	s32 d = now - last;
+
+	return d > 0 ? d : 0;
+}
 
 /* A page made ready for a slot by gs_page_pack(). */
 struct gs_packed {

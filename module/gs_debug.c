@@ -118,23 +118,25 @@ void gs_store_dump_cluster(struct gs_store *s, unsigned long ci,
 		seq_printf(m, "cluster %lu: none\n", ci);
 		return;
 	}
-	seq_printf(m, "cluster %lu: %u used, stamp %u\n", ci, cl->used,
-		   cl->stamp);
+	seq_printf(m, "cluster %lu: %u used, age base %u, unit %u s\n", ci,
+		   cl->used, cl->age_base, 1U << cl->age_shift);
 	for (i = 0; i < GS_CLUSTER_SLOTS; i++) {
 		e = atomic_long_read(&cl->table[i]);
 		if (!e)
 			continue;
-		seq_printf(m, "%llu %s%s%s%s%s payload %lx aux %u\n",
+		seq_printf(m, "%llu %s%s%s%s%s%s payload %lx aux %u age %u\n",
 			   ((u64)ci << GS_CLUSTER_SHIFT) + i,
 			   gs_entry_kind(e) < ARRAY_SIZE(kinds) ?
 			   kinds[gs_entry_kind(e)] : "bad",
-			   e & GS_FLAG_IDLE ? " idle" : "",
+			   cl->age[i] & GS_AGE_IDLE ? " idle" : "",
+			   e & GS_FLAG_COLD ? " cold" : "",
 			   e & GS_FLAG_WB ?
 			   (gs_entry_kind(e) == GS_KIND_WRITTEN_BACK ?
 			    " reading" : " writeback") : "",
 			   e & GS_FLAG_INCOMP ? " incompressible" : "",
 			   e & GS_FLAG_PINNED ? " pinned" : "",
-			   gs_entry_payload(e), gs_aux_get(cl->aux, i));
+			   gs_entry_payload(e), gs_aux_get(cl->aux, i),
+			   (u32)(cl->age[i] & GS_AGE_UNIT));
 	}
 	gs_cluster_unlock(cl);
 }

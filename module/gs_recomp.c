@@ -11,7 +11,7 @@
  * algorithm in turn until one gains).
  *
  * In the background, what zram does not do: a sweep that recompresses
- * cold pages (idle, or in a cluster not stored to for auto_age seconds)
+ * cold pages (marked idle, or not accessed for auto_age seconds)
  * with the highest secondary algorithm, within auto_pct percent of one
  * CPU: after each batch it sleeps long enough for its share. A page that
  * the highest algorithm cannot make smaller gets GS_FLAG_NOGAIN and is
@@ -61,8 +61,8 @@ static bool gs_recomp_wanted(const struct gs_recomp_req *r,
 	if (r->threshold && (kind == GS_KIND_RAW ? PAGE_SIZE :
 			     gs_aux_get(cl->aux, i)) < r->threshold)
 		return false;
-	idle = e & GS_FLAG_IDLE ||
-	       (r->age && (u32)(now - cl->stamp) >= r->age);
+	idle = cl->age[i] & GS_AGE_IDLE ||
+	       (r->age && gs_age_secs(cl, i, now) >= r->age);
 	switch (r->type) {
 	case GS_RECOMP_IDLE:
 		return idle;

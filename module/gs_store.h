@@ -297,6 +297,11 @@ size_t gs_store_reserve_bytes(struct gs_store *s);
 enum gs_kind gs_store_kind(struct gs_store *s, u64 slot, unsigned int *len);
 /* The whole entry word of a slot (0 if empty), for tests and debugging. */
 unsigned long gs_store_entry(struct gs_store *s, u64 slot);
+/*
+ * Whether the user's idle mark is on a slot, and *@secs, how long it has
+ * surely gone without an access, for tests and debugging.
+ */
+bool gs_store_idle(struct gs_store *s, u64 slot, u32 *secs);
 
 /* ------------------------------------------------- writeback (gs_writeback.c) */
 

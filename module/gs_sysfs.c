@@ -509,7 +509,7 @@ static ssize_t writeback_store(struct device *dev,
 }
 static DEVICE_ATTR_WO(writeback);
 
-/* "all", or an age in seconds: entries stored at least that long ago. */
+/* "all", or an age in seconds: entries not stored or read for that long. */
 static ssize_t idle_store(struct device *dev, struct device_attribute *attr,
 			  const char *buf, size_t len)
 {

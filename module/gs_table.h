@@ -33,7 +33,9 @@
  *
  *   | flag    | bit | kinds            | meaning                              |
  *   |---------|-----|------------------|--------------------------------------|
- *   | IDLE    | 3   | COMPRESSED, RAW  | not accessed since marked idle       |
+ *   | COLD    | 3   | COMPRESSED, RAW  | the cold clock's mark: not read      |
+ *   |         |     |                  | since its hand last passed (the      |
+ *   |         |     |                  | user's idle mark is in the age byte) |
  *   | WB      | 4   | COMPRESSED, RAW  | a writeback of this entry is in      |
  *   |         |     |                  | flight                               |
  *   | READING | 4   | WRITTEN_BACK     | a read of the backing slot is in     |
@@ -68,9 +70,32 @@
  * not exact), so another address layout fails writes cleanly rather than
  * losing data.
  *
- * Cost per slot: 8 bytes of word + 1.5 bytes of aux; with the cluster
- * header (lock, store time, counters, table pointer: 24 bytes on top of
- * aux) that is (4096 + 768 + 24) / 512 = 9.55 bytes in a full cluster.
+ * Age byte: one per slot, beside aux, for zram's `idle N` (pages not
+ * accessed for N seconds; a store and a read are accesses):
+ *
+ *   | bits | field | meaning                                             |
+ *   |------|-------|-----------------------------------------------------|
+ *   | 0..6 | unit  | the last access, in units of 2^shift seconds after  |
+ *   |      |       | the cluster's age base (both in its header)         |
+ *   | 7    | IDLE  | the user marked the page idle (sysfs `idle`) and it |
+ *   |      |       | has not been accessed since                         |
+ *
+ * A unit stands for its last second, so an age is never overstated: a
+ * page said to be idle for N seconds was not accessed for at least N. A
+ * cluster starts with 1-second units. When an access falls past unit
+ * 127, the base moves up to the oldest access the cluster still holds;
+ * if that is not enough, the units double (rounding the old values
+ * down, which keeps them on the safe side), up to 2^11 s. Units double
+ * only when the accesses held span more than 128 of them: a unit is at
+ * most 1/64 of the span that made it double, and at most 2048 s (34
+ * min). At that size the window is 127 units (72 h): the base slides on
+ * with the accesses, and an access older than the window counts as made
+ * at the window's start.
+ *
+ * Cost per slot: 8 bytes of word + 1.5 bytes of aux + 1 age byte; with
+ * the cluster header (lock, age base and shift, counters, table pointer:
+ * 24 bytes on top of aux and ages) that is (4096 + 768 + 512 + 24) / 512
+ * = 10.55 bytes in a full cluster.
  */
 #ifndef _GS_TABLE_H
 #define _GS_TABLE_H
@@ -100,6 +125,11 @@
 
 #define GS_HANDLE_SHIFT		3	/* zsmalloc handles are 8-byte aligned */
 
+#define GS_AGE_IDLE		BIT(7)
+#define GS_AGE_UNIT		GENMASK(6, 0)
+#define GS_AGE_UNIT_MAX		127U
+#define GS_AGE_SHIFT_MAX	11
+
 enum gs_kind {
 	GS_KIND_EMPTY = 0,
 	GS_KIND_SAME = 1,
@@ -108,7 +138,7 @@ enum gs_kind {
 	GS_KIND_WRITTEN_BACK = 4,
 };
 
-#define GS_FLAG_IDLE		BIT(GS_FLAG_SHIFT + 0)
+#define GS_FLAG_COLD		BIT(GS_FLAG_SHIFT + 0)
 #define GS_FLAG_WB		BIT(GS_FLAG_SHIFT + 1)
 #define GS_FLAG_READING		BIT(GS_FLAG_SHIFT + 1)
 #define GS_FLAG_INCOMP		BIT(GS_FLAG_SHIFT + 2)

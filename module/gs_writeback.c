@@ -34,7 +34,7 @@
  *
  * Which pages: on demand by kind (idle, huge, incompressible, all), or the
  * cold ones: a clock hand sweeps the table; an entry not read since the
- * hand last passed (IDLE flag still set) is written back, the others get
+ * hand last passed (COLD flag still set) is written back, the others get
  * the flag and a second chance. Triggers: the pool limit (a store above
  * it writes back synchronously; nearing it kicks a background worker),
  * memory pressure (a shrinker) and the sysfs `writeback` attribute.
@@ -219,10 +219,13 @@ static int gs_wb_unseal(struct gs_store *s, u64 slot, u64 b, void *page,
 /* ------------------------------------------------------------ collect */
 
 /*
- * Is @e wanted by @mode? GS_WB_COLD gives entries without the IDLE flag a
- * second chance: *@mark says to set it.
+ * Is @e, with age byte @age, wanted by @mode? GS_WB_COLD gives entries
+ * without the COLD flag a second chance: *@mark says to set it. The idle
+ * modes take what the user marked idle (GS_AGE_IDLE), never what only
+ * the cold clock marked.
  */
-static bool gs_wb_wanted(unsigned long e, enum gs_wb_mode mode, bool *mark)
+static bool gs_wb_wanted(unsigned long e, u8 age, enum gs_wb_mode mode,
+			 bool *mark)
 {
 	enum gs_kind kind = gs_entry_kind(e);
 
@@ -231,14 +234,14 @@ static bool gs_wb_wanted(unsigned long e, enum gs_wb_mode mode, bool *mark)
 		return false;
 	switch (mode) {
 	case GS_WB_COLD:
-		*mark = !(e & GS_FLAG_IDLE);
+		*mark = !(e & GS_FLAG_COLD);
 		return !*mark;
 	case GS_WB_IDLE:
-		return e & GS_FLAG_IDLE;
+		return age & GS_AGE_IDLE;
 	case GS_WB_HUGE:
 		return kind == GS_KIND_RAW;
 	case GS_WB_HUGE_IDLE:
-		return kind == GS_KIND_RAW && e & GS_FLAG_IDLE;
+		return kind == GS_KIND_RAW && age & GS_AGE_IDLE;
 	case GS_WB_INCOMP:
 		return e & GS_FLAG_INCOMP;
 	case GS_WB_ALL:
@@ -288,10 +291,10 @@ static unsigned int gs_wb_collect(struct gs_store *s,
 
 			e = atomic_long_read(&cl->table[i]);
 			mark = false;
-			if (!gs_wb_wanted(e, mode, &mark)) {
+			if (!gs_wb_wanted(e, cl->age[i], mode, &mark)) {
 				if (mark)
 					atomic_long_set(&cl->table[i],
-							e | GS_FLAG_IDLE);
+							e | GS_FLAG_COLD);
 				continue;
 			}
 			cand->aux = gs_entry_kind(e) == GS_KIND_RAW ? 0 :
@@ -403,11 +406,11 @@ static bool gs_wb_finish(struct gs_store *s, struct gs_wb_candidate *cand)
 	if (cl)
 		e = atomic_long_read(&cl->table[i]);
 	/*
-	 * A read meanwhile may have cleared IDLE, and may hold the object
+	 * A read meanwhile may have cleared COLD, and may hold the object
 	 * pinned; that changes nothing but who frees the object.
 	 */
-	same = cl && (e | GS_FLAG_IDLE | GS_FLAG_PINNED) ==
-		     (cand->e | GS_FLAG_IDLE | GS_FLAG_PINNED);
+	same = cl && (e | GS_FLAG_COLD | GS_FLAG_PINNED) ==
+		     (cand->e | GS_FLAG_COLD | GS_FLAG_PINNED);
 	if (same && cand->b != GS_NO_SLOT && !cand->err) {
 		if (gs_entry_kind(e) == GS_KIND_RAW) {
 			gs_stat_dec(&s->stats, GS_STAT_HUGE_PAGES);
@@ -928,12 +931,12 @@ void gs_store_mark_idle(struct gs_store *s, u64 age)
 	unsigned int i;
 
 	for (; (cl = gs_cluster_next(s, &ci, ULONG_MAX)); ci++) {
-		for (i = 0; (!age || (u32)(now - cl->stamp) >= age) &&
-		     i < GS_CLUSTER_SLOTS; i++) {
+		for (i = 0; i < GS_CLUSTER_SLOTS; i++) {
 			e = atomic_long_read(&cl->table[i]);
 			kind = gs_entry_kind(e);
-			if (kind == GS_KIND_COMPRESSED || kind == GS_KIND_RAW)
-				atomic_long_set(&cl->table[i], e | GS_FLAG_IDLE);
+			if ((kind == GS_KIND_COMPRESSED || kind == GS_KIND_RAW) &&
+			    (!age || gs_age_secs(cl, i, now) >= age))
+				cl->age[i] |= GS_AGE_IDLE;
 		}
 		gs_cluster_unlock(cl);
 		cond_resched();

@@ -39,7 +39,7 @@ void usage(FILE *out)
 " reset             swapoff, then reset the device (its data is dropped)\n"
 " writeback         write stored pages to the backing device: MODE, or\n"
 "                   the PAGES coldest pages, or the config's idle_writeback\n"
-" idle              mark pages idle: all, or those stored >= SECONDS ago\n"
+" idle              mark pages idle: all, or those not accessed for SECONDS\n"
 " compact           compact the memory pool (--backing: the backing device)\n"
 " check             compare the table with the backing device's reverse map\n"
 " dict              train a zstd dictionary (for algorithm_params) from a\n"

@@ -209,6 +209,42 @@ t_wb_abi() {
 	[ "$(cat $SYS/initstate)" = 1 ] || fail "initstate after reset"
 }
 
+# idle N per page, with zram's meaning of an access (a store or a read),
+# and the user's idle mark apart from the cold clock's: pages of one
+# cluster age apart, and a cold writeback does not make read pages idle.
+t_wb_idle_age() {
+	local n
+	attach_backing "$(vdisk gsback)"
+	# One cluster: 0..99 will be read, 100..199 left alone, 200..299
+	# stored again.
+	$PAGES write $DEV 0 t:300 >/dev/null || fail write
+	sleep 8
+	$PAGES verify $DEV 0 t:100 >/dev/null || fail "verify 0..99"
+	$PAGES write $DEV 200 t:100 >/dev/null || fail "write 200..299"
+	sysw $SYS/idle 5 ok
+	sysw $SYS/writeback idle ok
+	[ "$(bdstat count)" = 100 ] || fail "idle 5 took $(bdstat count) pages, not the 100 left alone"
+	sysw $SYS/idle 3600 ok
+	sysw $SYS/writeback idle ok
+	[ "$(bdstat count)" = 100 ] || fail "idle 3600 took pages: $(bdstat count)"
+	# Everything marked, 0..49 read after the mark; then a cold writeback
+	# of 10 pages, whose sweep marks every page it passes cold. writeback
+	# idle takes the 150 still marked idle, less any the cold one took:
+	# never the pages read since the mark (that would make 190).
+	sysw $SYS/idle all ok
+	$PAGES verify $DEV 0 t:50 >/dev/null || fail "verify 0..49"
+	sysw $SYS/writeback 10 ok
+	[ "$(bdstat count)" = 110 ] || fail "cold writeback of 10: $(bdstat count)"
+	sysw $SYS/writeback idle ok
+	n=$(($(bdstat count) - 110))
+	echo "writeback idle after a cold writeback: $n pages"
+	[ "$n" -ge 140 ] && [ "$n" -le 150 ] || fail "writeback idle took $n pages, want 140..150"
+	$PAGES verify $DEV 0 t:200 >/dev/null || fail "verify 0..199"
+	$PAGES verify $DEV 200 t:100 >/dev/null || fail "verify 200..299"
+	gs_check
+	sysw $SYS/reset 1 ok
+}
+
 # backing_compact packs the device: pages move down into holes.
 t_wb_compact() {
 	local i r0 w0
