@@ -572,13 +572,19 @@ def t_writeback(res):
                    "| - | %.1f | %s |" % (wb["disk_qd1_kib_s"] / 1024,
                                          fmt_ratio(ratio(wb["disk_qd1_kib_s"],
                                                          disk))))
-    for drv in ("ghostswap", "zram"):
+    what = {
+        "ghostswap-nosum": ("ghostswap", "all, writeback_checksum 0"),
+        "ghostswap": ("ghostswap", "all, checksums: the default"),
+        "ghostswap-encrypt": ("ghostswap", "all, checksums and encryption"),
+        "zram": ("zram", "idle after idle all"),
+    }
+    for drv in ("ghostswap-nosum", "ghostswap", "ghostswap-encrypt", "zram"):
         r = wb.get(drv)
         if not r or not r.get("kib_s"):
             continue
         sp = r.get("spread")
         out.append("| %s writeback (%s) | %d | %s | %s |" % (
-            drv, "all" if drv == "ghostswap" else "idle after idle all",
+            what[drv][0], what[drv][1],
             r["pages"], with_spread(r["kib_s"] / 1024,
                                     dict(r, spread=[x / 1024 for x in sp])
                                     if sp else r, "%.1f"),
@@ -714,14 +720,19 @@ def plots(res, resdir):
     wb = res["writeback"]
     bars = [("disk, qd4 (fio)", wb.get("disk_kib_s"), COLORS["disk"]),
             ("disk, qd1 (fio)", wb.get("disk_qd1_kib_s"), COLORS["disk"])]
-    for drv in ("ghostswap", "zram"):
+    for drv, label in (("ghostswap-nosum", "ghostswap, no sums"),
+                       ("ghostswap", "ghostswap"),
+                       ("ghostswap-encrypt", "ghostswap, encrypted"),
+                       ("zram", "zram")):
         if wb.get(drv):
-            bars.append((drv, wb[drv].get("kib_s"), COLORS[drv]))
+            bars.append((label, wb[drv].get("kib_s"),
+                         COLORS[drv.split("-")[0]]))
     bars = [b for b in bars if b[1]]
     if len(bars) > 1:
-        fig, ax = plt.subplots(figsize=(5, 3.4))
+        fig, ax = plt.subplots(figsize=(7, 3.8))
         ax.bar([b[0] for b in bars], [b[1] / 1024 for b in bars],
                color=[b[2] for b in bars])
+        ax.tick_params(axis="x", labelrotation=20, labelsize=8)
         ax.set_ylabel("MiB/s")
         ax.set_title("Writeback to the backing device")
         save(fig, "writeback.png")

@@ -444,7 +444,8 @@ b_fio() {
 		for qd in 1 32; do
 			for nj in 1 2; do
 				for ((rep = 1; rep <= REPS; rep++)); do
-					for drv in $(drivers_order $rep ghostswap zram); do
+					for drv in $(drivers_order $rep ghostswap ghostswap-nosum \
+			     ghostswap-encrypt zram); do
 						dev=$DEV
 						[ $drv = zram ] && dev=/dev/zram0
 						f=fio/$drv-$rw-qd$qd-j$nj-$rep.json
@@ -471,10 +472,17 @@ b_fio() {
 
 # wb_one DRIVER BACKING_DEV MIB REP: fill the device with compressible
 # data, then time writing all of it back (zram: idle after "idle all").
+# DRIVER: ghostswap (as set up by default: checksums on), ghostswap-nosum
+# (writeback_checksum 0, as zram), ghostswap-encrypt (checksums and
+# writeback_encrypt), zram.
 wb_one() {
 	local drv=$1 bk=$2 mib=$3 t0 t n sys dev
-	if [ $drv = ghostswap ]; then
+	if [ $drv != zram ]; then
 		gs_fresh lz4 && echo "$bk" >$SYS/backing_dev || return 1
+		case $drv in
+		ghostswap-nosum) echo 0 >$SYS/writeback_checksum || return 1 ;;
+		ghostswap-encrypt) echo 1 >$SYS/writeback_encrypt || return 1 ;;
+		esac
 		sys=$SYS dev=$DEV
 	else
 		zram_fresh lz4 && echo "$bk" >$Z/backing_dev &&
@@ -485,7 +493,7 @@ wb_one() {
 		--direct=1 --buffer_compress_percentage=60 --buffer_compress_chunk=4k \
 		--refill_buffers >/dev/null 2>&1 || return 1
 	sync
-	if [ $drv = ghostswap ]; then
+	if [ $drv != zram ]; then
 		t0=$(secs)
 		echo all >$SYS/writeback || return 1
 	else
@@ -496,7 +504,7 @@ wb_one() {
 	t=$(elapsed "$t0")
 	n=$(awk '{ print $1 }' $sys/bd_stat)
 	jl section=writeback driver=$drv rep=$4 pages=$n seconds=$t
-	if [ $drv = ghostswap ]; then gs_fresh; else zram_fresh; fi
+	if [ $drv != zram ]; then gs_fresh; else zram_fresh; fi
 }
 
 b_writeback() {
@@ -514,7 +522,8 @@ b_writeback() {
 		>"$OUT/fio/backing-seqwrite-qd1.json" 2>/dev/null || return 1
 	jl section=writeback driver=disk_qd1 file=fio/backing-seqwrite-qd1.json
 	for ((rep = 1; rep <= REPS; rep++)); do
-		for drv in $(drivers_order $rep ghostswap zram); do
+		for drv in $(drivers_order $rep ghostswap ghostswap-nosum \
+			     ghostswap-encrypt zram); do
 			log "writeback $drv #$rep"
 			wb_one $drv "$bk" $mib $rep || return 1
 		done

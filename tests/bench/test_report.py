@@ -114,6 +114,10 @@ def fixture(d):
          "seconds": 1.0},
         {"section": "writeback", "driver": "zram", "pages": 25600,
          "seconds": 2.0},
+        {"section": "writeback", "driver": "ghostswap-nosum", "pages": 25600,
+         "seconds": 0.5},
+        {"section": "writeback", "driver": "ghostswap-encrypt",
+         "pages": 25600, "seconds": 4.0},
         {"section": "comp_dict", "bytes": 65536},
         dict(workload("ghostswap", "text", 3, 10.0, 100.0), section="comp",
              variant="gs-dict", alg="zstd", peak_orig=300, peak_pool=100,
@@ -232,7 +236,12 @@ def main():
               "| randread | 1 | 1 | 30000 | 20000 | 1.50 | 8 | 16 |" in md, md)
         # 25600 pages * 4 KiB / 1 s = 100 MiB/s; disk 200 MiB/s.
         check("writeback: rate against the disk's own",
-              "| ghostswap writeback (all) | 25600 | 100.0 | 0.50 |" in md and
+              "| ghostswap writeback (all, checksums: the default) | 25600 "
+              "| 100.0 | 0.50 |" in md and
+              "| ghostswap writeback (all, writeback_checksum 0) | 25600 "
+              "| 200.0 | 1.00 |" in md and
+              "| ghostswap writeback (all, checksums and encryption) | 25600 "
+              "| 25.0 | 0.12 |" in md and
               "iodepth 1 | - | 100.0 | 0.50 |" in md and
               "| zram writeback (idle after idle all) | 25600 | 50.0 | 0.25 |"
               in md, md)
