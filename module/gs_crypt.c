@@ -27,6 +27,7 @@
 #include "gs_crypt.h"
 
 #define GS_CRYPT_KEY_SIZE	64	/* AES-256-XTS */
+#define GS_CRYPT_BLOCK		16	/* the AES block */
 
 #if IS_ENABLED(CONFIG_CRYPTO_SKCIPHER)
 
@@ -56,18 +57,18 @@ void gs_crypt_destroy(struct crypto_sync_skcipher *tfm)
 }
 
 static int gs_crypt(struct crypto_sync_skcipher *tfm, u64 b, const void *src,
-		    void *dst, bool enc)
+		    void *dst, unsigned int len, bool enc)
 {
 	SYNC_SKCIPHER_REQUEST_ON_STACK(req, tfm);
 	struct scatterlist sg_src, sg_dst;
 	__le64 iv[2] = { cpu_to_le64(b), 0 };
 	int ret;
 
-	sg_init_one(&sg_src, src, PAGE_SIZE);
-	sg_init_one(&sg_dst, dst, PAGE_SIZE);
+	sg_init_one(&sg_src, src, len);
+	sg_init_one(&sg_dst, dst, len);
 	skcipher_request_set_sync_tfm(req, tfm);
 	skcipher_request_set_callback(req, 0, NULL, NULL);
-	skcipher_request_set_crypt(req, &sg_src, &sg_dst, PAGE_SIZE, iv);
+	skcipher_request_set_crypt(req, &sg_src, &sg_dst, len, iv);
 	ret = enc ? crypto_skcipher_encrypt(req) : crypto_skcipher_decrypt(req);
 	skcipher_request_zero(req);
 	return ret;
@@ -76,12 +77,19 @@ static int gs_crypt(struct crypto_sync_skcipher *tfm, u64 b, const void *src,
 int gs_crypt_encrypt(struct crypto_sync_skcipher *tfm, u64 b,
 		     const void *src, void *dst)
 {
-	return gs_crypt(tfm, b, src, dst, true);
+	return gs_crypt(tfm, b, src, dst, PAGE_SIZE, true);
 }
 
-int gs_crypt_decrypt(struct crypto_sync_skcipher *tfm, u64 b, void *buf)
+int gs_crypt_decrypt(struct crypto_sync_skcipher *tfm, u64 b, void *buf,
+		     unsigned int len)
 {
-	return gs_crypt(tfm, b, buf, buf, false);
+	/*
+	 * XTS deciphers each 16-byte block with its own tweak, whatever
+	 * follows it: a prefix of whole blocks decrypts alone.
+	 */
+	return gs_crypt(tfm, b, buf, buf,
+			min_t(unsigned int, round_up(len, GS_CRYPT_BLOCK),
+			      PAGE_SIZE), false);
 }
 
 #else	/* !CONFIG_CRYPTO_SKCIPHER */
@@ -101,7 +109,8 @@ int gs_crypt_encrypt(struct crypto_sync_skcipher *tfm, u64 b,
 	return -EOPNOTSUPP;
 }
 
-int gs_crypt_decrypt(struct crypto_sync_skcipher *tfm, u64 b, void *buf)
+int gs_crypt_decrypt(struct crypto_sync_skcipher *tfm, u64 b, void *buf,
+		     unsigned int len)
 {
 	return -EOPNOTSUPP;
 }

@@ -20,12 +20,15 @@ struct crypto_sync_skcipher *gs_crypt_create(void);
 /* Forget the key and free the cipher; NULL is fine. */
 void gs_crypt_destroy(struct crypto_sync_skcipher *tfm);
 /*
- * Encrypt the page at @src into @dst (may be the same), or decrypt @buf
- * in place, for backing slot @b. Both are linear-map addresses (a page
- * from the page allocator or its kmap_local on 64-bit). 0 or -errno.
+ * Encrypt the page at @src into @dst (may be the same), or decrypt the
+ * first @len bytes of @buf (rounded up to a 16-byte block; the rest
+ * stays as it was) in place, for backing slot @b. Both are linear-map
+ * addresses (a page from the page allocator or its kmap_local on
+ * 64-bit). 0 or -errno.
  */
 int gs_crypt_encrypt(struct crypto_sync_skcipher *tfm, u64 b,
 		     const void *src, void *dst);
-int gs_crypt_decrypt(struct crypto_sync_skcipher *tfm, u64 b, void *buf);
+int gs_crypt_decrypt(struct crypto_sync_skcipher *tfm, u64 b, void *buf,
+		     unsigned int len);
 
 #endif /* _GS_CRYPT_H */

@@ -169,18 +169,13 @@ static bool gs_wb_can_progress(struct gs_store *s)
 /* ------------------------------------------------------ seal, unseal */
 
 /*
- * Make the page that goes to backing slot @b from the page at @src, whose
- * first @len bytes hold data (the rest of a compressed page is padding):
- * their checksum is recorded (if checksums are on), and the page is
- * encrypted into @dst (if encryption is on; @dst may be @src). Returns
- * what to write: @dst, or @src itself without encryption; NULL if
- * encryption failed (then nothing may be written).
+ * The page at @src encrypted for backing slot @b into @dst (if encryption
+ * is on; @dst may be @src). Returns what to write: @dst, or @src itself
+ * without encryption; NULL if encryption failed (then nothing may be
+ * written).
  */
-static void *gs_wb_seal(struct gs_store *s, u64 b, void *src, void *dst,
-			unsigned int len)
+static void *gs_wb_encrypt(struct gs_store *s, u64 b, void *src, void *dst)
 {
-	if (s->wb.checksum)
-		gs_backing_set_sum(s->bk, b, gs_backing_sum(src, len));
 	if (!s->wb.cipher)
 		return src;
 	if (gs_crypt_encrypt(s->wb.cipher, b, src, dst)) {
@@ -192,17 +187,32 @@ static void *gs_wb_seal(struct gs_store *s, u64 b, void *src, void *dst,
 }
 
 /*
+ * Make the page that goes to backing slot @b from the page at @src, whose
+ * first @len bytes hold data (the rest of a compressed page is padding):
+ * their checksum is recorded (if checksums are on), and the page is
+ * encrypted (gs_wb_encrypt()).
+ */
+static void *gs_wb_seal(struct gs_store *s, u64 b, void *src, void *dst,
+			unsigned int len)
+{
+	if (s->wb.checksum)
+		gs_backing_set_sum(s->bk, b, gs_backing_sum(src, len));
+	return gs_wb_encrypt(s, b, src, dst);
+}
+
+/*
  * Check a page just read from backing slot @b (which the caller keeps
- * allocated): decrypt it in place (if encryption is on), then check its
- * first @len bytes against the checksum of what was written there (if
- * checksums are on; padding is never read, so it is not checked). A
- * mismatch means the device returned other data: the read fails with
- * -EIO, and is counted as a failed read and in bd_sum_errors.
+ * allocated): decrypt its first @len bytes in place (if encryption is
+ * on), then check them against the checksum of what was written there
+ * (if checksums are on). The padding after them is never read: it is
+ * neither decrypted nor checked. A mismatch means the device returned
+ * other data: the read fails with -EIO, and is counted as a failed read
+ * and in bd_sum_errors.
  */
 static int gs_wb_unseal(struct gs_store *s, u64 slot, u64 b, void *page,
 			unsigned int len)
 {
-	if (s->wb.cipher && gs_crypt_decrypt(s->wb.cipher, b, page)) {
+	if (s->wb.cipher && gs_crypt_decrypt(s->wb.cipher, b, page, len)) {
 		pr_err_ratelimited("slot %llu: cannot decrypt backing slot %llu\n",
 				   slot, b);
 		return -EIO;
@@ -992,8 +1002,11 @@ static int gs_relocate(struct gs_store *s, u64 owner, u64 from)
 		atomic_long_inc(&s->stats.bd_read_errors);
 	} else {
 		atomic_long_inc(&s->stats.bd_compact_reads);
+		/* The same data: its checksum moves with it. */
+		if (s->wb.checksum)
+			gs_backing_set_sum(bk, to, gs_backing_sum_of(bk, from));
 		/* Encrypted again: the tweak is the slot. */
-		ret = gs_wb_seal(s, to, buf, buf, len) ?
+		ret = gs_wb_encrypt(s, to, buf, buf) ?
 		      bk->ops->write(bk, to, &buf, 1) : -EIO;
 		atomic_long_inc(ret ? &s->stats.bd_write_errors :
 				&s->stats.bd_compact_writes);
