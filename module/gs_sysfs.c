@@ -599,6 +599,20 @@ static ssize_t writeback_shrinker_show(struct device *dev,
 }
 static DEVICE_ATTR_RW(writeback_shrinker);
 
+/*
+ * A switch of the device that may only change while it is empty: @buf is
+ * anything kstrtobool() takes (-EINVAL otherwise), @fn gets a bool.
+ */
+static int gs_switch_store(struct device *dev, const char *buf,
+			   int (*fn)(struct gs_dev *d, const void *arg))
+{
+	bool on;
+
+	if (kstrtobool(buf, &on))
+		return -EINVAL;
+	return gs_reconfigure(dev_to_gs(dev), true, fn, &on);
+}
+
 static int gs_do_set_checksum(struct gs_dev *d, const void *arg)
 {
 	d->store->wb.checksum = *(const bool *)arg;
@@ -610,12 +624,8 @@ static ssize_t writeback_checksum_store(struct device *dev,
 					struct device_attribute *attr,
 					const char *buf, size_t len)
 {
-	bool on;
-	int ret;
+	int ret = gs_switch_store(dev, buf, gs_do_set_checksum);
 
-	if (kstrtobool(buf, &on))
-		return -EINVAL;
-	ret = gs_reconfigure(dev_to_gs(dev), true, gs_do_set_checksum, &on);
 	return ret ? ret : len;
 }
 
@@ -643,12 +653,8 @@ static ssize_t writeback_encrypt_store(struct device *dev,
 				       struct device_attribute *attr,
 				       const char *buf, size_t len)
 {
-	bool on;
-	int ret;
+	int ret = gs_switch_store(dev, buf, gs_do_set_encrypt);
 
-	if (kstrtobool(buf, &on))
-		return -EINVAL;
-	ret = gs_reconfigure(dev_to_gs(dev), true, gs_do_set_encrypt, &on);
 	if (ret == -ENOENT)
 		pr_err("writeback_encrypt: the kernel offers no xts(aes) cipher\n");
 	else if (ret == -EOPNOTSUPP)
