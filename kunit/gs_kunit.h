@@ -101,6 +101,10 @@ struct gs_kbk {
 	struct gs_bk_io *held_io;
 	struct page *held_page;
 	u64 held_slot;
+	/* Discards: requests, slots; each waits for the gate if set. */
+	atomic_t discards;
+	atomic_t discarded;
+	struct completion *discard_gate;
 };
 
 static inline int gs_kbk_write(struct gs_backing *bk, u64 slot,
@@ -172,6 +176,21 @@ static inline void gs_kbk_end_read(struct gs_backing *bk)
 	io->end(io);
 }
 
+/* A discarded slot reads as 0x5a bytes. */
+static inline int gs_kbk_discard(struct gs_backing *bk, u64 slot, u64 nr)
+{
+	struct gs_kbk *k = bk->priv;
+
+	if (WARN_ON(slot + nr > k->nr))
+		return -EIO;
+	if (k->discard_gate)
+		wait_for_completion(k->discard_gate);
+	memset(k->mem + slot * PAGE_SIZE, 0x5a, nr * PAGE_SIZE);
+	atomic_inc(&k->discards);
+	atomic_add(nr, &k->discarded);
+	return 0;
+}
+
 static inline void gs_kbk_release(struct gs_backing *bk)
 {
 	struct gs_kbk *k = bk->priv;
@@ -186,6 +205,7 @@ static const struct gs_backing_ops gs_kbk_ops = {
 	.write = gs_kbk_write,
 	.read = gs_kbk_read,
 	.read_start = gs_kbk_read_start,
+	.discard = gs_kbk_discard,
 	.release = gs_kbk_release,
 };
 

@@ -795,6 +795,76 @@ static void gs_wb_idle_age(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, gs_store_idle(s, 2, &secs));
 }
 
+/*
+ * Discard of freed backing slots: a freed slot is discarded in runs and
+ * only then handed out again, a free during a discard in flight waits for
+ * the next pass, turning it off frees at once, and the pages still held
+ * stay intact.
+ */
+static void gs_wb_discard(struct kunit *test)
+{
+	struct gs_kbk *k;
+	struct gs_store *s = gs_kunit_wb_store(test, "lz4", 1024, 64, &k);
+	struct gs_backing *bk = s->bk;
+	DECLARE_COMPLETION_ONSTACK(gate);
+	u64 done, owner = 100, b;
+	int i;
+
+	KUNIT_ASSERT_EQ(test, gs_backing_set_discard(bk, true), 0);
+	KUNIT_EXPECT_TRUE(test, bk->discard);
+	gs_kunit_fill_slots(test, s, 0, 1, 8);
+	KUNIT_ASSERT_EQ(test, gs_store_writeback(s, GS_WB_ALL, U64_MAX, &done),
+			0);
+	KUNIT_ASSERT_EQ(test, done, 8ULL);
+	for (i = 0; i < 8; i++)
+		KUNIT_EXPECT_EQ(test, gs_backing_owner(bk, i), (u64)i);
+
+	/* Slots 2-4 and 6 freed; the worker stops in the first discard. */
+	k->discard_gate = &gate;
+	gs_store_free(s, 2);
+	gs_store_free(s, 3);
+	gs_store_free(s, 4);
+	gs_store_free(s, 6);
+	KUNIT_EXPECT_EQ(test, gs_backing_used(bk), 4ULL);
+	KUNIT_EXPECT_EQ(test, gs_backing_owner(bk, 3), U64_MAX);
+	msleep(300);
+	/* A free while a discard is in flight. */
+	gs_store_free(s, 7);
+	/* Not handed out before their discard: the lowest free is 8. */
+	KUNIT_ASSERT_EQ(test, gs_backing_alloc(bk, &owner, 1, &b, U64_MAX,
+					       true), 1);
+	KUNIT_EXPECT_EQ(test, b, 8ULL);
+	gs_backing_free(bk, b);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->discarded), 0);
+	complete_all(&gate);
+	gs_backing_drain(bk);
+	k->discard_gate = NULL;
+	/* 2-4 in one request; 6 and 7 (and 8) in their own or together. */
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->discarded), 6);
+	KUNIT_EXPECT_LE(test, atomic_read(&k->discards), 4);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&bk->discarded), 6L);
+	KUNIT_EXPECT_EQ(test, k->mem[3 * PAGE_SIZE + 100], 0x5a);
+	KUNIT_EXPECT_EQ(test, gs_backing_used(bk), 3ULL);
+	KUNIT_EXPECT_EQ(test, bk->used, 3ULL);
+	KUNIT_ASSERT_EQ(test, gs_backing_alloc(bk, &owner, 1, &b, U64_MAX,
+					       true), 1);
+	KUNIT_EXPECT_EQ(test, b, 2ULL);
+	/* Off: a free is at once, with no discard. */
+	KUNIT_EXPECT_EQ(test, gs_backing_set_discard(bk, false), 0);
+	gs_backing_free(bk, b);
+	KUNIT_EXPECT_EQ(test, gs_backing_used(bk), 3ULL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->discarded), 6);
+	gs_kunit_verify_slots(test, s, 0, 1, 2);
+	KUNIT_EXPECT_EQ(test, gs_wb_kind(s, 5), GS_KIND_WRITTEN_BACK);
+	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0L);
+	/* Pending discards at the end are done before the device goes. */
+	KUNIT_EXPECT_EQ(test, gs_backing_set_discard(bk, true), 0);
+	gs_store_free(s, 0);
+	gs_store_free(s, 1);
+	gs_store_free(s, 5);
+	KUNIT_EXPECT_EQ(test, gs_store_clear_backing(s), 0);
+}
+
 /* The block device backing: a brd ramdisk, real bios. */
 static void gs_wb_bdev(struct kunit *test)
 {
@@ -1629,6 +1699,7 @@ static struct kunit_case gs_wb_cases[] = {
 	KUNIT_CASE(gs_wb_pool_limit),
 	KUNIT_CASE(gs_wb_shrinker),
 	KUNIT_CASE_SLOW(gs_wb_idle_age),
+	KUNIT_CASE(gs_wb_discard),
 	KUNIT_CASE(gs_wb_bdev),
 	KUNIT_CASE(gs_wb_direct_unlocked),
 	KUNIT_CASE(gs_wb_read_unlocked),

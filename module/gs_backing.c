@@ -19,6 +19,13 @@
  * (atomic context), so nothing under it sleeps. Allocations are
  * serialised by a mutex, which also means that a slot that was freed is
  * not handed out again while its allocator holds the mutex.
+ *
+ * With discard on (a sparse file behind a loop device gives the space
+ * of a discarded range back), a freed slot is not free yet: it is marked
+ * GS_BK_DISCARDING and a worker, a tenth of a second later, discards the
+ * runs of such slots cluster by cluster, without the lock, and only then
+ * frees them. So a slot is never written again before its discard is
+ * done, and a free stays atomic.
  */
 #define pr_fmt(fmt) "ghostswap: " fmt
 
@@ -33,6 +40,12 @@
 #include "gs_compat.h"
 
 static struct kmem_cache *gs_bk_cluster_cache;
+
+/* Frees gathered before their discard, and runs taken per lock hold. */
+#define GS_BK_DISCARD_DELAY	(HZ / 10)
+#define GS_BK_DISCARD_RUNS	16
+
+static void gs_backing_discard_work(struct work_struct *work);
 
 size_t gs_bk_cluster_bytes(void)
 {
@@ -54,6 +67,7 @@ struct gs_backing *gs_backing_create(const struct gs_backing_ops *ops,
 	bk->nr_slots = nr_slots;
 	xa_init(&bk->clusters);
 	mutex_init(&bk->alloc_lock);
+	INIT_DELAYED_WORK(&bk->discard_work, gs_backing_discard_work);
 	return bk;
 }
 
@@ -62,6 +76,9 @@ void gs_backing_destroy(struct gs_backing *bk)
 	struct gs_bk_cluster *bc;
 	unsigned long ci;
 
+	gs_backing_drain(bk);
+	/* A pass that found nothing left may still be queued. */
+	cancel_delayed_work_sync(&bk->discard_work);
 	/* Slots still in use are a bug of the caller: do not leak them. */
 	WARN_ON(bk->used);
 	xa_for_each(&bk->clusters, ci, bc)
@@ -164,6 +181,34 @@ int gs_backing_alloc(struct gs_backing *bk, const u64 *owners,
 	return got;
 }
 
+/*
+ * Slot @i of cluster @bc (index @ci) is free again; the lock is held.
+ * Returns the cluster if it went empty and was erased: the caller frees
+ * it (gs_bk_cluster_put()) once the lock is dropped.
+ */
+static struct gs_bk_cluster *gs_bk_slot_release(struct gs_backing *bk,
+						struct gs_bk_cluster *bc,
+						unsigned long ci,
+						unsigned int i)
+{
+	bc->owner[i] = 0;
+	bc->sum[i] = 0;
+	bc->used--;
+	bk->used--;
+	if (bc->used)
+		return NULL;
+	__xa_erase(&bk->clusters, ci);
+	return bc;
+}
+
+static void gs_bk_cluster_put(struct gs_backing *bk, struct gs_bk_cluster *bc)
+{
+	if (!bc)
+		return;
+	kmem_cache_free(gs_bk_cluster_cache, bc);
+	atomic_long_sub(gs_bk_cluster_bytes(), &bk->meta_bytes);
+}
+
 void gs_backing_free(struct gs_backing *bk, u64 slot)
 {
 	unsigned long ci = slot >> GS_BK_CLUSTER_SHIFT;
@@ -172,23 +217,128 @@ void gs_backing_free(struct gs_backing *bk, u64 slot)
 
 	xa_lock(&bk->clusters);
 	bc = xa_load(&bk->clusters, ci);
-	if (WARN_ONCE(!bc || !bc->owner[i],
+	if (WARN_ONCE(!bc || !bc->owner[i] ||
+		      bc->owner[i] == GS_BK_DISCARDING,
 		      "ghostswap: free of unused backing slot %llu\n", slot)) {
 		xa_unlock(&bk->clusters);
 		return;
 	}
-	bc->owner[i] = 0;
-	bc->sum[i] = 0;
-	bc->used--;
-	bk->used--;
-	if (!bc->used)
-		__xa_erase(&bk->clusters, ci);
-	else
-		bc = NULL;
+	if (bk->discard) {
+		/* Stays taken until the worker discarded it. */
+		bc->owner[i] = GS_BK_DISCARDING;
+		bc->sum[i] = 0;
+		bk->discarding++;
+		xa_unlock(&bk->clusters);
+		queue_delayed_work(system_unbound_wq, &bk->discard_work,
+				   GS_BK_DISCARD_DELAY);
+		return;
+	}
+	bc = gs_bk_slot_release(bk, bc, ci, i);
 	xa_unlock(&bk->clusters);
-	if (bc) {
-		kmem_cache_free(gs_bk_cluster_cache, bc);
-		atomic_long_sub(gs_bk_cluster_bytes(), &bk->meta_bytes);
+	gs_bk_cluster_put(bk, bc);
+}
+
+/*
+ * The runs of slots waiting for their discard in cluster @ci, up to
+ * GS_BK_DISCARD_RUNS of them, discarded, then freed. Returns false if
+ * the cluster may hold more (call again), true when it is done.
+ */
+static bool gs_bk_discard_cluster(struct gs_backing *bk, unsigned long ci)
+{
+	unsigned int start[GS_BK_DISCARD_RUNS], len[GS_BK_DISCARD_RUNS];
+	u64 base = (u64)ci << GS_BK_CLUSTER_SHIFT;
+	struct gs_bk_cluster *bc, *gone = NULL;
+	unsigned int n = 0, i = 0, k, j;
+	int err;
+
+	xa_lock(&bk->clusters);
+	bc = xa_load(&bk->clusters, ci);
+	while (bc && i < GS_BK_CLUSTER_SLOTS && n < GS_BK_DISCARD_RUNS) {
+		if (bc->owner[i] != GS_BK_DISCARDING) {
+			i++;
+			continue;
+		}
+		start[n] = i;
+		while (i < GS_BK_CLUSTER_SLOTS &&
+		       bc->owner[i] == GS_BK_DISCARDING)
+			i++;
+		len[n] = i - start[n];
+		n++;
+	}
+	xa_unlock(&bk->clusters);
+
+	/* The slots stay taken: nobody writes them meanwhile. */
+	for (k = 0; k < n; k++) {
+		err = bk->ops->discard(bk, base + start[k], len[k]);
+		if (err) {
+			atomic_long_inc(&bk->discard_errors);
+			pr_err_ratelimited("cannot discard backing slots %llu-%llu: %d\n",
+					   base + start[k],
+					   base + start[k] + len[k] - 1, err);
+		} else {
+			atomic_long_add(len[k], &bk->discarded);
+		}
+	}
+
+	/* Taken slots keep the cluster: @bc is still there. */
+	xa_lock(&bk->clusters);
+	for (k = 0; k < n; k++) {
+		for (j = start[k]; j < start[k] + len[k]; j++) {
+			bk->discarding--;
+			gone = gs_bk_slot_release(bk, bc, ci, j);
+		}
+	}
+	xa_unlock(&bk->clusters);
+	gs_bk_cluster_put(bk, gone);
+	return gone || n < GS_BK_DISCARD_RUNS;
+}
+
+/* One pass over the clusters: discard and free what waits for it. */
+static void gs_backing_discard_work(struct work_struct *work)
+{
+	struct gs_backing *bk = container_of(to_delayed_work(work),
+					     struct gs_backing, discard_work);
+	unsigned long ci = 0;
+	bool more;
+
+	for (;;) {
+		xa_lock(&bk->clusters);
+		more = bk->discarding &&
+		       xa_find(&bk->clusters, &ci, ULONG_MAX, XA_PRESENT);
+		xa_unlock(&bk->clusters);
+		if (!more)
+			break;
+		if (gs_bk_discard_cluster(bk, ci))
+			ci++;
+		cond_resched();
+	}
+}
+
+int gs_backing_set_discard(struct gs_backing *bk, bool on)
+{
+	if (on && (!bk->ops->discard ||
+		   (bk->ops->can_discard && !bk->ops->can_discard(bk))))
+		return -EOPNOTSUPP;
+	xa_lock(&bk->clusters);
+	bk->discard = on;
+	xa_unlock(&bk->clusters);
+	if (!on)
+		gs_backing_drain(bk);
+	return 0;
+}
+
+void gs_backing_drain(struct gs_backing *bk)
+{
+	u64 pending;
+
+	for (;;) {
+		xa_lock(&bk->clusters);
+		pending = bk->discarding;
+		xa_unlock(&bk->clusters);
+		if (!pending)
+			break;
+		mod_delayed_work(system_unbound_wq, &bk->discard_work, 0);
+		flush_delayed_work(&bk->discard_work);
 	}
 }
 
@@ -235,7 +385,8 @@ u64 gs_backing_owner(struct gs_backing *bk, u64 slot)
 
 	xa_lock(&bk->clusters);
 	bc = xa_load(&bk->clusters, slot >> GS_BK_CLUSTER_SHIFT);
-	if (bc && bc->owner[slot & (GS_BK_CLUSTER_SLOTS - 1)])
+	if (bc && bc->owner[slot & (GS_BK_CLUSTER_SLOTS - 1)] &&
+	    bc->owner[slot & (GS_BK_CLUSTER_SLOTS - 1)] != GS_BK_DISCARDING)
 		owner = bc->owner[slot & (GS_BK_CLUSTER_SLOTS - 1)] - 1;
 	xa_unlock(&bk->clusters);
 	return owner;
@@ -341,7 +492,7 @@ u64 gs_backing_used(struct gs_backing *bk)
 	u64 used;
 
 	xa_lock(&bk->clusters);
-	used = bk->used;
+	used = bk->used - bk->discarding;
 	xa_unlock(&bk->clusters);
 	return used;
 }
@@ -440,6 +591,18 @@ static int gs_bdev_read_start(struct gs_backing *bk, u64 slot,
 	return 0;
 }
 
+static int gs_bdev_discard(struct gs_backing *bk, u64 slot, u64 nr)
+{
+	return blkdev_issue_discard(file_bdev(bk->bdev_file),
+				    slot << (PAGE_SHIFT - SECTOR_SHIFT),
+				    nr << (PAGE_SHIFT - SECTOR_SHIFT), GFP_NOIO);
+}
+
+static bool gs_bdev_can_discard(struct gs_backing *bk)
+{
+	return bdev_max_discard_sectors(file_bdev(bk->bdev_file));
+}
+
 static void gs_bdev_release(struct gs_backing *bk)
 {
 	bioset_exit(&bk->bio_set);
@@ -451,6 +614,8 @@ static const struct gs_backing_ops gs_bdev_ops = {
 	.write_start = gs_bdev_write_start,
 	.read = gs_bdev_read,
 	.read_start = gs_bdev_read_start,
+	.discard = gs_bdev_discard,
+	.can_discard = gs_bdev_can_discard,
 	.release = gs_bdev_release,
 };
 

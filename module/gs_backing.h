@@ -13,6 +13,7 @@
 #include <linux/completion.h>
 #include <linux/mutex.h>
 #include <linux/types.h>
+#include <linux/workqueue.h>
 #include <linux/xarray.h>
 
 #define GS_BK_CLUSTER_SHIFT	9
@@ -21,8 +22,13 @@
 /* Missing clusters gs_backing_last_used() skips under one hold of the lock. */
 #define GS_BK_SKIP_BATCH	64
 
-/* The reverse map stores a ghost slot plus one: 0 is a free slot. */
-#define GS_BK_MAX_OWNER		((u64)U32_MAX - 1)
+/*
+ * The reverse map stores a ghost slot plus one: 0 is a free slot, and
+ * GS_BK_DISCARDING one that was freed and waits for its discard (it is
+ * not handed out again before that is done).
+ */
+#define GS_BK_DISCARDING	U32_MAX
+#define GS_BK_MAX_OWNER		((u64)U32_MAX - 2)
 
 struct gs_backing;
 
@@ -60,6 +66,13 @@ struct gs_backing_ops {
 	 */
 	int (*read_start)(struct gs_backing *bk, u64 slot, struct page *page,
 			  struct gs_bk_io *io);
+	/*
+	 * Optional: tell the device that @nr slots from @slot hold nothing
+	 * (a sparse file gives the space back). May sleep.
+	 */
+	int (*discard)(struct gs_backing *bk, u64 slot, u64 nr);
+	/* Optional: can ->discard do anything on this device? */
+	bool (*can_discard)(struct gs_backing *bk);
 	void (*release)(struct gs_backing *bk);
 };
 
@@ -94,6 +107,18 @@ struct gs_backing {
 	 */
 	u64 top;
 	atomic_long_t meta_bytes;	/* reverse map clusters */
+
+	/*
+	 * Discard of freed slots (gs_backing_set_discard()): a free marks
+	 * the slot GS_BK_DISCARDING, counted in @discarding, and starts
+	 * @discard_work, which discards runs of such slots and then frees
+	 * them. @discarded counts slots discarded.
+	 */
+	bool discard;
+	u64 discarding;			/* the lock of @clusters */
+	atomic_long_t discarded;
+	atomic_long_t discard_errors;
+	struct delayed_work discard_work;
 
 	/* Block device backing (gs_backing_open()). */
 	struct file *bdev_file;
@@ -130,8 +155,19 @@ void gs_backing_destroy(struct gs_backing *bk);
  */
 int gs_backing_alloc(struct gs_backing *bk, const u64 *owners,
 		     unsigned int nr, u64 *first, u64 below, bool low);
-/* Free one slot. Never sleeps. */
+/*
+ * Free one slot. Never sleeps. With discard on, the slot is discarded
+ * shortly after, and only then handed out again.
+ */
 void gs_backing_free(struct gs_backing *bk, u64 slot);
+/*
+ * Discard freed slots from now on (@on), or not: -EOPNOTSUPP if the
+ * device cannot. Turning it off discards what is pending first. May
+ * sleep.
+ */
+int gs_backing_set_discard(struct gs_backing *bk, bool on);
+/* Wait until every slot freed so far is discarded and free. May sleep. */
+void gs_backing_drain(struct gs_backing *bk);
 /* Owner of @slot, or U64_MAX if it is free. */
 u64 gs_backing_owner(struct gs_backing *bk, u64 slot);
 /*
@@ -156,7 +192,8 @@ int gs_backing_verify(struct gs_backing *bk, u64 slot, const void *page,
 		      unsigned int len);
 /*
  * Copy the owners of the reverse map cluster @ci (ghost slot + 1, 0:
- * free) to @owners. Returns false if the cluster does not exist.
+ * free, GS_BK_DISCARDING: freed, not discarded yet) to @owners.
+ * Returns false if the cluster does not exist.
  */
 bool gs_backing_cluster_owners(struct gs_backing *bk, unsigned long ci,
 			       u32 *owners);
@@ -183,6 +220,7 @@ int gs_backing_read_start(struct gs_backing *bk, u64 slot, struct page *page,
  * missing clusters, at a time.
  */
 u64 gs_backing_last_used(struct gs_backing *bk);
+/* Slots that hold a page (not those waiting for their discard). */
 u64 gs_backing_used(struct gs_backing *bk);
 /* No free slot (a hint: without the lock, it may change at once). */
 bool gs_backing_full(struct gs_backing *bk);

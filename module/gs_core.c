@@ -432,7 +432,12 @@ static int gs_pool_pack(struct gs_store *s, const void *src, gfp_t gfp,
 
 	if (gs_pool_over(s, zs_get_total_pages(s->pool)))
 		return s->bk ? -EAGAIN : -ENOMEM;
-	if (READ_ONCE(s->incomp_check) && gs_page_looks_incompressible(src)) {
+	if (direct == GS_DIRECT_ALL) {
+		/* Not compressed at all: past the pool, or into it as is. */
+		if (s->bk && !gs_backing_full(s->bk))
+			return GS_PACK_DIRECT;
+	} else if (READ_ONCE(s->incomp_check) &&
+		   gs_page_looks_incompressible(src)) {
 		gs_stat_inc(&s->stats, GS_STAT_HEUR_RAW);
 	} else {
 		st = gs_stream_get(s->comp);
@@ -440,7 +445,7 @@ static int gs_pool_pack(struct gs_store *s, const void *src, gfp_t gfp,
 		gs_stat_inc(&s->stats, GS_STAT_COMPRESSIONS);
 	}
 	data = st ? st->buf : NULL;
-	if (!len)
+	if (!len && direct != GS_DIRECT_ALL)
 		flags = GS_FLAG_INCOMP;
 	if (!len || len >= s->huge_size) {
 		kind = GS_KIND_RAW;

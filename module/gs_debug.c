@@ -79,7 +79,8 @@ long gs_store_check(struct gs_store *s, struct seq_file *m)
 		if (!gs_backing_cluster_owners(bk, ci, owners))
 			continue;
 		for (i = 0; i < GS_BK_CLUSTER_SLOTS; i++) {
-			if (!owners[i])
+			/* Freed, waiting for its discard: nobody's. */
+			if (!owners[i] || owners[i] == GS_BK_DISCARDING)
 				continue;
 			rev++;
 			b = ((u64)ci << GS_BK_CLUSTER_SHIFT) + i;

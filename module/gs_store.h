@@ -119,6 +119,12 @@ enum gs_direct {
 	GS_DIRECT_NONE,
 	GS_DIRECT_HUGE,		/* everything that would be stored RAW */
 	GS_DIRECT_INCOMP,	/* what did not compress at all */
+	/*
+	 * Every page but same-filled ones, never compressed (behind zswap,
+	 * which compressed them before): to the backing device while it has
+	 * room, else into the pool as it is.
+	 */
+	GS_DIRECT_ALL,
 };
 
 /*

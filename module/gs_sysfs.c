@@ -704,6 +704,7 @@ static const char *const gs_direct_names[] = {
 	[GS_DIRECT_NONE] = "none",
 	[GS_DIRECT_HUGE] = "huge",
 	[GS_DIRECT_INCOMP] = "incompressible",
+	[GS_DIRECT_ALL] = "all",
 };
 
 static ssize_t writeback_direct_store(struct device *dev,
@@ -773,7 +774,7 @@ static ssize_t bd_stat_show(struct device *dev, struct device_attribute *attr,
 		used = gs_backing_used(bk);
 		meta = atomic_long_read(&bk->meta_bytes);
 	}
-	return sysfs_emit(buf, "%8llu %8ld %8ld %8llu %8llu %8ld %8ld %8ld %8ld %8ld %8ld\n",
+	return sysfs_emit(buf, "%8llu %8ld %8ld %8llu %8llu %8ld %8ld %8ld %8ld %8ld %8ld %8ld\n",
 			  used, atomic_long_read(&st->bd_reads),
 			  atomic_long_read(&st->bd_writes),
 			  meta / gs_bk_cluster_bytes(),
@@ -783,9 +784,46 @@ static ssize_t bd_stat_show(struct device *dev, struct device_attribute *attr,
 			  atomic_long_read(&st->bd_relocated),
 			  atomic_long_read(&st->bd_compact_reads),
 			  atomic_long_read(&st->bd_compact_writes),
-			  atomic_long_read(&st->bd_sum_errors));
+			  atomic_long_read(&st->bd_sum_errors),
+			  bk ? atomic_long_read(&bk->discarded) : 0L);
 }
 static DEVICE_ATTR_RO(bd_stat);
+
+/*
+ * Discard backing slots as they are freed (a sparse file behind a loop
+ * device gives the space back): needs a backing device that can discard;
+ * reset and detaching the device turn it off.
+ */
+static ssize_t backing_discard_store(struct device *dev,
+				     struct device_attribute *attr,
+				     const char *buf, size_t len)
+{
+	struct gs_dev *d = dev_to_gs(dev);
+	bool on;
+	int ret;
+
+	if (kstrtobool(buf, &on))
+		return -EINVAL;
+	guard(rwsem_read)(&d->conf_lock);
+	if (!d->store->bk)
+		return -ENODEV;
+	ret = gs_backing_set_discard(d->store->bk, on);
+	if (ret == -EOPNOTSUPP)
+		pr_err("backing_discard: %s cannot discard\n",
+		       d->store->bk->path ?: "the backing device");
+	return ret ? ret : len;
+}
+
+static ssize_t backing_discard_show(struct device *dev,
+				    struct device_attribute *attr, char *buf)
+{
+	struct gs_dev *d = dev_to_gs(dev);
+
+	guard(rwsem_read)(&d->conf_lock);
+	return sysfs_emit(buf, "%d\n",
+			  d->store->bk ? READ_ONCE(d->store->bk->discard) : 0);
+}
+static DEVICE_ATTR_RW(backing_discard);
 
 /* The writeback tier: attach a backing device, write back, and its stats. */
 static struct attribute *gs_wb_attrs[] = {
@@ -796,6 +834,7 @@ static struct attribute *gs_wb_attrs[] = {
 	&dev_attr_writeback_limit_enable.attr,
 	&dev_attr_writeback_shrinker.attr,
 	&dev_attr_writeback_direct.attr,
+	&dev_attr_backing_discard.attr,
 	&dev_attr_writeback_checksum.attr,
 	&dev_attr_writeback_encrypt.attr,
 	&dev_attr_writeback_batch_size.attr,

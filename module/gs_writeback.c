@@ -1036,6 +1036,8 @@ int gs_store_backing_compact(struct gs_store *s, u64 *moved)
 	*moved = 0;
 	if (!bk)
 		return -ENODEV;
+	/* Slots freed but not yet discarded are holes to fill, too. */
+	gs_backing_drain(bk);
 	/* Bounded: pages written back meanwhile may land above the holes. */
 	for (steps = gs_backing_used(bk) + 1;
 	     steps && !fatal_signal_pending(current); steps--) {
@@ -1047,6 +1049,11 @@ int gs_store_backing_compact(struct gs_store *s, u64 *moved)
 		mutex_unlock(&s->wb.lock);
 		if (last == U64_MAX)
 			break;
+		if (owner == U64_MAX) {
+			/* Freed meanwhile: once discarded, it is a hole. */
+			gs_backing_drain(bk);
+			continue;
+		}
 		if (ret == 1) {
 			(*moved)++;
 			atomic_long_inc(&s->stats.bd_relocated);

@@ -336,6 +336,68 @@ t_wb_workload() {
 	sysw $SYS/reset 1 ok
 }
 
+# backing_discard and writeback_direct=all behind zswap: zswap on in front
+# (its pool capped per cgroup, so pages do reach us), ghostswap storing
+# what reaches it uncompressed on a sparse file (a loop device with direct
+# I/O on ext4); every page verified, and the file's blocks given back as
+# slots are freed.
+t_wb_zswap_sparse() {
+	local disk mnt=/tmp/gs-sparse f loop cg=/sys/fs/cgroup/gs-zswap rc
+	local zs=/sys/module/zswap/parameters kib peak=0 c0 sampler
+	[ -w $zs/enabled ] || fail "no zswap in this kernel"
+	disk=$(vdisk gsback) || fail "no backing disk"
+	swapoff $DEV 2>/dev/null
+	sysw $SYS/reset 1 ok
+	mkfs.ext4 -q -F "$disk" && mkdir -p $mnt && mount "$disk" $mnt ||
+		fail "ext4 on $disk"
+	f=$mnt/backing.img
+	truncate -s 8G $f && loop=$(losetup --find --show --direct-io=on $f) ||
+		fail "loop device on $f"
+	sysw $SYS/backing_discard 1 "No such device"
+	attach_backing "$loop"
+	sysw $SYS/backing_discard 1 ok
+	sysw $SYS/backing_discard maybe "Invalid argument"
+	sysw $SYS/writeback_direct all ok
+	grep -q '\[all\]' $SYS/writeback_direct || fail "writeback_direct: $(cat $SYS/writeback_direct)"
+	c0=$(awk '{ print $1 }' $SYS/comp_stat)
+	mkswap $DEV >/dev/null && swapon $DEV || fail swapon
+	echo 1 >$zs/enabled || fail "zswap on"
+	(while :; do du -k $f | cut -f1; sleep 0.5; done >/tmp/gs-sparse.du) &
+	sampler=$!
+	mkdir -p $cg
+	echo $(($(wl_limit 32) << 20)) >$cg/memory.max
+	echo $((8 << 20)) >$cg/memory.zswap.max
+	(echo $BASHPID >$cg/cgroup.procs && exec gsverify "$(wl 96)" 2 23 tr)
+	rc=$?
+	echo "memcg: $(grep -E '^(zswpout|zswpin|pswpin|pswpout) ' $cg/memory.stat | tr '\n' ' ')"
+	rmdir $cg
+	kill $sampler; wait $sampler 2>/dev/null
+	echo 0 >$zs/enabled
+	peak=$(sort -n /tmp/gs-sparse.du | tail -n 1)
+	cat $SYS/mm_stat $SYS/bd_stat $SYS/comp_stat
+	echo "backing file at the peak: ${peak} KiB allocated of 8 GiB"
+	[ $rc = 0 ] || fail "gsverify with zswap in front"
+	[ "$(bdstat writes)" -gt 1000 ] || fail "little reached ghostswap: $(bdstat writes) pages written"
+	[ "$(awk '{ print $1 }' $SYS/comp_stat)" = "$c0" ] || fail "pages were compressed again: $(cat $SYS/comp_stat)"
+	[ "$peak" -gt 4000 ] || fail "the file never grew: $peak KiB"
+	[ "$(bdstat werr)" = 0 ] && [ "$(bdstat rerr)" = 0 ] || fail "backing I/O errors"
+	gs_check
+	swapoff $DEV || fail swapoff
+	blkdiscard -f $DEV || fail blkdiscard
+	# Discards follow frees within a tenth of a second or so.
+	sleep 2
+	kib=$(du -k $f | cut -f1)
+	echo "after swapoff: $kib KiB allocated, $(bdstat count) pages, $(bdstat discarded) slots discarded"
+	[ "$kib" -le 1024 ] || fail "the backing file keeps $kib KiB after swapoff"
+	[ "$(bdstat discarded)" -ge "$(bdstat writes)" ] || fail "discarded $(bdstat discarded) of $(bdstat writes) slots"
+	gs_check
+	sysw $SYS/reset 1 ok
+	[ "$(cat $SYS/backing_discard)" = 0 ] || fail "reset keeps backing_discard"
+	grep -q '\[none\]' $SYS/writeback_direct || fail "reset keeps writeback_direct"
+	losetup -d "$loop"
+	umount $mnt
+}
+
 # Writeback racing raw I/O: fio writes, reads and trims with verification
 # while writeback, idle marking and backing compaction run in a loop.
 t_wb_race() {
