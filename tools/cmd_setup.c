@@ -85,6 +85,33 @@ static void swapon_cost_warning(void)
 }
 
 /*
+ * mode = zswap: zswap stays on in front and compresses; ghostswap keeps
+ * what reaches it as it is (writeback_direct all) and, with a backing
+ * device, discards slots as they are freed, on a backing file created
+ * sparse. It overrides disable_zswap; another writeback_direct is
+ * refused.
+ */
+static int zswap_mode(struct settings *s)
+{
+	if (!s->mode_zswap)
+		return RC_OK;
+	/* The example configuration says disable_zswap = yes: mode wins. */
+	if (s->has_disable_zswap && s->disable_zswap) {
+		printf("mode zswap keeps zswap on: disable_zswap is ignored\n");
+		s->disable_zswap = false;
+	}
+	if (s->has_writeback_direct && strcmp(s->writeback_direct, "all"))
+		return fail(RC_USAGE, "mode zswap stores pages as they are: writeback_direct must be all, not %s",
+			    s->writeback_direct);
+	s->has_writeback_direct = true;
+	bfmt(s->writeback_direct, sizeof(s->writeback_direct), "all");
+	if (s->has_backing_dev && strcmp(s->backing_dev, "none") &&
+	    !s->has_backing_discard)
+		s->has_backing_discard = s->backing_discard = true;
+	return RC_OK;
+}
+
+/*
  * The backing device: a block device as it is; a regular file (or a
  * path to create one at backing_size) on a loop device of its own
  * (loopdev.c). Left alone when already in place.
@@ -105,7 +132,8 @@ static int set_backing(const struct settings *s)
 		    loop_backs_file(cur, dev))
 			return RC_OK;
 		rc = attach_backing_file(dev, s->has_backing_size ?
-					 s->backing_size : 0, loop,
+					 s->backing_size : 0,
+					 s->backing_discard, loop,
 					 sizeof(loop), &loopfd);
 		if (rc)
 			return rc;
@@ -141,6 +169,8 @@ int cmd_setup(int argc, char **argv)
 		{ "algorithm-params", required_argument, NULL, 'p' },
 		{ "priority", required_argument, NULL, 'P' },
 		{ "disable-zswap", no_argument, NULL, 'Z' },
+		{ "mode", required_argument, NULL, 'M' },
+		{ "backing-discard", required_argument, NULL, 'G' },
 		{ "no-swapon", no_argument, NULL, 'N' },
 		{ "config", required_argument, NULL, 'c' },
 		{ "system-config", no_argument, NULL, 'C' },
@@ -154,7 +184,8 @@ int cmd_setup(int argc, char **argv)
 		['K'] = "writeback_checksum", ['Q'] = "writeback_batch_size",
 		['E'] = "writeback_encrypt",
 		['p'] = "algorithm_params", ['P'] = "priority",
-		['b'] = "backing_size",
+		['b'] = "backing_size", ['M'] = "mode",
+		['G'] = "backing_discard",
 	};
 	struct settings cli = { 0 }, s = { 0 };
 	char err[PATH_MAX + 128], val[96], sz[32], params[300];
@@ -173,6 +204,7 @@ int cmd_setup(int argc, char **argv)
 		case 's': case 'a': case 'm': case 'B': case 'w': case 'P':
 		case 'b':
 		case 'D': case 'S': case 'K': case 'Q': case 'E':
+		case 'M': case 'G':
 			if (!set_setting(&cli, keys[c], optarg, err, sizeof(err)))
 				return fail(RC_USAGE, "%s", err);
 			break;
@@ -197,6 +229,9 @@ int cmd_setup(int argc, char **argv)
 	if (rc || off)
 		return rc;
 	merge_settings(&s, &cli);
+	rc = zswap_mode(&s);
+	if (rc)
+		return rc;
 	rc = need_root("setup");
 	if (rc)
 		return rc;
@@ -210,7 +245,14 @@ int cmd_setup(int argc, char **argv)
 	if (rc)
 		return rc;
 
-	if (s.has_disable_zswap && s.disable_zswap) {
+	if (s.mode_zswap) {
+		ret = zswap_enabled() ? 0 : write_sys(ZSWAP_ENABLED, "Y");
+		if (ret == -ENOENT)
+			return fail(RC_FAIL, "mode zswap: zswap is not in this kernel");
+		else if (ret)
+			return fail(RC_FAIL, "mode zswap: cannot enable zswap: %s/%s: %s",
+				    sysroot, ZSWAP_ENABLED, strerror(-ret));
+	} else if (s.has_disable_zswap && s.disable_zswap) {
 		ret = write_sys(ZSWAP_ENABLED, "N");
 		if (ret == -ENOENT)
 			printf("zswap is not in this kernel: nothing to disable\n");
@@ -298,6 +340,12 @@ int cmd_setup(int argc, char **argv)
 	if (s.has_writeback_batch_size) {
 		bfmt(val, sizeof(val), "%" PRIu64, s.writeback_batch_size);
 		rc = write_attr_checked("writeback_batch_size", val);
+		if (rc)
+			return rc;
+	}
+	if (s.has_backing_discard) {
+		rc = write_attr_checked("backing_discard",
+					s.backing_discard ? "1" : "0");
 		if (rc)
 			return rc;
 	}

@@ -204,9 +204,12 @@ int cmd_status(int argc, char **argv)
 	if (!d.swap)
 		explain_no_swap();
 	zswap_warning();
-	if (json)
+	if (json) {
 		print_json(&d, cols, ncols);
-	else
+	} else {
 		print_table(&d, cols, ncols, bytes, raw, headings);
+		if (!raw)
+			zswap_front_status();
+	}
 	return RC_OK;
 }

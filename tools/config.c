@@ -17,9 +17,9 @@
 
 /* The keys of ghostswap.conf(5), in the order "config" prints them. */
 const char *const config_keys[N_CONFIG_KEYS] = {
-	"size", "algorithm", "algorithm_params", "compression_algorithm",
-	"mem_limit", "backing_dev",
-	"backing_size", "writeback_limit",
+	"mode", "size", "algorithm", "algorithm_params",
+	"compression_algorithm", "mem_limit", "backing_dev",
+	"backing_size", "backing_discard", "writeback_limit",
 	"writeback_direct", "writeback_shrinker", "writeback_checksum",
 	"writeback_encrypt", "writeback_batch_size", "idle_writeback",
 	"priority", "disable_zswap", "swapon",
@@ -219,8 +219,8 @@ bool set_setting(struct settings *s, const char *key, const char *val,
 		s->has_writeback_limit = true;
 	} else if (!strcmp(key, "writeback_direct")) {
 		if (strcmp(val, "none") && strcmp(val, "huge") &&
-		    strcmp(val, "incompressible")) {
-			bfmt(err, errlen, "bad writeback_direct '%s' (want none, huge or incompressible)", val);
+		    strcmp(val, "incompressible") && strcmp(val, "all")) {
+			bfmt(err, errlen, "bad writeback_direct '%s' (want none, huge, incompressible or all)", val);
 			return false;
 		}
 		bfmt(s->writeback_direct, sizeof(s->writeback_direct), "%s",
@@ -241,6 +241,18 @@ bool set_setting(struct settings *s, const char *key, const char *val,
 			goto bad_bool;
 		s->writeback_encrypt = b;
 		s->has_writeback_encrypt = true;
+	} else if (!strcmp(key, "backing_discard")) {
+		if (!parse_bool(val, &b))
+			goto bad_bool;
+		s->backing_discard = b;
+		s->has_backing_discard = true;
+	} else if (!strcmp(key, "mode")) {
+		if (strcmp(val, "standalone") && strcmp(val, "zswap")) {
+			bfmt(err, errlen, "bad mode '%s' (want standalone or zswap)", val);
+			return false;
+		}
+		s->mode_zswap = !strcmp(val, "zswap");
+		s->has_mode = true;
 	} else if (!strcmp(key, "writeback_batch_size")) {
 		if (!parse_count(val, &s->writeback_batch_size, 1) ||
 		    s->writeback_batch_size > 256) {
@@ -430,6 +442,11 @@ void merge_settings(struct settings *dst, const struct settings *cli)
 	if (cli->has_writeback_batch_size)
 		dst->has_writeback_batch_size = true,
 		dst->writeback_batch_size = cli->writeback_batch_size;
+	if (cli->has_backing_discard)
+		dst->has_backing_discard = true,
+		dst->backing_discard = cli->backing_discard;
+	if (cli->has_mode)
+		dst->has_mode = true, dst->mode_zswap = cli->mode_zswap;
 	if (cli->has_disable_zswap)
 		dst->has_disable_zswap = true,
 		dst->disable_zswap = cli->disable_zswap;

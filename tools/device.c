@@ -195,9 +195,44 @@ bool zswap_enabled(void)
 	       (buf[0] == 'Y' || buf[0] == 'y' || buf[0] == '1');
 }
 
+/* The device set up behind zswap (mode zswap: writeback_direct all). */
+bool zswap_mode_on(void)
+{
+	char buf[96];
+
+	return !read_attr("writeback_direct", buf, sizeof(buf)) &&
+	       strstr(buf, "[all]");
+}
+
+/*
+ * In mode zswap, zswap's pool beside ours: what its debugfs says, if it
+ * can be read.
+ */
+void zswap_front_status(void)
+{
+	char size[32], pages[32], h[16];
+	uint64_t bytes;
+
+	if (!zswap_mode_on())
+		return;
+	if (!zswap_enabled()) {
+		warning("mode zswap, but zswap is off: every page reaches %s uncompressed ('echo Y > /sys/module/zswap/parameters/enabled')",
+			DEV_PATH);
+		return;
+	}
+	if (read_sys(ZSWAP_DEBUG "/pool_total_size", size, sizeof(size)) ||
+	    read_sys(ZSWAP_DEBUG "/stored_pages", pages, sizeof(pages)) ||
+	    !parse_count(size, &bytes, 0)) {
+		printf("zswap in front: on (its pool: mount debugfs and run as root to see it)\n");
+		return;
+	}
+	human_size(bytes, h, sizeof(h));
+	printf("zswap in front: pool %s, %s pages stored\n", h, pages);
+}
+
 void zswap_warning(void)
 {
-	if (zswap_enabled())
+	if (zswap_enabled() && !zswap_mode_on())
 		warning("zswap is enabled: it compresses pages before they reach %s (turn it off: '%s setup --disable-zswap' or 'echo N > /sys/module/zswap/parameters/enabled')",
 		     DEV_PATH, PROG);
 }

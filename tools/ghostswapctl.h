@@ -58,6 +58,7 @@
 #define DEBUG_DIR	"kernel/debug"
 #define CHECK_FILE	"kernel/debug/ghostswap/check"
 #define ZSWAP_ENABLED	"module/zswap/parameters/enabled"
+#define ZSWAP_DEBUG	"kernel/debug/zswap"
 #define PAGE_BYTES	4096ULL
 #define MIN_SIZE	(1ULL << 20)
 #define MAX_SIZE	(0xffffffffULL * PAGE_BYTES)	/* 16 TiB - 4 KiB */
@@ -116,6 +117,8 @@ struct settings {
 	bool has_algorithm_params, has_backing_size;
 	bool has_writeback_checksum, has_writeback_batch_size;
 	bool has_writeback_encrypt, writeback_encrypt;
+	bool has_backing_discard, backing_discard;
+	bool has_mode, mode_zswap;	/* mode: standalone or zswap */
 	uint64_t size, mem_limit, writeback_limit, idle_writeback, backing_size;
 	uint64_t writeback_batch_size;
 	bool writeback_limit_none, writeback_shrinker, writeback_checksum;
@@ -132,7 +135,7 @@ struct settings {
 };
 
 /* The keys of ghostswap.conf(5) (config.c). */
-#define N_CONFIG_KEYS	17
+#define N_CONFIG_KEYS	19
 extern const char *const config_keys[N_CONFIG_KEYS];
 
 /* Where a key of the configuration was set: FILE:LINE and its text. */
@@ -190,6 +193,8 @@ bool each_swap(bool (*fn)(const char *file, long prio, bool ours, void *arg),
 	       void *arg);
 int read_dev_info(struct dev_info *d);
 bool zswap_enabled(void);
+bool zswap_mode_on(void);
+void zswap_front_status(void);
 void zswap_warning(void);
 bool setup_failed(char *why, size_t n);
 uint64_t mem_total(void);
@@ -197,8 +202,8 @@ int wait_node_unlocked(void);
 
 /* loopdev.c */
 bool is_block_device(const char *path);
-int attach_backing_file(const char *path, uint64_t size, char *loop,
-			size_t n, int *loopfd);
+int attach_backing_file(const char *path, uint64_t size, bool sparse,
+			char *loop, size_t n, int *loopfd);
 bool loop_backs_file(const char *dev, const char *path);
 
 /* programs.c */

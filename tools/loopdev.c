@@ -2,7 +2,8 @@
 /*
  * ghostswapctl: a regular file as the backing device. setup creates it
  * (backing_size, allocated with posix_fallocate() so that writeback
- * never meets a full filesystem) and attaches it to a free loop device
+ * never meets a full filesystem; or sparse, for backing_discard, so that
+ * it takes only the blocks of what is written back) and attaches it to a free loop device
  * with direct I/O (no second copy in the page cache) and autoclear: the
  * kernel detaches the loop device by itself when its last user closes
  * it, which is the module letting go of its backing device at reset.
@@ -29,8 +30,11 @@ bool is_block_device(const char *path)
 	return !stat(path, &st) && S_ISBLK(st.st_mode);
 }
 
-/* The file, created at @size bytes if missing (0: it must exist). */
-static int open_backing_file(const char *path, uint64_t size)
+/*
+ * The file, created at @size bytes if missing (0: it must exist):
+ * allocated, or @sparse.
+ */
+static int open_backing_file(const char *path, uint64_t size, bool sparse)
 {
 	struct stat st;
 	int fd, ret;
@@ -52,14 +56,18 @@ static int open_backing_file(const char *path, uint64_t size)
 	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -fail(RC_FAIL, "cannot create %s: %s", path, strerror(errno));
-	ret = posix_fallocate(fd, 0, (off_t)size);
+	if (sparse)
+		ret = ftruncate(fd, (off_t)size) ? errno : 0;
+	else
+		ret = posix_fallocate(fd, 0, (off_t)size);
 	if (ret) {
 		close(fd);
 		unlink(path);
 		return -fail(RC_FAIL, "cannot allocate %" PRIu64 " bytes for %s: %s",
 			     size, path, strerror(ret));
 	}
-	printf("%s: created, %" PRIu64 " bytes\n", path, size);
+	printf("%s: created, %" PRIu64 " bytes%s\n", path, size,
+	       sparse ? ", sparse" : "");
 	return fd;
 }
 
@@ -69,8 +77,8 @@ static int open_backing_file(const char *path, uint64_t size)
  * caller keeps until the module holds the device (autoclear would
  * detach it at the last close). Returns an exit code.
  */
-int attach_backing_file(const char *path, uint64_t size, char *loop,
-			size_t n, int *loopfd)
+int attach_backing_file(const char *path, uint64_t size, bool sparse,
+			char *loop, size_t n, int *loopfd)
 {
 	struct loop_config cfg;
 	int ctl, nr, fd, lfd, tries;
@@ -83,7 +91,7 @@ int attach_backing_file(const char *path, uint64_t size, char *loop,
 		*loopfd = -1;
 		return RC_OK;
 	}
-	fd = open_backing_file(path, size);
+	fd = open_backing_file(path, size, sparse);
 	if (fd < 0)
 		return -fd;
 	ctl = open("/dev/loop-control", O_RDWR | O_CLOEXEC);

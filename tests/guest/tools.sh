@@ -337,6 +337,29 @@ t_ctl_backing_file() {
 	ctl setup --no-swapon --backing-dev /tmp/gs-scratch-mnt/nonexistent.img
 	ctl_expect 2 "does not exist: set backing_size to create it"
 	[ ! -e /tmp/gs-scratch-mnt/nonexistent.img ] || fail "created without a size"
+	# mode zswap: zswap on, a sparse file that grows with what is
+	# written and shrinks as it is freed.
+	if [ -w /sys/module/zswap/parameters/enabled ]; then
+		ctl setup --no-swapon --size 1G --mode zswap \
+			--backing-dev /tmp/gs-scratch-mnt/sparse.img --backing-size 64M
+		[ $rc = 0 ] || fail "setup --mode zswap: exit $rc"
+		[ "$(cat /sys/module/zswap/parameters/enabled)" = Y ] || fail "zswap not on"
+		grep -q '\[all\]' $SYS/writeback_direct || fail "writeback_direct: $(cat $SYS/writeback_direct)"
+		[ "$(cat $SYS/backing_discard)" = 1 ] || fail "backing_discard off"
+		img=/tmp/gs-scratch-mnt/sparse.img
+		[ "$(du -k $img | cut -f1)" -le 64 ] || fail "not sparse: $(du -k $img)"
+		$PAGES write "$DEV" 1 r:2000 >/dev/null || fail "write pages"
+		echo "sparse file after 2000 pages: $(du -k $img | cut -f1) KiB"
+		[ "$(du -k $img | cut -f1)" -ge 7000 ] || fail "the file did not grow: $(du -k $img)"
+		blkdiscard -f -o 4096 "$DEV" || fail blkdiscard
+		sleep 2
+		echo "after a discard of the device: $(du -k $img | cut -f1) KiB"
+		[ "$(du -k $img | cut -f1)" -le 64 ] || fail "the file did not shrink: $(du -k $img)"
+		ctl status
+		grep -q "zswap in front" <<<"$out" || fail "status shows no zswap"
+		ctl reset
+		echo N >/sys/module/zswap/parameters/enabled
+	fi
 }
 
 # Writeback through the tool: a loop device as backing device.

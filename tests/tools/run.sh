@@ -458,9 +458,57 @@ expect "setup: --writeback-batch-size 0" 2 "bad writeback_batch_size '0' (want 1
 ctl setup --writeback-checksum maybe
 expect "setup: bad --writeback-checksum" 2 "bad value 'maybe' for writeback_checksum"
 ctl setup --writeback-direct sometimes
-expect "setup: bad --writeback-direct" 2 "bad writeback_direct 'sometimes' (want none, huge or incompressible)"
+expect "setup: bad --writeback-direct" 2 "bad writeback_direct 'sometimes' (want none, huge, incompressible or all)"
 ctl setup --writeback-shrinker perhaps
 expect "setup: bad --writeback-shrinker" 2 "bad value 'perhaps' for writeback_shrinker"
+
+# mode zswap: zswap turned on, pages stored as they are, discards.
+mkfake "$F"
+for a in writeback_direct backing_discard; do : >"$S/$a"; done
+echo N >"$F/sys/module/zswap/parameters/enabled"
+ctl setup --mode zswap -B /dev/vdb --no-swapon
+same "setup --mode zswap: zswap on, writeback_direct all, backing_discard 1" "$(grep write <<<"$tr")" \
+"write module/zswap/parameters/enabled Y
+write block/ghostswap/backing_dev /dev/vdb
+write block/ghostswap/writeback_direct all
+write block/ghostswap/backing_discard 1"
+mkfake "$F"
+for a in writeback_direct backing_discard; do : >"$S/$a"; done
+echo Y >"$F/sys/module/zswap/parameters/enabled"
+ctl setup --mode zswap --backing-discard no --no-swapon
+same "setup --mode zswap without a backing device; zswap already on" "$rc $(grep write <<<"$tr")" \
+"0 write block/ghostswap/writeback_direct all
+write block/ghostswap/backing_discard 0"
+mkfake "$F"
+echo "none huge incompressible [all]" >"$S/writeback_direct"
+echo Y >"$F/sys/module/zswap/parameters/enabled"
+ctl status
+same "status in mode zswap, debugfs unreadable: said so, no zswap warning" "$rc $(grep zswap <<<"$out$err")" \
+"0 zswap in front: on (its pool: mount debugfs and run as root to see it)"
+mkdir -p "$F/sys/kernel/debug/zswap"
+echo 1048576 >"$F/sys/kernel/debug/zswap/pool_total_size"
+echo 300 >"$F/sys/kernel/debug/zswap/stored_pages"
+ctl status
+same "status in mode zswap: zswap's pool beside ours" "$rc $(grep zswap <<<"$out$err")" \
+"0 zswap in front: pool 1M, 300 pages stored"
+echo N >"$F/sys/module/zswap/parameters/enabled"
+ctl status
+same "status in mode zswap with zswap off: a warning" "$rc $(grep -c 'mode zswap, but zswap is off' <<<"$err")" "0 1"
+mkfake "$F"
+for a in writeback_direct backing_discard; do : >"$S/$a"; done
+echo N >"$F/sys/module/zswap/parameters/enabled"
+ctl setup --mode zswap -Z --no-swapon
+same "setup --mode zswap overrides --disable-zswap" "$rc $(grep -c 'disable_zswap is ignored' <<<"$out") $(cat "$F/sys/module/zswap/parameters/enabled")" "0 1 Y"
+ctl setup --mode zswap --writeback-direct huge
+expect "setup: --mode zswap with another writeback_direct" 2 "mode zswap stores pages as they are: writeback_direct must be all, not huge"
+ctl setup --mode zram
+expect "setup: bad --mode" 2 "bad mode 'zram' (want standalone or zswap)"
+ctl setup --backing-discard sometimes
+expect "setup: bad --backing-discard" 2 "bad value 'sometimes' for backing_discard"
+mkfake "$F"
+rm -rf "$F/sys/module/zswap"
+ctl setup --mode zswap --no-swapon
+expect "setup --mode zswap: a kernel without zswap" 1 "mode zswap: zswap is not in this kernel"
 
 mkfake "$F"
 echo /dev/vdb >"$S/backing_dev"
@@ -1414,7 +1462,7 @@ for c in $("$CTL" --help | sed -n '/^Columns/,/^$/p' | awk 'NR > 2 && NF { print
 done
 same "ghostswapctl(8) describes every column of --help" "$miss" ""
 miss=
-for k in size algorithm algorithm_params compression_algorithm mem_limit backing_dev backing_size priority disable_zswap swapon \
+for k in mode size algorithm algorithm_params compression_algorithm mem_limit backing_dev backing_size backing_discard priority disable_zswap swapon \
 	writeback_limit writeback_direct writeback_shrinker writeback_checksum \
 	writeback_encrypt writeback_batch_size idle_writeback; do
 	grep -q "^\.BI $k " "$top/man/ghostswap.conf.5" || miss="$miss man:$k"
@@ -1425,7 +1473,8 @@ miss=
 for a in disksize comp_algorithm mem_limit mem_used_max compact reset mm_stat \
 	io_stat cluster_stat backing_dev writeback idle writeback_limit \
 	writeback_limit_enable writeback_direct writeback_shrinker backing_compact \
-	writeback_checksum writeback_encrypt writeback_batch_size initstate bd_stat; do
+	writeback_checksum writeback_encrypt writeback_batch_size initstate bd_stat \
+	backing_discard; do
 	grep -q "^\.BR $a \"" "$top/man/ghostswap.4" || miss="$miss $a"
 done
 same "ghostswap(4) documents every sysfs file" "$miss" ""
