@@ -444,8 +444,7 @@ b_fio() {
 		for qd in 1 32; do
 			for nj in 1 2; do
 				for ((rep = 1; rep <= REPS; rep++)); do
-					for drv in $(drivers_order $rep ghostswap ghostswap-nosum \
-			     ghostswap-encrypt zram); do
+					for drv in $(drivers_order $rep ghostswap zram); do
 						dev=$DEV
 						[ $drv = zram ] && dev=/dev/zram0
 						f=fio/$drv-$rw-qd$qd-j$nj-$rep.json
