@@ -153,7 +153,7 @@ def shape(rows, host, resdir):
     res = {"host": host, "env": {}, "env_lts": {}, "static_lts": [],
            "static": [], "meta": [], "ratio": [],
            "ratio_swap": [], "workload": [], "fio": [], "writeback": {},
-           "comp": [], "comp_recomp": [], "comp_dict": {},
+           "comp": [], "comp_recomp": [], "comp_dict": {}, "zswap": [],
            "profile": {}, "errors": [], "time": {}}
     wb_runs = []
     for r in rows:
@@ -172,7 +172,7 @@ def shape(rows, host, resdir):
         elif sec == "time":
             res["time"][r["name"]] = r["seconds"]
         elif sec in ("static", "meta", "ratio", "workload", "ratio_swap",
-                     "comp", "comp_recomp"):
+                     "comp", "comp_recomp", "zswap"):
             res[sec].append(r)
         elif sec == "comp_dict":
             res["comp_dict"] = r
@@ -200,6 +200,7 @@ def shape(rows, host, resdir):
                                  ("driver", "mix", "overcommit"))
     res["ratio_swap"] = merge_runs(res["ratio_swap"], ("driver", "alg"))
     res["comp"] = merge_runs(res["comp"], ("variant", "mix"))
+    res["zswap"] = merge_runs(res["zswap"], ("driver", "mix"))
     res["fio"] = merge_runs(res["fio"],
                             ("driver", "rw", "iodepth", "numjobs"))
     for m in merge_runs(wb_runs, ("driver",)):
@@ -449,6 +450,54 @@ def t_workload(res):
                    (res["workload"][0]["limit_mib"] if res["workload"] else "?"),
                    (wl_get(res["workload"][0], "passes")
                     if res["workload"] else "?"), runs))
+    return out
+
+
+ZSWAP_DRIVERS = (
+    ("zswap-gs", "zswap + ghostswap (mode zswap, 1 TiB, sparse file)"),
+    ("zswap", "zswap + swap file (1.5 GiB, allocated)"),
+    ("ghostswap", "ghostswap alone"),
+    ("zram", "zram"),
+)
+
+
+def t_zswap(res):
+    out = ["| mix | set-up | MiB/s | vs zswap + swap file | peak memory "
+           "| data/memory | disk at the peak | disk after exit | verified |",
+           "|---|---|---|---|---|---|---|---|---|"]
+    for mix in ("zero-heavy", "text", "random"):
+        zf = find(res["zswap"], driver="zswap", mix=mix)
+        zthr = wl_get(zf, "mib_s") if zf else None
+        for drv, label in ZSWAP_DRIVERS:
+            r = find(res["zswap"], driver=drv, mix=mix)
+            if not r:
+                continue
+            thr = wl_get(r, "mib_s")
+            ok = r.get("rc") == 0 and wl_get(r, "bad_pages") == 0
+            if r.get("rc") == 137 and not wl_get(r, "bad_pages"):
+                verdict = "OOM-killed"
+            else:
+                verdict = "yes" if ok else "**NO (rc %s)**" % r.get("rc")
+            mem = (r.get("peak_pool") or 0) + (r.get("peak_meta") or 0)
+            disk = drv in ("zswap", "zswap-gs")
+            out.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                mix, label, with_spread(thr, r, "%.1f"),
+                fmt_ratio(ratio(thr, zthr)) if drv != "zswap" else "",
+                fmt_bytes(mem) if r.get("peak_orig") else "-",
+                fmt_ratio(peak_ratio(r)),
+                fmt_bytes(r.get("disk_peak_kib", 0) * 1024) if disk else "-",
+                fmt_bytes(r.get("disk_after_kib", 0) * 1024) if disk else "-",
+                verdict))
+    out.append("")
+    out.append("The swap workload (usemem, 2x a 64 MiB cgroup) with zswap "
+               "in front of a swap file allocated in full, and in front of "
+               "ghostswap in mode zswap (`writeback_direct = all`, "
+               "`backing_discard`, a 1 TiB sparse file on the same ext4), "
+               "against ghostswap alone and zram; medians of the runs, "
+               "set-ups in rotating order. *peak memory*: pool + metadata "
+               "at the fullest moment (zswap + ghostswap: both); *disk*: "
+               "blocks allocated (du) at the peak and 2 s after the "
+               "workload exited.")
     return out
 
 
@@ -786,6 +835,8 @@ def report(res, made, resdir):
         for img in ("workload_p50.png", "workload_p99.png"):
             if img in made:
                 md.extend(["", "![%s](%s)" % (img, img)])
+    if res["zswap"]:
+        sec("zswap in front", t_zswap(res))
     if res["comp"] or res["comp_recomp"]:
         sec("Compression engine", t_comp(res))
     if res["fio"]:

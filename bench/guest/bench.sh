@@ -9,7 +9,7 @@
 # and the run goes on.
 #
 # usage: bench.sh [SECTION ...]   (default: all, in order)
-#   sections: static meta ratio workload comp fio writeback profile
+#   sections: static meta ratio workload zswap comp fio writeback profile
 # Environment: BENCH_QUICK=1 shrinks every workload (a smoke run);
 # BENCH_DRIVERS: the swap workload's drivers (ghostswap zram zswap).
 set -u
@@ -241,6 +241,8 @@ b_ratio() {
 # ------------------------------------------------------- swap workloads
 
 SWAPFILE=/tmp/gsbench/swapfile
+GSBACK=/tmp/gsbench/gs-backing.img
+GSLOOP=
 swapfile_setup() {
 	local d
 	mountpoint -q /tmp/gsbench && return 0
@@ -251,11 +253,23 @@ swapfile_setup() {
 }
 
 # swap_only DRIVER ALG: exactly one swap device on, zswap on only for
-# zswap. ghostswap keeps its default disksize.
+# zswap. ghostswap keeps its default disksize. zswap-gs: zswap in front of
+# a 1 TiB ghostswap in mode zswap (pages kept as they are, on a sparse
+# file on the swap file's filesystem, discarded as they are freed).
 swap_only() {
 	swapoff -a 2>/dev/null
 	echo N >$ZSW/enabled
 	case $1 in
+	zswap-gs)
+		swapfile_setup && gs_fresh && rm -f $GSBACK &&
+			truncate -s 1T $GSBACK &&
+			GSLOOP=$(losetup --find --show --direct-io=on $GSBACK) &&
+			sysfs_write $SYS/backing_dev "$GSLOOP" &&
+			sysfs_write $SYS/backing_discard 1 &&
+			sysfs_write $SYS/writeback_direct all &&
+			sysfs_write $SYS/disksize 1T && mkswap $DEV >/dev/null &&
+			echo "$2" >$ZSW/compressor && echo Y >$ZSW/shrinker_enabled &&
+			echo Y >$ZSW/enabled && swapon $DEV ;;
 	ghostswap)
 		# GS_SETUP: more configuration before swapon (sysfs writes).
 		gs_fresh "$2" && sysfs_write $SYS/disksize 64G &&
@@ -290,6 +304,23 @@ driver_mem() {
 		# still knows it by name.
 		sz=$(cat /sys/kernel/slab/zswap_entry/slab_size 2>/dev/null || echo 0)
 		echo "$((n * 4096)) $(cat $ZDBG/pool_total_size) $((n * sz))" ;;
+	zswap-gs)
+		# Both: zswap's pool and entries, ghostswap's (its pages on the
+		# backing file count as data, not memory) and its tier's.
+		local z g
+		read -r -a z <<<"$(driver_mem zswap)"
+		read -r -a g <<<"$(driver_mem ghostswap)"
+		echo "$((z[0] + g[0])) $((z[1] + g[1])) $((z[2] + g[2] + $(awk '{ print $5 }' $SYS/bd_stat)))" ;;
+	esac
+}
+
+# The disk a driver takes now, KiB: the swap file's allocated blocks, or
+# the sparse backing file's (zswap-gs); 0 for the others.
+disk_kib() {
+	case $1 in
+	zswap) du -k $SWAPFILE | cut -f1 ;;
+	zswap-gs) du -k $GSBACK | cut -f1 ;;
+	*) echo 0 ;;
 	esac
 }
 
@@ -298,24 +329,31 @@ driver_mem() {
 workload_one() {
 	local drv=$1 name=$2 mix=$3 lim=$4 oc=$5 alg=${6:-lz4} sec=${7:-workload}
 	local cg=/sys/fs/cgroup/gsbench sampler res rc o=0 p=0 m=0 wb0=0 wb1=0 sw0 sw1
+	local dsampler dpeak=0 dafter
 	swap_only $drv $alg || {
 		jl section=$sec driver=$drv mix=$name alg=$alg fail="swapon failed"
 		return 1
 	}
-	[ $drv = zswap ] && wb0=$(cat $ZDBG/written_back_pages)
+	[[ $drv = zswap* ]] && wb0=$(cat $ZDBG/written_back_pages)
 	sw0=$(awk '$1 == "pswpout" { print $2 }' /proc/vmstat)
 	mkdir -p $cg
 	echo $((lim << 20)) >$cg/memory.max
-	rm -f /tmp/peak
+	rm -f /tmp/peak /tmp/diskpeak
 	sample_peak /tmp/peak 0.5 driver_mem $drv &
 	sampler=$!
+	sample_peak /tmp/diskpeak 0.5 disk_kib $drv &
+	dsampler=$!
 	res=$(sh -c "echo \$\$ >$cg/cgroup.procs && exec usemem $((lim * oc)) $PASSES $mix 7")
 	rc=$?
-	kill $sampler
-	wait $sampler 2>/dev/null
+	kill $sampler $dsampler
+	wait $sampler $dsampler 2>/dev/null
+	# The workload is gone and its slots freed: discards follow.
+	sleep 2
+	dafter=$(disk_kib $drv)
 	sw1=$(awk '$1 == "pswpout" { print $2 }' /proc/vmstat)
-	[ $drv = zswap ] && wb1=$(cat $ZDBG/written_back_pages)
+	[[ $drv = zswap* ]] && wb1=$(cat $ZDBG/written_back_pages)
 	[ -s /tmp/peak ] && read -r o p m </tmp/peak
+	[ -s /tmp/diskpeak ] && read -r dpeak </tmp/diskpeak
 	rmdir $cg
 	[ -n "$res" ] || res=null
 	# ghostswap: compressions, pages stored, the heuristic's (comp_stat).
@@ -325,8 +363,15 @@ workload_one() {
 		overcommit=$oc limit_mib=$lim \
 		rep=${REP:-1} alg=$alg rc=$rc peak_orig=$o peak_pool=$p peak_meta=$m \
 		pswpout=$((sw1 - sw0)) zswap_written_back=$((wb1 - wb0)) \
+		disk_peak_kib=$dpeak disk_after_kib=$dafter \
 		comp_stat="$cs" result="$res"
 	swapoff -a
+	if [ $drv = zswap-gs ]; then
+		echo N >$ZSW/enabled
+		gs_fresh
+		losetup -d "$GSLOOP"
+		rm -f $GSBACK
+	fi
 }
 
 # drivers_order REP D1 D2 ...: the drivers, rotated by REP, so that no
@@ -353,6 +398,27 @@ b_workload() {
 					log "workload $drv $name ${oc}x #$rep"
 					REP=$rep workload_one $drv $name $mix $lim $oc
 				done
+			done
+		done
+	done
+	echo N >$ZSW/enabled
+}
+
+# ------------------------------------------------------- zswap in front
+
+# Mode zswap against zswap with a swap file, ghostswap alone and zram, on
+# the swap workload: throughput, memory at the fullest, and the disk
+# blocks taken at the peak and once the workload is gone.
+b_zswap() {
+	local lim=64 drv name mix oc=2 rep
+	PASSES=2
+	[ "$QUICK" = 1 ] && lim=32 PASSES=1
+	for name in zero-heavy:zzzst text:t random:r; do
+		mix=${name#*:} name=${name%%:*}
+		for ((rep = 1; rep <= REPS; rep++)); do
+			for drv in $(drivers_order $rep zswap-gs zswap ghostswap zram); do
+				log "zswap $drv $name ${oc}x #$rep"
+				REP=$rep workload_one $drv $name $mix $lim $oc lz4 zswap
 			done
 		done
 	done
@@ -571,7 +637,7 @@ jl section=env kernel="$(uname -r)" cpus=$(nproc) \
 	zswap_max_pool_percent=$(cat $ZSW/max_pool_percent) \
 	zswap_shrinker_default=$(cat $ZSW/shrinker_enabled 2>/dev/null || echo null) \
 	reps=$REPS
-for s in ${*:-static meta ratio workload comp fio writeback profile}; do
+for s in ${*:-static meta ratio workload zswap comp fio writeback profile}; do
 	log "section $s"
 	t0=$(secs)
 	if ! "b_$s" >"$OUT/section-$s.log" 2>&1; then

@@ -119,6 +119,11 @@ def fixture(d):
         {"section": "writeback", "driver": "ghostswap-encrypt",
          "pages": 25600, "seconds": 4.0},
         {"section": "comp_dict", "bytes": 65536},
+        dict(workload("zswap-gs", "text", 2, 30.0, 100.0), section="zswap",
+             peak_meta=10 << 20, disk_peak_kib=81920, disk_after_kib=4),
+        dict(workload("zswap", "text", 2, 20.0, 100.0), section="zswap",
+             peak_meta=10 << 20, disk_peak_kib=1572864,
+             disk_after_kib=1572864),
         dict(workload("ghostswap", "text", 3, 10.0, 100.0), section="comp",
              variant="gs-dict", alg="zstd", peak_orig=300, peak_pool=100,
              peak_meta=20, comp_stat=[90, 100, 0]),
@@ -221,6 +226,13 @@ def main():
         check("workload: a run with bad pages is flagged",
               "| text | 2x | zswap | 15.0 | 2.00 |" in md and
               "**NO (rc 1)**" in md, md)
+        check("zswap in front: throughput against zswap + swap file, disk "
+              "blocks at the peak and after",
+              "| text | zswap + ghostswap (mode zswap, 1 TiB, sparse file) "
+              "| 30.0 | 1.50 | 50.0 MiB | 2.00 | 80.0 MiB | 4.0 KiB | yes |"
+              in md and "| text | zswap + swap file (1.5 GiB, allocated) "
+              "| 20.0 |  | 50.0 MiB | 2.00 | 1.5 GiB | 1.5 GiB | yes |" in md,
+              md)
         # data/memory 300/120 = 2.50 against zram's 300/200 = 1.50.
         check("comp: zstd with a dictionary against zram's zstd",
               "| text | ghostswap zstd + dictionary | 3.00 | 2.50 | 1.67 |"
