@@ -261,6 +261,7 @@ swap_only() {
 	echo N >$ZSW/enabled
 	case $1 in
 	zswap-gs)
+		modprobe loop 2>/dev/null
 		swapfile_setup && gs_fresh && rm -f $GSBACK &&
 			truncate -s 1T $GSBACK &&
 			GSLOOP=$(losetup --find --show --direct-io=on $GSBACK) &&

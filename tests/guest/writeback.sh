@@ -336,6 +336,36 @@ t_wb_workload() {
 	sysw $SYS/reset 1 ok
 }
 
+# writeback_direct=all behind zswap without a backing device: what zswap
+# rejects or writes back is kept in the pool as it is (RAW, a full page
+# each), never compressed again, and every page verified.
+t_zswap_pool() {
+	local cg=/sys/fs/cgroup/gs-zswap zs=/sys/module/zswap/parameters rc c0
+	[ -w $zs/enabled ] || fail "no zswap in this kernel"
+	swapoff $DEV 2>/dev/null
+	sysw $SYS/reset 1 ok
+	sysw $SYS/writeback_direct all ok
+	sysw $SYS/disksize 1T ok
+	c0=$(awk '{ print $1 }' $SYS/comp_stat)
+	mkswap $DEV >/dev/null && swapon $DEV || fail swapon
+	echo 1 >$zs/enabled || fail "zswap on"
+	mkdir -p $cg
+	echo $(($(wl_limit 32) << 20)) >$cg/memory.max
+	echo $((8 << 20)) >$cg/memory.zswap.max
+	(echo $BASHPID >$cg/cgroup.procs && exec gsverify "$(wl 64)" 2 29 tr)
+	rc=$?
+	echo "memcg: $(grep -E '^(zswpout|zswpin|pswpin|pswpout) ' $cg/memory.stat | tr '\n' ' ')"
+	rmdir $cg
+	echo 0 >$zs/enabled
+	cat $SYS/mm_stat $SYS/comp_stat
+	[ $rc = 0 ] || fail "gsverify with zswap in front"
+	[ "$(mstat huge_since)" -gt 1000 ] || fail "few pages reached ghostswap: $(mstat huge_since) stored as they are"
+	[ "$(awk '{ print $1 }' $SYS/comp_stat)" = "$c0" ] || fail "pages were compressed again: $(cat $SYS/comp_stat)"
+	gs_check
+	swapoff $DEV || fail swapoff
+	sysw $SYS/reset 1 ok
+}
+
 # backing_discard and writeback_direct=all behind zswap: zswap on in front
 # (its pool capped per cgroup, so pages do reach us), ghostswap storing
 # what reaches it uncompressed on a sparse file (a loop device with direct
@@ -351,6 +381,7 @@ t_wb_zswap_sparse() {
 	mkfs.ext4 -q -F "$disk" && mkdir -p $mnt && mount "$disk" $mnt ||
 		fail "ext4 on $disk"
 	f=$mnt/backing.img
+	modprobe loop 2>/dev/null
 	truncate -s 8G $f && loop=$(losetup --find --show --direct-io=on $f) ||
 		fail "loop device on $f"
 	sysw $SYS/backing_discard 1 "No such device"
