@@ -336,27 +336,38 @@ t_wb_workload() {
 	sysw $SYS/reset 1 ok
 }
 
+# zswap_gsverify DATA_MIB SEED: zswap on, a verified workload of
+# DATA_MIB in a 32 MiB cgroup whose zswap pool is capped at 8 MiB (so
+# that pages reach the swap device), zswap off again. Returns gsverify's
+# status.
+zswap_gsverify() {
+	local cg=/sys/fs/cgroup/gs-zswap zs=/sys/module/zswap/parameters rc
+	echo 1 >$zs/enabled || return 1
+	mkdir -p $cg
+	echo $(($(wl_limit 32) << 20)) >$cg/memory.max
+	echo $((8 << 20)) >$cg/memory.zswap.max
+	(echo $BASHPID >$cg/cgroup.procs && exec gsverify "$(wl "$1")" 2 "$2" tr)
+	rc=$?
+	echo "memcg: $(grep -E '^(zswpout|zswpin|pswpin|pswpout) ' $cg/memory.stat | tr '\n' ' ')"
+	rmdir $cg
+	echo 0 >$zs/enabled
+	return $rc
+}
+
 # writeback_direct=all behind zswap without a backing device: what zswap
 # rejects or writes back is kept in the pool as it is (RAW, a full page
 # each), never compressed again, and every page verified.
 t_zswap_pool() {
-	local cg=/sys/fs/cgroup/gs-zswap zs=/sys/module/zswap/parameters rc c0
-	[ -w $zs/enabled ] || fail "no zswap in this kernel"
+	local rc c0
+	[ -w /sys/module/zswap/parameters/enabled ] || fail "no zswap in this kernel"
 	swapoff $DEV 2>/dev/null
 	sysw $SYS/reset 1 ok
 	sysw $SYS/writeback_direct all ok
 	sysw $SYS/disksize 1T ok
 	c0=$(awk '{ print $1 }' $SYS/comp_stat)
 	mkswap $DEV >/dev/null && swapon $DEV || fail swapon
-	echo 1 >$zs/enabled || fail "zswap on"
-	mkdir -p $cg
-	echo $(($(wl_limit 32) << 20)) >$cg/memory.max
-	echo $((8 << 20)) >$cg/memory.zswap.max
-	(echo $BASHPID >$cg/cgroup.procs && exec gsverify "$(wl 64)" 2 29 tr)
+	zswap_gsverify 64 29
 	rc=$?
-	echo "memcg: $(grep -E '^(zswpout|zswpin|pswpin|pswpout) ' $cg/memory.stat | tr '\n' ' ')"
-	rmdir $cg
-	echo 0 >$zs/enabled
 	cat $SYS/mm_stat $SYS/comp_stat
 	[ $rc = 0 ] || fail "gsverify with zswap in front"
 	[ "$(mstat huge_since)" -gt 1000 ] || fail "few pages reached ghostswap: $(mstat huge_since) stored as they are"
@@ -372,7 +383,7 @@ t_zswap_pool() {
 # I/O on ext4); every page verified, and the file's blocks given back as
 # slots are freed.
 t_wb_zswap_sparse() {
-	local disk mnt=/tmp/gs-sparse f loop cg=/sys/fs/cgroup/gs-zswap rc
+	local disk mnt=/tmp/gs-sparse f loop rc
 	local zs=/sys/module/zswap/parameters kib peak=0 c0 sampler
 	[ -w $zs/enabled ] || fail "no zswap in this kernel"
 	disk=$(vdisk gsback) || fail "no backing disk"
@@ -392,18 +403,11 @@ t_wb_zswap_sparse() {
 	grep -q '\[all\]' $SYS/writeback_direct || fail "writeback_direct: $(cat $SYS/writeback_direct)"
 	c0=$(awk '{ print $1 }' $SYS/comp_stat)
 	mkswap $DEV >/dev/null && swapon $DEV || fail swapon
-	echo 1 >$zs/enabled || fail "zswap on"
 	(while :; do du -k $f | cut -f1; sleep 0.5; done >/tmp/gs-sparse.du) &
 	sampler=$!
-	mkdir -p $cg
-	echo $(($(wl_limit 32) << 20)) >$cg/memory.max
-	echo $((8 << 20)) >$cg/memory.zswap.max
-	(echo $BASHPID >$cg/cgroup.procs && exec gsverify "$(wl 96)" 2 23 tr)
+	zswap_gsverify 96 23
 	rc=$?
-	echo "memcg: $(grep -E '^(zswpout|zswpin|pswpin|pswpout) ' $cg/memory.stat | tr '\n' ' ')"
-	rmdir $cg
 	kill $sampler; wait $sampler 2>/dev/null
-	echo 0 >$zs/enabled
 	peak=$(sort -n /tmp/gs-sparse.du | tail -n 1)
 	cat $SYS/mm_stat $SYS/bd_stat $SYS/comp_stat
 	echo "backing file at the peak: ${peak} KiB allocated of 8 GiB"
