@@ -101,6 +101,16 @@ struct gs_kbk {
 	struct gs_bk_io *held_io;
 	struct page *held_page;
 	u64 held_slot;
+	/*
+	 * Writes started without waiting (submit_write): done at once,
+	 * or, with defer_writes, held until gs_kbk_end_write().
+	 */
+	atomic_t submit_writes;
+	bool defer_writes;
+	struct gs_bk_io *held_wio;
+	struct page *held_pages[32];
+	unsigned int held_nr;
+	u64 held_wslot;
 	/* Discards: requests, slots; each waits for the gate if set. */
 	atomic_t discards;
 	atomic_t discarded;
@@ -176,6 +186,56 @@ static inline void gs_kbk_end_read(struct gs_backing *bk)
 	io->end(io);
 }
 
+/* Write @nr whole pages through gs_kbk_write(). */
+static inline int gs_kbk_write_pages(struct gs_backing *bk, u64 slot,
+				     struct page *const *pages,
+				     unsigned int nr)
+{
+	void *bufs[32];
+	unsigned int i;
+
+	if (WARN_ON(nr > ARRAY_SIZE(bufs)))
+		return -EIO;
+	for (i = 0; i < nr; i++)
+		bufs[i] = page_address(pages[i]);
+	return gs_kbk_write(bk, slot, bufs, nr);
+}
+
+static inline int gs_kbk_submit_write(struct gs_backing *bk, u64 slot,
+				      struct page *const *pages,
+				      unsigned int nr, struct gs_bk_io *io)
+{
+	struct gs_kbk *k = bk->priv;
+
+	atomic_inc(&k->submit_writes);
+	if (k->defer_writes) {
+		if (WARN_ON(k->held_wio || nr > ARRAY_SIZE(k->held_pages)))
+			return -EAGAIN;
+		k->held_wio = io;
+		memcpy(k->held_pages, pages, nr * sizeof(*pages));
+		k->held_nr = nr;
+		k->held_wslot = slot;
+		return 0;
+	}
+	io->err = gs_kbk_write_pages(bk, slot, pages, nr);
+	io->end(io);
+	return 0;
+}
+
+/* Do the write held by defer_writes now, and end it. */
+static inline void gs_kbk_end_write(struct gs_backing *bk)
+{
+	struct gs_kbk *k = bk->priv;
+	struct gs_bk_io *io = k->held_wio;
+
+	if (WARN_ON(!io))
+		return;
+	k->held_wio = NULL;
+	io->err = gs_kbk_write_pages(bk, k->held_wslot, k->held_pages,
+				     k->held_nr);
+	io->end(io);
+}
+
 /* A discarded slot reads as 0x5a bytes. */
 static inline int gs_kbk_discard(struct gs_backing *bk, u64 slot, u64 nr)
 {
@@ -205,6 +265,7 @@ static const struct gs_backing_ops gs_kbk_ops = {
 	.write = gs_kbk_write,
 	.read = gs_kbk_read,
 	.read_start = gs_kbk_read_start,
+	.submit_write = gs_kbk_submit_write,
 	.discard = gs_kbk_discard,
 	.release = gs_kbk_release,
 };

@@ -90,8 +90,10 @@ void gs_backing_destroy(struct gs_backing *bk)
 	kfree(bk);
 }
 
-int gs_backing_alloc(struct gs_backing *bk, const u64 *owners,
-		     unsigned int nr, u64 *first, u64 below, bool low)
+/* gs_backing_alloc() with alloc_lock held; @gfp for new clusters. */
+static int __gs_backing_alloc(struct gs_backing *bk, const u64 *owners,
+			      unsigned int nr, u64 *first, u64 below, bool low,
+			      gfp_t gfp)
 {
 	u64 end = min(bk->nr_slots, below), pos, start, base;
 	struct gs_bk_cluster *bc, *new = NULL;
@@ -100,9 +102,9 @@ int gs_backing_alloc(struct gs_backing *bk, const u64 *owners,
 	unsigned long ci;
 	int got = 0, ret;
 
+	lockdep_assert_held(&bk->alloc_lock);
 	if (!nr || !end)
 		return 0;
-	mutex_lock(&bk->alloc_lock);
 	pos = low ? 0 : bk->cursor;
 	if (pos >= end)
 		pos = 0;
@@ -127,15 +129,14 @@ int gs_backing_alloc(struct gs_backing *bk, const u64 *owners,
 			 */
 			if (!new) {
 				new = kmem_cache_zalloc(gs_bk_cluster_cache,
-							GFP_NOIO |
-							__GFP_NOWARN);
+							gfp | __GFP_NOWARN);
 				if (!new) {
 					got = -ENOMEM;
 					break;
 				}
 			}
 			ret = xa_insert(&bk->clusters, ci, new,
-					GFP_NOIO | __GFP_NOWARN);
+					gfp | __GFP_NOWARN);
 			if (ret == -ENOMEM) {
 				got = -ENOMEM;
 				break;
@@ -175,9 +176,32 @@ int gs_backing_alloc(struct gs_backing *bk, const u64 *owners,
 			wrapped = true;
 		}
 	}
-	mutex_unlock(&bk->alloc_lock);
 	if (new)
 		kmem_cache_free(gs_bk_cluster_cache, new);
+	return got;
+}
+
+int gs_backing_alloc(struct gs_backing *bk, const u64 *owners,
+		     unsigned int nr, u64 *first, u64 below, bool low)
+{
+	int got;
+
+	mutex_lock(&bk->alloc_lock);
+	got = __gs_backing_alloc(bk, owners, nr, first, below, low, GFP_NOIO);
+	mutex_unlock(&bk->alloc_lock);
+	return got;
+}
+
+int gs_backing_alloc_nowait(struct gs_backing *bk, const u64 *owners,
+			    unsigned int nr, u64 *first)
+{
+	int got;
+
+	if (!mutex_trylock(&bk->alloc_lock))
+		return -EAGAIN;
+	got = __gs_backing_alloc(bk, owners, nr, first, U64_MAX, false,
+				 GFP_NOWAIT);
+	mutex_unlock(&bk->alloc_lock);
 	return got;
 }
 
@@ -426,6 +450,16 @@ int gs_backing_write_wait(struct gs_bk_io *io)
 	return io->err;
 }
 
+int gs_backing_submit_write(struct gs_backing *bk, u64 slot,
+			    struct page *const *pages, unsigned int nr,
+			    struct gs_bk_io *io)
+{
+	if (!bk->ops->submit_write || WARN_ON_ONCE(!io->end))
+		return -EAGAIN;
+	io->err = 0;
+	return bk->ops->submit_write(bk, slot, pages, nr, io);
+}
+
 int gs_backing_read_start(struct gs_backing *bk, u64 slot, struct page *page,
 			  struct gs_bk_io *io)
 {
@@ -591,6 +625,29 @@ static int gs_bdev_read_start(struct gs_backing *bk, u64 slot,
 	return 0;
 }
 
+/* From a submit path, as gs_bdev_read_start(). */
+static int gs_bdev_submit_write(struct gs_backing *bk, u64 slot,
+				struct page *const *pages, unsigned int nr,
+				struct gs_bk_io *io)
+{
+	struct bio *bio;
+	unsigned int i;
+
+	if (WARN_ON_ONCE(!nr || nr > BIO_MAX_VECS))
+		return -EINVAL;
+	bio = bio_alloc_bioset(file_bdev(bk->bdev_file), nr, REQ_OP_WRITE,
+			       GFP_NOWAIT | __GFP_NOWARN, &bk->bio_set);
+	if (!bio)
+		return -EAGAIN;
+	bio->bi_iter.bi_sector = slot << (PAGE_SHIFT - SECTOR_SHIFT);
+	for (i = 0; i < nr; i++)
+		__bio_add_page(bio, pages[i], PAGE_SIZE, 0);
+	bio->bi_private = io;
+	bio->bi_end_io = gs_bdev_end_io;
+	submit_bio(bio);
+	return 0;
+}
+
 static int gs_bdev_discard(struct gs_backing *bk, u64 slot, u64 nr)
 {
 	return blkdev_issue_discard(file_bdev(bk->bdev_file),
@@ -614,6 +671,7 @@ static const struct gs_backing_ops gs_bdev_ops = {
 	.write_start = gs_bdev_write_start,
 	.read = gs_bdev_read,
 	.read_start = gs_bdev_read_start,
+	.submit_write = gs_bdev_submit_write,
 	.discard = gs_bdev_discard,
 	.can_discard = gs_bdev_can_discard,
 	.release = gs_bdev_release,

@@ -67,6 +67,15 @@ struct gs_backing_ops {
 	int (*read_start)(struct gs_backing *bk, u64 slot, struct page *page,
 			  struct gs_bk_io *io);
 	/*
+	 * Optional: start writing the @nr whole pages @pages to slots
+	 * @slot.. and return at once, or -EAGAIN if that cannot be done
+	 * without waiting; io->end(io) is called when it is done, in any
+	 * context. From a submit path, as read_start.
+	 */
+	int (*submit_write)(struct gs_backing *bk, u64 slot,
+			    struct page *const *pages, unsigned int nr,
+			    struct gs_bk_io *io);
+	/*
 	 * Optional: tell the device that @nr slots from @slot hold nothing
 	 * (a sparse file gives the space back). May sleep.
 	 */
@@ -156,6 +165,14 @@ void gs_backing_destroy(struct gs_backing *bk);
 int gs_backing_alloc(struct gs_backing *bk, const u64 *owners,
 		     unsigned int nr, u64 *first, u64 below, bool low);
 /*
+ * The same, without waiting for anything (from a submit path), anywhere
+ * after the last allocation: -EAGAIN if another allocation holds the
+ * lock, -ENOMEM if a reverse map cluster is needed and memory is not at
+ * hand at once.
+ */
+int gs_backing_alloc_nowait(struct gs_backing *bk, const u64 *owners,
+			    unsigned int nr, u64 *first);
+/*
  * Free one slot. Never sleeps. With discard on, the slot is discarded
  * shortly after, and only then handed out again.
  */
@@ -214,6 +231,15 @@ int gs_backing_write_wait(struct gs_bk_io *io);
  */
 int gs_backing_read_start(struct gs_backing *bk, u64 slot, struct page *page,
 			  struct gs_bk_io *io);
+/*
+ * Start writing the whole pages @pages to slots @slot.. (at most
+ * BIO_MAX_VECS); @io->end(@io) (which must be set) is called when it is
+ * done, in any context. Returns 0, or -EAGAIN if the store cannot start
+ * a write without waiting (then nothing was started). For a submit path.
+ */
+int gs_backing_submit_write(struct gs_backing *bk, u64 slot,
+			    struct page *const *pages, unsigned int nr,
+			    struct gs_bk_io *io);
 /*
  * Highest slot in use, or U64_MAX if none. May sleep: the reverse map's
  * lock is held for one cluster's scan, or GS_BK_SKIP_BATCH lookups of

@@ -87,18 +87,68 @@ static int gs_slot_rw(struct gs_store *s, u64 slot, void *p, bool write,
 			gs_store_read(s, slot, p);
 }
 
-/* A read started by gs_store_read_start() has ended: one less to wait for. */
-static void gs_read_end(void *arg, int err)
+/*
+ * A read or write started without waiting (gs_store_read_start(),
+ * gs_store_write_start()) has ended: one less for the bio to wait for.
+ * A failed bio counts once, however many of its parts failed.
+ */
+static void gs_io_end(void *arg, int err)
 {
 	struct bio *bio = arg;
 
 	if (err) {
 		struct gs_dev *d = bio->bi_bdev->bd_disk->private_data;
+		struct gs_stats *st = &d->store->stats;
 
-		atomic_long_inc(&d->store->stats.failed_reads);
-		bio->bi_status = gs_errno_to_blk(err);
+		if (!cmpxchg(&bio->bi_status, BLK_STS_OK, gs_errno_to_blk(err)))
+			atomic_long_inc(op_is_write(bio_op(bio)) ?
+					&st->failed_writes : &st->failed_reads);
 	}
 	bio_endio(bio);
+}
+
+/*
+ * Whole pages of a write bio that go to the backing device as they are
+ * (GS_WRITE_DIRECT), on consecutive slots: started together, one backing
+ * write each GS_RUN_PAGES.
+ */
+#define GS_RUN_PAGES	32
+
+struct gs_run {
+	u64 slot;		/* the first one */
+	unsigned int nr;
+	struct bvec_iter at;	/* its segment */
+	struct page *pages[GS_RUN_PAGES];
+};
+
+/*
+ * Start writing the run; the bio waits for each write started. Returns 0,
+ * or -EAGAIN with *@at and *@direct at its first page not started: the
+ * caller has a worker go on from there.
+ */
+static int gs_run_start(struct gs_store *s, struct bio *bio,
+			struct gs_run *run, struct bvec_iter *at, u64 *direct)
+{
+	unsigned int done = 0;
+	int n = 0;
+
+	while (done < run->nr) {
+		bio_inc_remaining(bio);
+		n = gs_store_write_start(s, run->slot + done, run->pages + done,
+					 run->nr - done, gs_io_end, bio);
+		if (n <= 0) {
+			bio_endio(bio);	/* not started: the count goes back */
+			break;
+		}
+		done += n;
+	}
+	if (done < run->nr) {
+		*at = run->at;
+		bio_advance_iter(bio, at, (size_t)done << PAGE_SHIFT);
+		*direct = run->slot + done;
+	}
+	run->nr = 0;
+	return n > 0 ? 0 : -EAGAIN;
 }
 
 /*
@@ -116,7 +166,7 @@ static int gs_read_page_nowait(struct gs_store *s, struct bio *bio, u64 slot,
 	kunmap_local(p);
 	if (err == -EAGAIN) {
 		bio_inc_remaining(bio);
-		err = gs_store_read_start(s, slot, bv->bv_page, gs_read_end, bio);
+		err = gs_store_read_start(s, slot, bv->bv_page, gs_io_end, bio);
 		if (err == GS_READ_STARTED)
 			return 0;
 		bio_endio(bio);	/* not started: the count goes back */
@@ -144,6 +194,8 @@ static int gs_rw(struct gs_dev *d, struct bio *bio, struct bvec_iter *iter,
 	struct gs_store *s = d->store;
 	unsigned int off = 0, done, n;
 	struct bvec_iter it, at = *iter;
+	struct gs_run run = { .nr = 0 };
+	bool runnable;
 	struct bio_vec bv;
 	void *bounce = NULL, *p;
 	int err = 0;
@@ -162,8 +214,32 @@ static int gs_rw(struct gs_dev *d, struct bio *bio, struct bvec_iter *iter,
 				at = it;
 				bio_advance_iter_single(bio, &at, done);
 			}
+			runnable = n == PAGE_SIZE && write && nowait;
+			/* A run is only ever the pages just before this one. */
+			if (run.nr && (!runnable || run.nr == GS_RUN_PAGES) &&
+			    gs_run_start(s, bio, &run, &at, direct)) {
+				err = -EAGAIN;
+				break;
+			}
 			if (n == PAGE_SIZE && !write && nowait) {
 				err = gs_read_page_nowait(s, bio, slot, &bv);
+			} else if (runnable) {
+				p = bvec_kmap_local(&bv);
+				err = gs_store_write_nowait(s, slot, p, GFP_NOIO);
+				kunmap_local(p);
+				if (run.nr && err != GS_WRITE_DIRECT &&
+				    gs_run_start(s, bio, &run, &at, direct)) {
+					err = -EAGAIN;
+					break;
+				}
+				if (err == GS_WRITE_DIRECT) {
+					if (!run.nr) {
+						run.slot = slot;
+						run.at = at;
+					}
+					run.pages[run.nr++] = bv.bv_page;
+					err = 0;
+				}
 			} else if (n == PAGE_SIZE) {
 				p = bvec_kmap_local(&bv);
 				err = gs_slot_rw(s, slot, p, write, nowait,
@@ -212,6 +288,9 @@ static int gs_rw(struct gs_dev *d, struct bio *bio, struct bvec_iter *iter,
 			break;
 	}
 	kfree(bounce);
+	/* The bio ended in a run (nothing after it failed): start it. */
+	if (run.nr)
+		err = gs_run_start(s, bio, &run, &at, direct);
 	if (err == -EAGAIN)
 		*iter = at;
 	/* The one place that counts failed bios (the store counts none). */
@@ -345,12 +424,43 @@ static void gs_slot_free_notify(struct block_device *bdev,
 	gs_store_free(d->store, offset);
 }
 
+/*
+ * The swap core reads a synchronous device's pages with one bio each
+ * that it waits for, without readahead, and waits for each folio it
+ * writes (SWP_SYNCHRONOUS_IO, from the flag at swapon): right for a
+ * device that answers from memory. With writeback_direct=all every page
+ * but same-filled ones goes to the backing device: then the device says
+ * it is not synchronous, and swap batches its writes and reads ahead, as
+ * for a disk. Changed only when the device is opened by nobody else, so
+ * that no I/O is in flight.
+ */
+static void gs_set_synchronous(struct gs_dev *d)
+{
+	struct request_queue *q = d->disk->queue;
+	bool sync = READ_ONCE(d->store->wb.direct) != GS_DIRECT_ALL;
+	struct queue_limits lim;
+
+	if (!!(q->limits.features & BLK_FEAT_SYNCHRONOUS) == sync)
+		return;
+	lim = queue_limits_start_update(q);
+	if (sync)
+		lim.features |= BLK_FEAT_SYNCHRONOUS;
+	else
+		lim.features &= ~BLK_FEAT_SYNCHRONOUS;
+	if (queue_limits_commit_update(q, &lim))
+		pr_warn_ratelimited("cannot change the device's synchronous flag\n");
+}
+
 static int gs_open(struct gendisk *disk, blk_mode_t mode)
 {
 	struct gs_dev *d = disk->private_data;
 
 	lockdep_assert_held(&disk->open_mutex);
-	return d->claim ? -EBUSY : 0;
+	if (d->claim)
+		return -EBUSY;
+	if (!disk_openers(disk))
+		gs_set_synchronous(d);
+	return 0;
 }
 
 static const struct block_device_operations gs_fops = {

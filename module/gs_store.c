@@ -118,6 +118,15 @@ int gs_store_write_direct(struct gs_store *s, u64 slot, const void *src,
 	return gs_wb_write_page(s, slot, src, gfp);
 }
 
+int gs_store_write_start(struct gs_store *s, u64 slot,
+			 struct page *const *pages, unsigned int nr,
+			 gs_io_end_t end, void *arg)
+{
+	if (!nr || slot >= s->nr_slots || nr > s->nr_slots - slot)
+		return -EAGAIN;
+	return gs_wb_write_start(s, slot, pages, nr, end, arg);
+}
+
 static int __gs_store_read(struct gs_store *s, u64 slot, void *dst,
 			   bool nowait)
 {
@@ -149,7 +158,7 @@ int gs_store_read_nowait(struct gs_store *s, u64 slot, void *dst)
 }
 
 int gs_store_read_start(struct gs_store *s, u64 slot, struct page *page,
-			gs_read_end_t end, void *arg)
+			gs_io_end_t end, void *arg)
 {
 	void *dst;
 	int ret;

@@ -173,10 +173,14 @@ struct gs_wb {
 	struct workqueue_struct *wq;
 	struct work_struct work;	/* background writeback to the limit */
 	struct shrinker *shrinker;
-	/* Reads of written-back pages: finished there, never behind @wq. */
-	struct workqueue_struct *read_wq;
-	mempool_t *rb_pool;		/* their requests */
-	atomic_t reads;			/* started and not finished */
+	/*
+	 * Reads of written-back pages and direct writes started from the
+	 * submit path: finished there, never behind @wq.
+	 */
+	struct workqueue_struct *end_wq;
+	mempool_t *rb_pool;		/* the reads' requests */
+	mempool_t *wr_pool;		/* the writes' requests */
+	atomic_t inflight;		/* started and not finished */
 };
 
 /*
@@ -267,7 +271,18 @@ int gs_store_read_nowait(struct gs_store *s, u64 slot, void *dst);
 
 /* gs_store_read_start(): the read is in flight, @end will be called. */
 #define GS_READ_STARTED		1
-typedef void (*gs_read_end_t)(void *arg, int err);
+typedef void (*gs_io_end_t)(void *arg, int err);
+/*
+ * Store up to @nr whole pages (@pages) in slots @slot.., which
+ * gs_store_write_nowait() sent to the backing device (GS_WRITE_DIRECT),
+ * without waiting for the I/O: returns how many it took (at least one;
+ * @end(@arg, err) is called from process context once they are stored),
+ * or -EAGAIN: store them with gs_store_write_direct(). For the block
+ * layer's submit path.
+ */
+int gs_store_write_start(struct gs_store *s, u64 slot,
+			 struct page *const *pages, unsigned int nr,
+			 gs_io_end_t end, void *arg);
 /*
  * Read @slot into @page without waiting for backing device I/O: a page
  * on the backing device is read asynchronously, and @end(@arg, err) is
@@ -278,7 +293,7 @@ typedef void (*gs_read_end_t)(void *arg, int err);
  * is only sent once it returns.
  */
 int gs_store_read_start(struct gs_store *s, u64 slot, struct page *page,
-			gs_read_end_t end, void *arg);
+			gs_io_end_t end, void *arg);
 /* Frees one slot; never sleeps (called under the swap core's spinlock). */
 void gs_store_free(struct gs_store *s, u64 slot);
 /*

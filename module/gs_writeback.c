@@ -71,6 +71,10 @@
 #define GS_WB_BATCH	32	/* pages per writeback batch, at most */
 /* Reads of written-back pages that can always be started: a swap read's. */
 #define GS_WB_RB_RESERVE	32
+/* Pages one direct write started from a submit path takes at most. */
+#define GS_WB_WR_PAGES		32
+/* Such writes that can always be started: a few swap writes' worth. */
+#define GS_WB_WR_RESERVE	4
 /* Pages the pool limit's reclaim writes back between looks at the pool. */
 #define GS_WB_RECLAIM_STEP	64
 
@@ -706,6 +710,157 @@ out_bounce:
 	return ret;
 }
 
+/*
+ * Pages stored on the backing device as they are, started from a submit
+ * path (gs_wb_write_start()): a run of ghost slots on a run of backing
+ * slots, one bio; finished in process context on wb.end_wq, where the
+ * entries are installed (which may take a cluster from memory). Nothing
+ * here waits, not for a lock, memory or I/O: what cannot be had at once
+ * is -EAGAIN, and the caller stores those pages with gs_wb_write_page().
+ */
+struct gs_wb_wr {
+	struct gs_bk_io io;
+	struct work_struct work;
+	struct gs_store *s;
+	u64 slot;		/* the first ghost slot */
+	u64 b;			/* its backing slot; the others follow */
+	unsigned int nr;
+	bool charged;		/* the budget paid for them */
+	gs_io_end_t end;
+	void *arg;
+	/* What was written: the caller's pages, or encrypted copies. */
+	struct page *pages[GS_WB_WR_PAGES];
+	bool bounced;
+};
+
+static void gs_wb_wr_free(struct gs_store *s, struct gs_wb_wr *wr)
+{
+	unsigned int i;
+
+	if (wr->bounced)
+		for (i = 0; i < wr->nr; i++)
+			if (wr->pages[i])
+				__free_page(wr->pages[i]);
+	mempool_free(wr, s->wb.wr_pool);
+}
+
+/* Started reads and writes: one less in flight. */
+static void gs_wb_io_done(struct gs_store *s)
+{
+	if (atomic_dec_and_test(&s->wb.inflight))
+		wake_up_var(&s->wb.inflight);
+}
+
+static void gs_wb_wr_finish(struct work_struct *work)
+{
+	struct gs_wb_wr *wr = container_of(work, struct gs_wb_wr, work);
+	struct gs_store *s = wr->s;
+	unsigned int i, done = 0;
+	int ret = 0, err;
+
+	if (wr->io.err) {
+		atomic_long_add(wr->nr, &s->stats.bd_write_errors);
+		pr_err_ratelimited("slot %llu: cannot write backing slots %llu-%llu: %d\n",
+				   wr->slot, wr->b, wr->b + wr->nr - 1,
+				   wr->io.err);
+		ret = -EIO;
+	}
+	for (i = 0; i < wr->nr; i++) {
+		if (ret == -EIO) {
+			gs_backing_free(s->bk, wr->b + i);
+			continue;
+		}
+		/* On failure the backing slot is given back. */
+		err = gs_slot_install(s, wr->slot + i,
+				      gs_entry(GS_KIND_WRITTEN_BACK, 0,
+					       wr->b + i), 0, GFP_NOIO);
+		if (err)
+			ret = ret ?: err;
+		else
+			done++;
+	}
+	atomic_long_add(done, &s->stats.bd_writes);
+	gs_budget_give(s, wr->nr - done, wr->charged);
+	wr->end(wr->arg, ret);
+	gs_wb_wr_free(s, wr);
+	gs_wb_io_done(s);
+}
+
+/* The backing write is done: any context. */
+static void gs_wb_wr_end_io(struct gs_bk_io *io)
+{
+	struct gs_wb_wr *wr = container_of(io, struct gs_wb_wr, io);
+
+	INIT_WORK(&wr->work, gs_wb_wr_finish);
+	queue_work(wr->s->wb.end_wq, &wr->work);
+}
+
+int gs_wb_write_start(struct gs_store *s, u64 slot, struct page *const *pages,
+		      unsigned int nr, gs_io_end_t end, void *arg)
+{
+	/* From a submit path: nothing here may wait, not even for memory. */
+	const gfp_t gfp = GFP_NOWAIT | __GFP_NOWARN;
+	u64 owners[GS_WB_WR_PAGES];
+	struct gs_backing *bk = s->bk;
+	struct gs_wb_wr *wr;
+	unsigned int i;
+	void *data;
+	int got;
+
+	if (!bk || !bk->ops->submit_write)
+		return -EAGAIN;
+	wr = mempool_alloc(s->wb.wr_pool, gfp);
+	if (!wr)
+		return -EAGAIN;
+	memset(wr, 0, sizeof(*wr));
+	nr = gs_budget_take(s, min_t(unsigned int, nr, GS_WB_WR_PAGES),
+			    &wr->charged);
+	if (!nr)
+		goto out_free;
+	for (i = 0; i < nr; i++)
+		owners[i] = slot + i;
+	got = gs_backing_alloc_nowait(bk, owners, nr, &wr->b);
+	gs_budget_give(s, nr - max(got, 0), wr->charged);
+	if (got <= 0)
+		goto out_free;
+	wr->nr = got;
+	/* Encrypted, the pages go through copies of our own. */
+	wr->bounced = s->wb.cipher;
+	for (i = 0; i < wr->nr; i++) {
+		if (wr->bounced) {
+			wr->pages[i] = alloc_page(gfp);
+			if (!wr->pages[i])
+				goto out_slots;
+		}
+		data = gs_wb_seal(s, wr->b + i, page_address(pages[i]),
+				  wr->bounced ? page_address(wr->pages[i]) :
+						NULL, PAGE_SIZE);
+		if (!data)
+			goto out_slots;
+		if (!wr->bounced)
+			wr->pages[i] = pages[i];
+	}
+	wr->s = s;
+	wr->slot = slot;
+	wr->end = end;
+	wr->arg = arg;
+	wr->io.end = gs_wb_wr_end_io;
+	atomic_inc(&s->wb.inflight);
+	if (!gs_backing_submit_write(bk, wr->b, wr->pages, wr->nr, &wr->io))
+		return wr->nr;
+	gs_wb_io_done(s);
+
+out_slots:
+	for (i = 0; i < wr->nr; i++)
+		gs_backing_free(bk, wr->b + i);
+	gs_budget_give(s, wr->nr, wr->charged);
+	if (!wr->bounced)
+		wr->nr = 0;	/* the pages are the caller's */
+out_free:
+	gs_wb_wr_free(s, wr);
+	return -EAGAIN;
+}
+
 /* ------------------------------------------------------------- reads */
 
 /*
@@ -784,7 +939,7 @@ int gs_wb_read(struct gs_store *s, u64 slot, void *dst)
  * (gs_wb_read_start()): the entry pinned as by gs_wb_read(), the backing
  * slot read asynchronously into the caller's page (or, for compressed
  * data, into a page of its own), then finished in process context on
- * wb.read_wq: unpinned, decompressed, handed back through @end.
+ * wb.end_wq: unpinned, decompressed, handed back through @end.
  */
 struct gs_wb_rb {
 	struct gs_bk_io io;
@@ -796,7 +951,7 @@ struct gs_wb_rb {
 	unsigned int len;	/* compressed length, 0: the page as is */
 	struct page *page;	/* where the page goes */
 	struct page *data;	/* what is read, if it must be decompressed */
-	gs_read_end_t end;
+	gs_io_end_t end;
 	void *arg;
 };
 
@@ -844,8 +999,7 @@ static void gs_wb_rb_finish(struct work_struct *work)
 		__free_page(rb->data);
 	rb->end(rb->arg, ret);
 	mempool_free(rb, s->wb.rb_pool);
-	if (atomic_dec_and_test(&s->wb.reads))
-		wake_up_var(&s->wb.reads);
+	gs_wb_io_done(s);
 }
 
 /* The backing read is done: any context. */
@@ -854,11 +1008,11 @@ static void gs_wb_rb_end_io(struct gs_bk_io *io)
 	struct gs_wb_rb *rb = container_of(io, struct gs_wb_rb, io);
 
 	INIT_WORK(&rb->work, gs_wb_rb_finish);
-	queue_work(rb->s->wb.read_wq, &rb->work);
+	queue_work(rb->s->wb.end_wq, &rb->work);
 }
 
 int gs_wb_read_start(struct gs_store *s, u64 slot, struct page *page,
-		     gs_read_end_t end, void *arg)
+		     gs_io_end_t end, void *arg)
 {
 	/* From a submit path: nothing here may wait, not even for memory. */
 	const gfp_t gfp = GFP_NOWAIT | __GFP_NOWARN;
@@ -910,12 +1064,11 @@ again:
 		__free_page(rb->data);
 		rb->data = NULL;
 	}
-	atomic_inc(&s->wb.reads);
+	atomic_inc(&s->wb.inflight);
 	ret = gs_backing_read_start(s->bk, rb->b, rb->data ?: page, &rb->io);
 	if (!ret)
 		return 0;
-	if (atomic_dec_and_test(&s->wb.reads))
-		wake_up_var(&s->wb.reads);
+	gs_wb_io_done(s);
 	if (!gs_slot_replace(s, slot, e | GS_FLAG_READING, e))
 		gs_backing_free(s->bk, rb->b);
 	goto out_free;
@@ -1139,15 +1292,19 @@ static struct gs_wb_batch *gs_wb_batches_alloc(unsigned int size,
 	return batches;
 }
 
+/* The reserves of the requests of reads and writes started from a submit path. */
 static size_t gs_wb_rb_pool_bytes(void)
 {
-	return GS_WB_RB_RESERVE * kmalloc_size_roundup(sizeof(struct gs_wb_rb));
+	return GS_WB_RB_RESERVE * kmalloc_size_roundup(sizeof(struct gs_wb_rb)) +
+	       GS_WB_WR_RESERVE * kmalloc_size_roundup(sizeof(struct gs_wb_wr));
 }
 
 static void gs_wb_batch_free(struct gs_store *s)
 {
 	mempool_destroy(s->wb.rb_pool);
 	s->wb.rb_pool = NULL;
+	mempool_destroy(s->wb.wr_pool);
+	s->wb.wr_pool = NULL;
 	gs_wb_batches_free(s->wb.batches, s->wb.nr_batches);
 	s->wb.batches = NULL;
 	s->wb.nr_batches = 0;
@@ -1158,8 +1315,12 @@ static int gs_wb_batch_alloc(struct gs_store *s)
 {
 	s->wb.rb_pool = mempool_create_kmalloc_pool(GS_WB_RB_RESERVE,
 						    sizeof(struct gs_wb_rb));
-	if (!s->wb.rb_pool)
+	s->wb.wr_pool = mempool_create_kmalloc_pool(GS_WB_WR_RESERVE,
+						    sizeof(struct gs_wb_wr));
+	if (!s->wb.rb_pool || !s->wb.wr_pool) {
+		gs_wb_batch_free(s);
 		return -ENOMEM;
+	}
 	s->wb.batches = gs_wb_batches_alloc(s->wb.batch_size,
 					    &s->wb.nr_batches);
 	if (!s->wb.batches) {
@@ -1210,8 +1371,11 @@ void gs_wb_stop(struct gs_store *s)
 		s->wb.shrinker = NULL;
 	}
 	cancel_work_sync(&s->wb.work);
-	/* Reads started from a submit path end on their own: wait for them. */
-	wait_var_event(&s->wb.reads, !atomic_read(&s->wb.reads));
+	/*
+	 * Reads and writes started from a submit path end on their own:
+	 * wait for them.
+	 */
+	wait_var_event(&s->wb.inflight, !atomic_read(&s->wb.inflight));
 }
 
 int gs_store_set_backing(struct gs_store *s, struct gs_backing *bk)
@@ -1228,10 +1392,13 @@ int gs_store_set_backing(struct gs_store *s, struct gs_backing *bk)
 	wb->wq = alloc_workqueue("ghostswap-wb", WQ_UNBOUND | WQ_MEM_RECLAIM, 1);
 	if (!wb->wq)
 		goto out_batch;
-	/* Page faults wait on these reads, reclaim too: high priority. */
-	wb->read_wq = alloc_workqueue("ghostswap-rb", WQ_UNBOUND | WQ_HIGHPRI |
+	/*
+	 * Page faults wait on these reads, reclaim on these writes: high
+	 * priority.
+	 */
+	wb->end_wq = alloc_workqueue("ghostswap-rb", WQ_UNBOUND | WQ_HIGHPRI |
 				      WQ_MEM_RECLAIM, 0);
-	if (!wb->read_wq)
+	if (!wb->end_wq)
 		goto out_wq;
 	wb->shrinker = shrinker_alloc(0, "ghostswap");
 	if (!wb->shrinker)
@@ -1246,8 +1413,8 @@ int gs_store_set_backing(struct gs_store *s, struct gs_backing *bk)
 	return 0;
 
 out_read_wq:
-	destroy_workqueue(wb->read_wq);
-	wb->read_wq = NULL;
+	destroy_workqueue(wb->end_wq);
+	wb->end_wq = NULL;
 out_wq:
 	destroy_workqueue(wb->wq);
 	wb->wq = NULL;
@@ -1286,8 +1453,8 @@ void gs_wb_detach(struct gs_store *s)
 		return;
 	/* Waits for a running shrinker scan and the background writeback. */
 	gs_wb_stop(s);
-	destroy_workqueue(s->wb.read_wq);
-	s->wb.read_wq = NULL;
+	destroy_workqueue(s->wb.end_wq);
+	s->wb.end_wq = NULL;
 	destroy_workqueue(s->wb.wq);
 	s->wb.wq = NULL;
 	gs_wb_batch_free(s);

@@ -36,6 +36,17 @@ void gs_wb_reclaim(struct gs_store *s, unsigned long target);
 int gs_wb_write_page(struct gs_store *s, u64 slot, const void *src,
 		     gfp_t gfp);
 /*
+ * Start storing up to @nr whole pages (@pages, for slots @slot..) on the
+ * backing device as they are, replacing what the slots held, without
+ * waiting for anything: one run of backing slots, one write. Returns how
+ * many pages it took (at least one; @end(@arg, err) is called from
+ * process context once their entries are installed), or -EAGAIN if none
+ * could be started now (no backing device or budget, a lock or memory
+ * not at hand): gs_wb_write_page() then.
+ */
+int gs_wb_write_start(struct gs_store *s, u64 slot, struct page *const *pages,
+		      unsigned int nr, gs_io_end_t end, void *arg);
+/*
  * Read the page of a WRITTEN_BACK slot from the backing device into
  * @dst. Returns 0 or a negative errno; -EAGAIN if the entry is no longer
  * WRITTEN_BACK, or another reader has it pinned (after waiting a little
@@ -51,6 +62,6 @@ int gs_wb_read(struct gs_store *s, u64 slot, void *dst);
  * reads): gs_wb_read() then.
  */
 int gs_wb_read_start(struct gs_store *s, u64 slot, struct page *page,
-		     gs_read_end_t end, void *arg);
+		     gs_io_end_t end, void *arg);
 
 #endif /* _GS_WRITEBACK_H */

@@ -1,0 +1,427 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite "ghostswap_direct": pages stored on the backing device as
+ * they are, started without waiting (gs_store_write_start(), the submit
+ * path's way for GS_WRITE_DIRECT pages): a run of slots on a run of
+ * backing slots with one write, ended later from process context with
+ * the entries installed; what it replaces given back; write errors, the
+ * budget, a full device, a busy allocator, encryption; a free and an
+ * overwrite while the write is in flight; a stop that waits for it.
+ */
+#include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/kthread.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include "gs_core.h"
+#include "gs_store.h"
+#include "gs_writeback.h"
+#include "gs_kunit.h"
+
+#define GS_DIRECT_NR	40
+
+struct gs_direct_ended {
+	struct completion done;
+	int err;
+	int calls;
+	bool atomic;		/* called outside process context */
+};
+
+static void gs_direct_ended_fn(void *arg, int err)
+{
+	struct gs_direct_ended *r = arg;
+
+	r->err = err;
+	r->calls++;
+	r->atomic = !in_task() || irqs_disabled();
+	complete(&r->done);
+}
+
+static void gs_direct_ended_init(struct gs_direct_ended *r)
+{
+	init_completion(&r->done);
+	r->err = 1;
+	r->calls = 0;
+	r->atomic = false;
+}
+
+static void gs_direct_free_pages(void *arg)
+{
+	struct page **pages = arg;
+	int i;
+
+	for (i = 0; i < GS_DIRECT_NR; i++)
+		if (pages[i])
+			__free_page(pages[i]);
+	kfree(pages);
+}
+
+/* GS_DIRECT_NR pages: text page i (gs_kunit_fill_text()), odd ones random. */
+static struct page **gs_direct_pages(struct kunit *test)
+{
+	struct page **pages = kcalloc(GS_DIRECT_NR, sizeof(*pages),
+				      GFP_KERNEL);
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, pages);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+							gs_direct_free_pages,
+							pages), 0);
+	for (i = 0; i < GS_DIRECT_NR; i++) {
+		pages[i] = alloc_page(GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, pages[i]);
+		if (i & 1)
+			get_random_bytes(page_address(pages[i]), PAGE_SIZE);
+		else
+			gs_kunit_fill_text(page_address(pages[i]), i);
+	}
+	return pages;
+}
+
+/* Slot @slot reads back as @page. */
+static void gs_direct_expect(struct kunit *test, struct gs_store *s, u64 slot,
+			     struct page *page)
+{
+	void *got = gs_kunit_page(test);
+
+	KUNIT_ASSERT_EQ(test, gs_store_read(s, slot, got), 0);
+	KUNIT_EXPECT_MEMEQ(test, got, page_address(page), PAGE_SIZE);
+	kunit_kfree(test, got);
+}
+
+/* Start @nr pages at @slot, one call: returns what it returned, ended. */
+static int gs_direct_start_wait(struct kunit *test, struct gs_store *s,
+				u64 slot, struct page **pages, unsigned int nr,
+				struct gs_direct_ended *r)
+{
+	int n;
+
+	gs_direct_ended_init(r);
+	n = gs_store_write_start(s, slot, pages, nr, gs_direct_ended_fn, r);
+	if (n > 0)
+		KUNIT_EXPECT_TRUE(test, wait_for_completion_timeout(&r->done,
+								    5 * HZ));
+	return n;
+}
+
+/*
+ * A run of 40 pages: 32 with one write (the most one takes), 8 with the
+ * next, on consecutive backing slots; ended in process context once;
+ * every page reads back; the counters and both maps agree.
+ */
+static void gs_direct_run(struct kunit *test)
+{
+	struct page **pages = gs_direct_pages(test);
+	struct gs_direct_ended r;
+	struct gs_kbk *k;
+	struct gs_store *s;
+	u64 first;
+	int i;
+
+	s = gs_kunit_wb_store(test, "lz4", 4096, 256, &k);
+	KUNIT_ASSERT_EQ(test, gs_direct_start_wait(test, s, 100, pages,
+						   GS_DIRECT_NR, &r), 32);
+	KUNIT_EXPECT_EQ(test, r.err, 0);
+	KUNIT_EXPECT_EQ(test, r.calls, 1);
+	KUNIT_EXPECT_FALSE(test, r.atomic);
+	KUNIT_ASSERT_EQ(test, gs_direct_start_wait(test, s, 132, pages + 32,
+						   GS_DIRECT_NR - 32, &r), 8);
+	KUNIT_EXPECT_EQ(test, r.err, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->submit_writes), 2);
+	first = gs_entry_payload(gs_store_entry(s, 100));
+	for (i = 0; i < GS_DIRECT_NR; i++) {
+		KUNIT_EXPECT_EQ(test, gs_store_kind(s, 100 + i, NULL),
+				GS_KIND_WRITTEN_BACK);
+		KUNIT_EXPECT_EQ(test, gs_entry_payload(gs_store_entry(s, 100 + i)),
+				first + i);
+		gs_direct_expect(test, s, 100 + i, pages[i]);
+	}
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.bd_writes),
+			GS_DIRECT_NR);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_WB_PAGES),
+			GS_DIRECT_NR);
+	KUNIT_EXPECT_EQ(test, gs_backing_used(s->bk), (u64)GS_DIRECT_NR);
+	/* Stored as they are: nothing compressed, nothing in the pool. */
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_COMPRESSIONS), 0);
+	KUNIT_EXPECT_EQ(test, gs_store_pool_pages(s), 0UL);
+	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0);
+	/* Freed, everything goes back. */
+	KUNIT_EXPECT_EQ(test, gs_store_free_range(s, 100, GS_DIRECT_NR),
+			(u64)GS_DIRECT_NR);
+	KUNIT_EXPECT_EQ(test, gs_backing_used(s->bk), 0ULL);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_SLOTS_USED), 0);
+}
+
+/*
+ * What the slots held is replaced when the entries are installed: a pool
+ * object is freed, an older written-back page's backing slot too.
+ */
+static void gs_direct_replaces(struct kunit *test)
+{
+	struct page **pages = gs_direct_pages(test);
+	void *text = gs_kunit_text(test, 3);
+	struct gs_direct_ended r;
+	struct gs_kbk *k;
+	struct gs_store *s;
+
+	s = gs_kunit_wb_store(test, "lz4", 4096, 256, &k);
+	KUNIT_ASSERT_EQ(test, gs_store_write(s, 10, text, GFP_KERNEL), 0);
+	KUNIT_ASSERT_EQ(test, gs_store_kind(s, 10, NULL), GS_KIND_COMPRESSED);
+	KUNIT_ASSERT_EQ(test, gs_direct_start_wait(test, s, 11, pages, 1, &r),
+			1);
+	KUNIT_ASSERT_EQ(test, gs_direct_start_wait(test, s, 10, pages + 2, 2,
+						   &r), 2);
+	KUNIT_EXPECT_EQ(test, r.err, 0);
+	gs_direct_expect(test, s, 10, pages[2]);
+	gs_direct_expect(test, s, 11, pages[3]);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_COMP_PAGES), 0);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_COMPR_BYTES), 0);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_SLOTS_USED), 2);
+	KUNIT_EXPECT_EQ(test, gs_backing_used(s->bk), 2ULL);
+	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0);
+}
+
+/*
+ * A failed write ends with -EIO, counted per page; the slots keep what
+ * they held, and the backing slots and the budget go back.
+ */
+static void gs_direct_error(struct kunit *test)
+{
+	struct page **pages = gs_direct_pages(test);
+	void *text = gs_kunit_text(test, 4), *got = gs_kunit_page(test);
+	struct gs_direct_ended r;
+	struct gs_kbk *k;
+	struct gs_store *s;
+
+	s = gs_kunit_wb_store(test, "lz4", 4096, 256, &k);
+	KUNIT_ASSERT_EQ(test, gs_store_write(s, 20, text, GFP_KERNEL), 0);
+	gs_store_set_wb_budget(s, 100);
+	gs_store_set_wb_limit_enable(s, true);
+	atomic_set(&k->fail_writes, 1);
+	KUNIT_ASSERT_EQ(test, gs_direct_start_wait(test, s, 20, pages, 4, &r),
+			4);
+	KUNIT_EXPECT_EQ(test, r.err, -EIO);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.bd_write_errors), 4);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.bd_writes), 0);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->wb.budget), 100);
+	KUNIT_EXPECT_EQ(test, gs_backing_used(s->bk), 0ULL);
+	KUNIT_ASSERT_EQ(test, gs_store_read(s, 20, got), 0);
+	KUNIT_EXPECT_MEMEQ(test, got, text, PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, gs_store_kind(s, 21, NULL), GS_KIND_EMPTY);
+	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0);
+	/* Then it works, and takes from the budget. */
+	KUNIT_ASSERT_EQ(test, gs_direct_start_wait(test, s, 20, pages, 4, &r),
+			4);
+	KUNIT_EXPECT_EQ(test, r.err, 0);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->wb.budget), 96);
+	gs_direct_expect(test, s, 20, pages[0]);
+}
+
+/*
+ * What cannot be had at once is -EAGAIN with nothing taken: a spent
+ * budget (a part of it takes part of the run), a full device (takes what
+ * fits), the allocator busy, no backing store that starts writes.
+ */
+static void gs_direct_cannot_start(struct kunit *test)
+{
+	struct page **pages = gs_direct_pages(test);
+	struct gs_direct_ended r;
+	struct gs_kbk *k;
+	struct gs_store *s;
+
+	s = gs_kunit_wb_store(test, "lz4", 4096, 6, &k);
+	gs_store_set_wb_budget(s, 3);
+	gs_store_set_wb_limit_enable(s, true);
+	KUNIT_EXPECT_EQ(test, gs_direct_start_wait(test, s, 0, pages, 8, &r),
+			3);
+	KUNIT_EXPECT_EQ(test, gs_direct_start_wait(test, s, 3, pages + 3, 5,
+						   &r), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, r.calls, 0);
+	gs_store_set_wb_limit_enable(s, false);
+
+	/* Three slots are left on the device. */
+	KUNIT_EXPECT_EQ(test, gs_direct_start_wait(test, s, 3, pages + 3, 5,
+						   &r), 3);
+	KUNIT_EXPECT_EQ(test, gs_direct_start_wait(test, s, 6, pages + 6, 2,
+						   &r), -EAGAIN);
+
+	/* An allocation in progress elsewhere: not waited for. */
+	gs_store_free_range(s, 0, 6);
+	mutex_lock(&s->bk->alloc_lock);
+	KUNIT_EXPECT_EQ(test, gs_store_write_start(s, 0, pages, 2,
+						   gs_direct_ended_fn, &r),
+			-EAGAIN);
+	mutex_unlock(&s->bk->alloc_lock);
+	KUNIT_EXPECT_EQ(test, gs_backing_used(s->bk), 0ULL);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_SLOTS_USED), 0);
+
+	/* Past the end of the device, or nothing. */
+	KUNIT_EXPECT_EQ(test, gs_store_write_start(s, 4095, pages, 2,
+						   gs_direct_ended_fn, &r),
+			-EAGAIN);
+	KUNIT_EXPECT_EQ(test, gs_store_write_start(s, 0, pages, 0,
+						   gs_direct_ended_fn, &r),
+			-EAGAIN);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->submit_writes), 2);
+	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0);
+}
+
+/* No backing device: nothing to start. */
+static void gs_direct_no_backing(struct kunit *test)
+{
+	struct page **pages = gs_direct_pages(test);
+	struct gs_direct_ended r;
+	struct gs_store *s = gs_kunit_store(test, "lz4", 4096);
+
+	KUNIT_EXPECT_EQ(test, gs_store_write_start(s, 0, pages, 2,
+						   gs_direct_ended_fn, &r),
+			-EAGAIN);
+}
+
+/*
+ * Encrypted: the device holds no plaintext, the caller's pages are left
+ * as they were, and every page reads back.
+ */
+static void gs_direct_encrypt(struct kunit *test)
+{
+	struct page **pages = gs_direct_pages(test);
+	void *copy = gs_kunit_page(test);
+	struct gs_direct_ended r;
+	struct gs_kbk *k;
+	struct gs_store *s;
+	int i;
+
+	s = gs_kunit_wb_store(test, "lz4", 4096, 64, &k);
+	KUNIT_ASSERT_EQ(test, gs_store_set_wb_encrypt(s, true), 0);
+	memcpy(copy, page_address(pages[0]), PAGE_SIZE);
+	KUNIT_ASSERT_EQ(test, gs_direct_start_wait(test, s, 0, pages, 8, &r),
+			8);
+	KUNIT_EXPECT_EQ(test, r.err, 0);
+	KUNIT_EXPECT_MEMEQ(test, page_address(pages[0]), copy, PAGE_SIZE);
+	for (i = 0; i < 8; i++) {
+		u64 b = gs_entry_payload(gs_store_entry(s, i));
+
+		KUNIT_EXPECT_MEMNEQ(test, k->mem + b * PAGE_SIZE,
+				    page_address(pages[i]), PAGE_SIZE);
+		gs_direct_expect(test, s, i, pages[i]);
+	}
+	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0);
+}
+
+/*
+ * A free, or an overwrite into the pool, of a slot while its write is in
+ * flight: the write ends after it and installs its page (as the later of
+ * two writes in flight may win on any block device); nothing leaks, the
+ * maps agree, and a free after the end gives everything back.
+ */
+static void gs_direct_races(struct kunit *test)
+{
+	struct page **pages = gs_direct_pages(test);
+	void *text = gs_kunit_text(test, 9);
+	struct gs_direct_ended r;
+	struct gs_kbk *k;
+	struct gs_store *s;
+	int round;
+
+	for (round = 0; round < 2; round++) {
+		s = gs_kunit_wb_store(test, "lz4", 4096, 64, &k);
+		k->defer_writes = true;
+		gs_direct_ended_init(&r);
+		KUNIT_ASSERT_EQ(test, gs_store_write_start(s, 7, pages, 2,
+							   gs_direct_ended_fn,
+							   &r), 2);
+		KUNIT_EXPECT_EQ(test, gs_backing_used(s->bk), 2ULL);
+		if (round == 0)
+			gs_store_free(s, 7);
+		else
+			KUNIT_EXPECT_EQ(test, gs_store_write(s, 7, text,
+							     GFP_KERNEL), 0);
+		KUNIT_EXPECT_EQ(test, r.calls, 0);
+		gs_kbk_end_write(s->bk);
+		KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&r.done,
+								    5 * HZ));
+		KUNIT_EXPECT_EQ(test, r.err, 0);
+		gs_direct_expect(test, s, 7, pages[0]);
+		gs_direct_expect(test, s, 8, pages[1]);
+		KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats,
+						   GS_STAT_COMP_PAGES), 0);
+		KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0);
+		gs_store_free_range(s, 7, 2);
+		KUNIT_EXPECT_EQ(test, gs_backing_used(s->bk), 0ULL);
+		KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats,
+						   GS_STAT_SLOTS_USED), 0);
+	}
+}
+
+struct gs_direct_stop {
+	struct gs_store *s;
+	struct completion done;
+};
+
+static int gs_direct_stop_fn(void *arg)
+{
+	struct gs_direct_stop *j = arg;
+
+	gs_wb_stop(j->s);
+	complete(&j->done);
+	return 0;
+}
+
+/* Stopping the tier (reset, destroy) waits for writes in flight. */
+static void gs_direct_stop_waits(struct kunit *test)
+{
+	struct page **pages = gs_direct_pages(test);
+	struct gs_direct_stop j;
+	struct gs_direct_ended r;
+	struct task_struct *t;
+	struct gs_kbk *k;
+
+	j.s = gs_kunit_wb_store(test, "lz4", 4096, 64, &k);
+	k->defer_writes = true;
+	gs_direct_ended_init(&r);
+	KUNIT_ASSERT_EQ(test, gs_store_write_start(j.s, 0, pages, 3,
+						   gs_direct_ended_fn, &r), 3);
+	init_completion(&j.done);
+	t = kthread_run(gs_direct_stop_fn, &j, "gs-kunit-stop");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	/* The check can fail: without the wait it would be done at once. */
+	KUNIT_EXPECT_FALSE(test, wait_for_completion_timeout(&j.done, HZ / 5));
+	gs_kbk_end_write(j.s->bk);
+	KUNIT_EXPECT_TRUE(test, wait_for_completion_timeout(&j.done, 5 * HZ));
+	KUNIT_EXPECT_TRUE(test, wait_for_completion_timeout(&r.done, 5 * HZ));
+	gs_direct_expect(test, j.s, 2, pages[2]);
+}
+
+static int gs_direct_suite_init(struct kunit_suite *suite)
+{
+	return gs_core_init();
+}
+
+static void gs_direct_suite_exit(struct kunit_suite *suite)
+{
+	gs_core_exit();
+}
+
+static struct kunit_case gs_direct_cases[] = {
+	KUNIT_CASE(gs_direct_run),
+	KUNIT_CASE(gs_direct_replaces),
+	KUNIT_CASE(gs_direct_error),
+	KUNIT_CASE(gs_direct_cannot_start),
+	KUNIT_CASE(gs_direct_no_backing),
+	KUNIT_CASE(gs_direct_encrypt),
+	KUNIT_CASE(gs_direct_races),
+	KUNIT_CASE(gs_direct_stop_waits),
+	{}
+};
+
+static struct kunit_suite gs_direct_suite = {
+	.name = "ghostswap_direct",
+	.suite_init = gs_direct_suite_init,
+	.suite_exit = gs_direct_suite_exit,
+	.test_cases = gs_direct_cases,
+};
+
+kunit_test_suite(gs_direct_suite);
+
+MODULE_LICENSE("GPL");
