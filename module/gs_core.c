@@ -782,7 +782,10 @@ static int gs_obj_replace(struct gs_store *s, u64 slot, unsigned long e,
 		gs_obj_unpin(s, slot, e);
 		return -EAGAIN;
 	}
-	/* Idle it stays; the rest of its flags were about the old form. */
+	/*
+	 * COLD (the cold clock's mark) it keeps; the user's idle mark is in the
+	 * age byte, untouched. The rest of its flags were about the old form.
+	 */
 	ne = gs_entry(GS_KIND_COMPRESSED,
 		      (now & GS_FLAG_COLD) | gs_prio_flags(prio), payload);
 	atomic_long_set(&cl->table[i], ne);
