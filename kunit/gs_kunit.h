@@ -102,11 +102,15 @@ struct gs_kbk {
 	struct page *held_page;
 	u64 held_slot;
 	/*
-	 * Writes started without waiting (submit_write): done at once,
-	 * or, with defer_writes, held until gs_kbk_end_write().
+	 * Writes and reads of several pages started without waiting
+	 * (submit): done at once, or, with defer_writes or
+	 * defer_run_reads, held until gs_kbk_end_submit().
 	 */
 	atomic_t submit_writes;
+	atomic_t submit_reads;	/* reads of several pages (submit) */
 	bool defer_writes;
+	bool defer_run_reads;
+	bool held_write;
 	struct gs_bk_io *held_wio;
 	struct page *held_pages[32];
 	unsigned int held_nr;
@@ -201,38 +205,50 @@ static inline int gs_kbk_write_pages(struct gs_backing *bk, u64 slot,
 	return gs_kbk_write(bk, slot, bufs, nr);
 }
 
-static inline int gs_kbk_submit_write(struct gs_backing *bk, u64 slot,
-				      struct page *const *pages,
-				      unsigned int nr, struct gs_bk_io *io)
+static inline int gs_kbk_submit(struct gs_backing *bk, bool write, u64 slot,
+				struct page *const *pages, unsigned int nr,
+				struct gs_bk_io *io)
 {
 	struct gs_kbk *k = bk->priv;
+	unsigned int i;
 
-	atomic_inc(&k->submit_writes);
-	if (k->defer_writes) {
+	atomic_inc(write ? &k->submit_writes : &k->submit_reads);
+	if (write ? k->defer_writes : k->defer_run_reads) {
 		if (WARN_ON(k->held_wio || nr > ARRAY_SIZE(k->held_pages)))
 			return -EAGAIN;
 		k->held_wio = io;
 		memcpy(k->held_pages, pages, nr * sizeof(*pages));
 		k->held_nr = nr;
 		k->held_wslot = slot;
+		k->held_write = write;
 		return 0;
 	}
-	io->err = gs_kbk_write_pages(bk, slot, pages, nr);
+	io->err = 0;
+	if (write)
+		io->err = gs_kbk_write_pages(bk, slot, pages, nr);
+	for (i = 0; !write && i < nr && !io->err; i++)
+		io->err = gs_kbk_read(bk, slot + i, page_address(pages[i]));
 	io->end(io);
 	return 0;
 }
 
-/* Do the write held by defer_writes now, and end it. */
-static inline void gs_kbk_end_write(struct gs_backing *bk)
+/* Do the I/O held by defer_writes or defer_run_reads now, and end it. */
+static inline void gs_kbk_end_submit(struct gs_backing *bk)
 {
 	struct gs_kbk *k = bk->priv;
 	struct gs_bk_io *io = k->held_wio;
+	unsigned int i;
 
 	if (WARN_ON(!io))
 		return;
 	k->held_wio = NULL;
-	io->err = gs_kbk_write_pages(bk, k->held_wslot, k->held_pages,
-				     k->held_nr);
+	io->err = 0;
+	if (k->held_write)
+		io->err = gs_kbk_write_pages(bk, k->held_wslot, k->held_pages,
+					     k->held_nr);
+	for (i = 0; !k->held_write && i < k->held_nr && !io->err; i++)
+		io->err = gs_kbk_read(bk, k->held_wslot + i,
+				      page_address(k->held_pages[i]));
 	io->end(io);
 }
 
@@ -265,7 +281,7 @@ static const struct gs_backing_ops gs_kbk_ops = {
 	.write = gs_kbk_write,
 	.read = gs_kbk_read,
 	.read_start = gs_kbk_read_start,
-	.submit_write = gs_kbk_submit_write,
+	.submit = gs_kbk_submit,
 	.discard = gs_kbk_discard,
 	.release = gs_kbk_release,
 };

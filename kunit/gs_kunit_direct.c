@@ -6,7 +6,9 @@
  * backing slots with one write, ended later from process context with
  * the entries installed; what it replaces given back; write errors, the
  * budget, a full device, a busy allocator, encryption; a free and an
- * overwrite while the write is in flight; a stop that waits for it.
+ * overwrite while the write is in flight; a stop that waits for it. And
+ * such pages read back a run at a time (gs_store_read_run_start()):
+ * where a run ends, errors, a free and an overwrite during the read.
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
@@ -338,7 +340,7 @@ static void gs_direct_races(struct kunit *test)
 			KUNIT_EXPECT_EQ(test, gs_store_write(s, 7, text,
 							     GFP_KERNEL), 0);
 		KUNIT_EXPECT_EQ(test, r.calls, 0);
-		gs_kbk_end_write(s->bk);
+		gs_kbk_end_submit(s->bk);
 		KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&r.done,
 								    5 * HZ));
 		KUNIT_EXPECT_EQ(test, r.err, 0);
@@ -387,10 +389,245 @@ static void gs_direct_stop_waits(struct kunit *test)
 	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
 	/* The check can fail: without the wait it would be done at once. */
 	KUNIT_EXPECT_FALSE(test, wait_for_completion_timeout(&j.done, HZ / 5));
-	gs_kbk_end_write(j.s->bk);
+	gs_kbk_end_submit(j.s->bk);
 	KUNIT_EXPECT_TRUE(test, wait_for_completion_timeout(&j.done, 5 * HZ));
 	KUNIT_EXPECT_TRUE(test, wait_for_completion_timeout(&r.done, 5 * HZ));
 	gs_direct_expect(test, j.s, 2, pages[2]);
+}
+
+/* @n empty pages, freed with the test. */
+static struct page **gs_direct_dst(struct kunit *test)
+{
+	struct page **pages = kcalloc(GS_DIRECT_NR, sizeof(*pages),
+				      GFP_KERNEL);
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, pages);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+							gs_direct_free_pages,
+							pages), 0);
+	for (i = 0; i < GS_DIRECT_NR; i++) {
+		pages[i] = alloc_page(GFP_KERNEL | __GFP_ZERO);
+		KUNIT_ASSERT_NOT_NULL(test, pages[i]);
+	}
+	return pages;
+}
+
+/* Store @nr of @pages at @slot with gs_store_write_start(), all of them. */
+static void gs_direct_store(struct kunit *test, struct gs_store *s, u64 slot,
+			    struct page **pages, unsigned int nr)
+{
+	struct gs_direct_ended r;
+	unsigned int done = 0;
+	int n;
+
+	while (done < nr) {
+		n = gs_direct_start_wait(test, s, slot + done, pages + done,
+					 nr - done, &r);
+		KUNIT_ASSERT_GT(test, n, 0);
+		KUNIT_ASSERT_EQ(test, r.err, 0);
+		done += n;
+	}
+}
+
+/* Start a read run, wait for its end: what gs_store_read_run_start() said. */
+static int gs_direct_read_wait(struct kunit *test, struct gs_store *s,
+			       u64 slot, struct page **pages, unsigned int nr,
+			       struct gs_direct_ended *r)
+{
+	int n;
+
+	gs_direct_ended_init(r);
+	n = gs_store_read_run_start(s, slot, pages, nr, gs_direct_ended_fn, r);
+	if (n > 0)
+		KUNIT_EXPECT_TRUE(test, wait_for_completion_timeout(&r->done,
+								    5 * HZ));
+	return n;
+}
+
+/*
+ * Pages stored as they are on consecutive backing slots come back with
+ * one read per run of up to 32, ended once in process context, checked,
+ * unpinned and counted.
+ */
+static void gs_direct_read_run(struct kunit *test)
+{
+	struct page **pages = gs_direct_pages(test);
+	struct page **dst = gs_direct_dst(test);
+	struct gs_direct_ended r;
+	struct gs_kbk *k;
+	struct gs_store *s;
+	int i;
+
+	s = gs_kunit_wb_store(test, "lz4", 4096, 256, &k);
+	gs_direct_store(test, s, 100, pages, GS_DIRECT_NR);
+	KUNIT_ASSERT_EQ(test, gs_direct_read_wait(test, s, 100, dst,
+						  GS_DIRECT_NR, &r), 32);
+	KUNIT_EXPECT_EQ(test, r.err, 0);
+	KUNIT_EXPECT_EQ(test, r.calls, 1);
+	KUNIT_EXPECT_FALSE(test, r.atomic);
+	KUNIT_ASSERT_EQ(test, gs_direct_read_wait(test, s, 132, dst + 32,
+						  GS_DIRECT_NR - 32, &r), 8);
+	KUNIT_EXPECT_EQ(test, r.err, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->submit_reads), 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->read_starts), 0);
+	for (i = 0; i < GS_DIRECT_NR; i++) {
+		KUNIT_EXPECT_MEMEQ(test, page_address(dst[i]),
+				   page_address(pages[i]), PAGE_SIZE);
+		KUNIT_EXPECT_EQ(test, gs_store_entry(s, 100 + i) &
+				GS_FLAG_READING, 0UL);
+	}
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.bd_reads),
+			GS_DIRECT_NR);
+	KUNIT_EXPECT_EQ(test, gs_backing_used(s->bk), (u64)GS_DIRECT_NR);
+	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0);
+}
+
+/*
+ * A run ends where one read cannot take the next page: a page stored
+ * compressed, a backing slot that does not follow, a cluster's end, a
+ * page another reader has pinned; one page alone is no run.
+ */
+static void gs_direct_read_run_ends(struct kunit *test)
+{
+	struct page **pages = gs_direct_pages(test);
+	struct page **dst = gs_direct_dst(test);
+	void *text = gs_kunit_text(test, 11);
+	struct gs_direct_ended r, single;
+	struct gs_kbk *k;
+	struct gs_store *s;
+	u64 done;
+
+	s = gs_kunit_wb_store(test, "lz4", 4096, 256, &k);
+	/* 198, 199 as they are; 200 compressed, then written back. */
+	gs_direct_store(test, s, 198, pages, 2);
+	KUNIT_ASSERT_EQ(test, gs_store_write(s, 200, text, GFP_KERNEL), 0);
+	KUNIT_ASSERT_EQ(test, gs_store_writeback(s, GS_WB_ALL, 1, &done), 0);
+	KUNIT_ASSERT_EQ(test, gs_store_kind(s, 200, NULL),
+			GS_KIND_WRITTEN_BACK);
+	KUNIT_EXPECT_EQ(test, gs_direct_read_wait(test, s, 198, dst, 3, &r),
+			2);
+	KUNIT_EXPECT_EQ(test, r.err, 0);
+	KUNIT_EXPECT_MEMEQ(test, page_address(dst[1]), page_address(pages[1]),
+			   PAGE_SIZE);
+
+	/* 300 and 301 on backing slots apart. */
+	gs_direct_store(test, s, 300, pages + 2, 1);
+	gs_direct_store(test, s, 50, pages + 3, 1);
+	gs_direct_store(test, s, 301, pages + 4, 1);
+	KUNIT_EXPECT_EQ(test, gs_direct_read_wait(test, s, 300, dst, 2, &r),
+			-EAGAIN);
+
+	/* 510..513 on consecutive backing slots, over a cluster's end. */
+	gs_direct_store(test, s, 510, pages + 5, 4);
+	KUNIT_EXPECT_EQ(test, gs_direct_read_wait(test, s, 510, dst, 4, &r),
+			2);
+	KUNIT_EXPECT_EQ(test, gs_direct_read_wait(test, s, 512, dst + 2, 2,
+						  &r), 2);
+	KUNIT_EXPECT_MEMEQ(test, page_address(dst[3]), page_address(pages[8]),
+			   PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, gs_direct_read_wait(test, s, 512, dst, 1, &r),
+			-EAGAIN);
+
+	/* 511 pinned by a single read in flight: 510..511 is no run. */
+	k->defer_reads = true;
+	gs_direct_ended_init(&single);
+	KUNIT_ASSERT_EQ(test, gs_store_read_start(s, 511, dst[10],
+						  gs_direct_ended_fn, &single),
+			GS_READ_STARTED);
+	KUNIT_EXPECT_EQ(test, gs_direct_read_wait(test, s, 510, dst, 2, &r),
+			-EAGAIN);
+	KUNIT_EXPECT_EQ(test, gs_direct_read_wait(test, s, 511, dst, 2, &r),
+			-EAGAIN);
+	KUNIT_EXPECT_FALSE(test, gs_store_entry(s, 510) & GS_FLAG_READING);
+	gs_kbk_end_read(s->bk);
+	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&single.done,
+							    5 * HZ));
+	KUNIT_EXPECT_MEMEQ(test, page_address(dst[10]), page_address(pages[6]),
+			   PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0);
+}
+
+/*
+ * A failed read fails the run, a page the device returns changed fails
+ * it too; every entry is unpinned and kept, and reads again once the
+ * device returns what was written.
+ */
+static void gs_direct_read_run_errors(struct kunit *test)
+{
+	struct page **pages = gs_direct_pages(test);
+	struct page **dst = gs_direct_dst(test);
+	struct gs_direct_ended r;
+	struct gs_kbk *k;
+	struct gs_store *s;
+	u8 *byte;
+	int i;
+
+	s = gs_kunit_wb_store(test, "lz4", 4096, 256, &k);
+	gs_direct_store(test, s, 0, pages, 4);
+	atomic_set(&k->fail_reads, 1);
+	KUNIT_ASSERT_EQ(test, gs_direct_read_wait(test, s, 0, dst, 4, &r), 4);
+	KUNIT_EXPECT_EQ(test, r.err, -EIO);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.bd_read_errors), 4);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.bd_reads), 0);
+
+	byte = k->mem + gs_entry_payload(gs_store_entry(s, 2)) * PAGE_SIZE + 9;
+	*byte ^= 1;
+	KUNIT_ASSERT_EQ(test, gs_direct_read_wait(test, s, 0, dst, 4, &r), 4);
+	KUNIT_EXPECT_EQ(test, r.err, -EIO);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.bd_sum_errors), 1);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.bd_read_errors), 5);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.bd_reads), 3);
+	*byte ^= 1;
+	KUNIT_ASSERT_EQ(test, gs_direct_read_wait(test, s, 0, dst, 4, &r), 4);
+	KUNIT_EXPECT_EQ(test, r.err, 0);
+	for (i = 0; i < 4; i++) {
+		KUNIT_EXPECT_MEMEQ(test, page_address(dst[i]),
+				   page_address(pages[i]), PAGE_SIZE);
+		KUNIT_EXPECT_EQ(test, gs_store_kind(s, i, NULL),
+				GS_KIND_WRITTEN_BACK);
+	}
+	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0);
+}
+
+/*
+ * A free and an overwrite of pages of a run in flight: the reader gets
+ * the pages it started to read; the backing slots stay allocated under
+ * the read and are freed once by its end.
+ */
+static void gs_direct_read_run_races(struct kunit *test)
+{
+	struct page **pages = gs_direct_pages(test);
+	struct page **dst = gs_direct_dst(test);
+	void *text = gs_kunit_text(test, 12);
+	struct gs_direct_ended r;
+	struct gs_kbk *k;
+	struct gs_store *s;
+
+	s = gs_kunit_wb_store(test, "lz4", 4096, 256, &k);
+	gs_direct_store(test, s, 0, pages, 3);
+	k->defer_run_reads = true;
+	gs_direct_ended_init(&r);
+	KUNIT_ASSERT_EQ(test, gs_store_read_run_start(s, 0, dst, 3,
+						      gs_direct_ended_fn, &r),
+			3);
+	KUNIT_EXPECT_TRUE(test, gs_store_entry(s, 1) & GS_FLAG_READING);
+	gs_store_free(s, 0);
+	KUNIT_EXPECT_EQ(test, gs_store_write(s, 1, text, GFP_KERNEL), 0);
+	/* Pinned: no backing slot is given back yet. */
+	KUNIT_EXPECT_EQ(test, gs_backing_used(s->bk), 3ULL);
+	gs_kbk_end_submit(s->bk);
+	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&r.done, 5 * HZ));
+	KUNIT_EXPECT_EQ(test, r.err, 0);
+	KUNIT_EXPECT_MEMEQ(test, page_address(dst[0]), page_address(pages[0]),
+			   PAGE_SIZE);
+	KUNIT_EXPECT_MEMEQ(test, page_address(dst[1]), page_address(pages[1]),
+			   PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, gs_backing_used(s->bk), 1ULL);
+	KUNIT_EXPECT_EQ(test, gs_store_kind(s, 1, NULL), GS_KIND_COMPRESSED);
+	KUNIT_EXPECT_FALSE(test, gs_store_entry(s, 2) & GS_FLAG_READING);
+	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_SLOTS_USED), 2);
 }
 
 static int gs_direct_suite_init(struct kunit_suite *suite)
@@ -412,6 +649,10 @@ static struct kunit_case gs_direct_cases[] = {
 	KUNIT_CASE(gs_direct_encrypt),
 	KUNIT_CASE(gs_direct_races),
 	KUNIT_CASE(gs_direct_stop_waits),
+	KUNIT_CASE(gs_direct_read_run),
+	KUNIT_CASE(gs_direct_read_run_ends),
+	KUNIT_CASE(gs_direct_read_run_errors),
+	KUNIT_CASE(gs_direct_read_run_races),
 	{}
 };
 

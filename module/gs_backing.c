@@ -450,14 +450,14 @@ int gs_backing_write_wait(struct gs_bk_io *io)
 	return io->err;
 }
 
-int gs_backing_submit_write(struct gs_backing *bk, u64 slot,
-			    struct page *const *pages, unsigned int nr,
-			    struct gs_bk_io *io)
+int gs_backing_submit(struct gs_backing *bk, bool write, u64 slot,
+		      struct page *const *pages, unsigned int nr,
+		      struct gs_bk_io *io)
 {
-	if (!bk->ops->submit_write || WARN_ON_ONCE(!io->end))
+	if (!bk->ops->submit || WARN_ON_ONCE(!io->end))
 		return -EAGAIN;
 	io->err = 0;
-	return bk->ops->submit_write(bk, slot, pages, nr, io);
+	return bk->ops->submit(bk, write, slot, pages, nr, io);
 }
 
 int gs_backing_read_start(struct gs_backing *bk, u64 slot, struct page *page,
@@ -626,16 +626,17 @@ static int gs_bdev_read_start(struct gs_backing *bk, u64 slot,
 }
 
 /* From a submit path, as gs_bdev_read_start(). */
-static int gs_bdev_submit_write(struct gs_backing *bk, u64 slot,
-				struct page *const *pages, unsigned int nr,
-				struct gs_bk_io *io)
+static int gs_bdev_submit(struct gs_backing *bk, bool write, u64 slot,
+			  struct page *const *pages, unsigned int nr,
+			  struct gs_bk_io *io)
 {
 	struct bio *bio;
 	unsigned int i;
 
 	if (WARN_ON_ONCE(!nr || nr > BIO_MAX_VECS))
 		return -EINVAL;
-	bio = bio_alloc_bioset(file_bdev(bk->bdev_file), nr, REQ_OP_WRITE,
+	bio = bio_alloc_bioset(file_bdev(bk->bdev_file), nr,
+			       write ? REQ_OP_WRITE : REQ_OP_READ,
 			       GFP_NOWAIT | __GFP_NOWARN, &bk->bio_set);
 	if (!bio)
 		return -EAGAIN;
@@ -671,7 +672,7 @@ static const struct gs_backing_ops gs_bdev_ops = {
 	.write_start = gs_bdev_write_start,
 	.read = gs_bdev_read,
 	.read_start = gs_bdev_read_start,
-	.submit_write = gs_bdev_submit_write,
+	.submit = gs_bdev_submit,
 	.discard = gs_bdev_discard,
 	.can_discard = gs_bdev_can_discard,
 	.release = gs_bdev_release,

@@ -67,14 +67,15 @@ struct gs_backing_ops {
 	int (*read_start)(struct gs_backing *bk, u64 slot, struct page *page,
 			  struct gs_bk_io *io);
 	/*
-	 * Optional: start writing the @nr whole pages @pages to slots
-	 * @slot.. and return at once, or -EAGAIN if that cannot be done
-	 * without waiting; io->end(io) is called when it is done, in any
-	 * context. From a submit path, as read_start.
+	 * Optional: start writing (@write) the @nr whole pages @pages to
+	 * slots @slot.., or reading them from there, and return at once, or
+	 * -EAGAIN if that cannot be done without waiting; io->end(io) is
+	 * called when it is done, in any context. From a submit path, as
+	 * read_start.
 	 */
-	int (*submit_write)(struct gs_backing *bk, u64 slot,
-			    struct page *const *pages, unsigned int nr,
-			    struct gs_bk_io *io);
+	int (*submit)(struct gs_backing *bk, bool write, u64 slot,
+		      struct page *const *pages, unsigned int nr,
+		      struct gs_bk_io *io);
 	/*
 	 * Optional: tell the device that @nr slots from @slot hold nothing
 	 * (a sparse file gives the space back). May sleep.
@@ -232,14 +233,15 @@ int gs_backing_write_wait(struct gs_bk_io *io);
 int gs_backing_read_start(struct gs_backing *bk, u64 slot, struct page *page,
 			  struct gs_bk_io *io);
 /*
- * Start writing the whole pages @pages to slots @slot.. (at most
- * BIO_MAX_VECS); @io->end(@io) (which must be set) is called when it is
- * done, in any context. Returns 0, or -EAGAIN if the store cannot start
- * a write without waiting (then nothing was started). For a submit path.
+ * Start writing (@write) the whole pages @pages to slots @slot.., or
+ * reading them from there (at most BIO_MAX_VECS); @io->end(@io) (which
+ * must be set) is called when it is done, in any context. Returns 0, or
+ * -EAGAIN if the store cannot start one without waiting (then nothing
+ * was started). For a submit path.
  */
-int gs_backing_submit_write(struct gs_backing *bk, u64 slot,
-			    struct page *const *pages, unsigned int nr,
-			    struct gs_bk_io *io);
+int gs_backing_submit(struct gs_backing *bk, bool write, u64 slot,
+		      struct page *const *pages, unsigned int nr,
+		      struct gs_bk_io *io);
 /*
  * Highest slot in use, or U64_MAX if none. May sleep: the reverse map's
  * lock is held for one cluster's scan, or GS_BK_SKIP_BATCH lookups of

@@ -108,9 +108,31 @@ static void gs_io_end(void *arg, int err)
 }
 
 /*
- * Whole pages of a write bio that go to the backing device as they are
- * (GS_WRITE_DIRECT), on consecutive slots: started together, one backing
- * write each GS_RUN_PAGES.
+ * A whole page on the backing device, read in the submit path: started
+ * and left to end on its own (the bio waits for it: a remaining count of
+ * its own), or, if it is no longer there, read at once. Returns 0,
+ * -EAGAIN if it cannot be started without waiting, or an errno.
+ */
+static int gs_read_page_start(struct gs_store *s, struct bio *bio, u64 slot,
+			      struct page *page)
+{
+	int err;
+
+	bio_inc_remaining(bio);
+	err = gs_store_read_start(s, slot, page, gs_io_end, bio);
+	if (err == GS_READ_STARTED)
+		return 0;
+	bio_endio(bio);	/* not started: the count goes back */
+	if (!err)
+		flush_dcache_page(page);
+	return err;
+}
+
+/*
+ * Whole pages of a bio, on consecutive slots, that need the backing
+ * device: pages to store there as they are (GS_WRITE_DIRECT), or pages
+ * to read from there. Started together: a write (up to 32 pages) or a
+ * read of those whose backing slots follow each other at a time.
  */
 #define GS_RUN_PAGES	32
 
@@ -122,58 +144,48 @@ struct gs_run {
 };
 
 /*
- * Start writing the run; the bio waits for each write started. Returns 0,
- * or -EAGAIN with *@at and *@direct at its first page not started: the
- * caller has a worker go on from there.
+ * Start the run; the bio waits for each part started. Returns 0, an
+ * errno the bio fails with, or -EAGAIN with *@at (and for a write
+ * *@direct) at its first page not started: the caller has a worker go on
+ * from there.
  */
-static int gs_run_start(struct gs_store *s, struct bio *bio,
+static int gs_run_start(struct gs_store *s, struct bio *bio, bool write,
 			struct gs_run *run, struct bvec_iter *at, u64 *direct)
 {
 	unsigned int done = 0;
-	int n = 0;
+	int n, err = 0;
 
 	while (done < run->nr) {
 		bio_inc_remaining(bio);
-		n = gs_store_write_start(s, run->slot + done, run->pages + done,
-					 run->nr - done, gs_io_end, bio);
-		if (n <= 0) {
-			bio_endio(bio);	/* not started: the count goes back */
-			break;
+		n = write ? gs_store_write_start(s, run->slot + done,
+						 run->pages + done,
+						 run->nr - done, gs_io_end, bio) :
+			    gs_store_read_run_start(s, run->slot + done,
+						    run->pages + done,
+						    run->nr - done, gs_io_end,
+						    bio);
+		if (n > 0) {
+			done += n;
+			continue;
 		}
-		done += n;
+		bio_endio(bio);	/* not started: the count goes back */
+		err = -EAGAIN;
+		if (write)
+			break;
+		/* Not in a run of reads: on its own. */
+		err = gs_read_page_start(s, bio, run->slot + done,
+					 run->pages[done]);
+		if (err)
+			break;
+		done++;
 	}
-	if (done < run->nr) {
+	if (err == -EAGAIN) {
 		*at = run->at;
 		bio_advance_iter(bio, at, (size_t)done << PAGE_SHIFT);
-		*direct = run->slot + done;
+		if (write)
+			*direct = run->slot + done;
 	}
 	run->nr = 0;
-	return n > 0 ? 0 : -EAGAIN;
-}
-
-/*
- * A whole page read in the submit path: from the pool at once, or, from
- * the backing device, started and left to end on its own (the bio waits
- * for it: a remaining count of its own).
- */
-static int gs_read_page_nowait(struct gs_store *s, struct bio *bio, u64 slot,
-			       struct bio_vec *bv)
-{
-	void *p = bvec_kmap_local(bv);
-	int err;
-
-	err = gs_store_read_nowait(s, slot, p);
-	kunmap_local(p);
-	if (err == -EAGAIN) {
-		bio_inc_remaining(bio);
-		err = gs_store_read_start(s, slot, bv->bv_page, gs_io_end, bio);
-		if (err == GS_READ_STARTED)
-			return 0;
-		bio_endio(bio);	/* not started: the count goes back */
-		if (err)
-			return err;
-	}
-	flush_dcache_page(bv->bv_page);
 	return err;
 }
 
@@ -195,7 +207,8 @@ static int gs_rw(struct gs_dev *d, struct bio *bio, struct bvec_iter *iter,
 	unsigned int off = 0, done, n;
 	struct bvec_iter it, at = *iter;
 	struct gs_run run = { .nr = 0 };
-	bool runnable;
+	bool runnable, joins;
+	int ret;
 	struct bio_vec bv;
 	void *bounce = NULL, *p;
 	int err = 0;
@@ -214,25 +227,32 @@ static int gs_rw(struct gs_dev *d, struct bio *bio, struct bvec_iter *iter,
 				at = it;
 				bio_advance_iter_single(bio, &at, done);
 			}
-			runnable = n == PAGE_SIZE && write && nowait;
+			runnable = n == PAGE_SIZE && nowait;
 			/* A run is only ever the pages just before this one. */
-			if (run.nr && (!runnable || run.nr == GS_RUN_PAGES) &&
-			    gs_run_start(s, bio, &run, &at, direct)) {
-				err = -EAGAIN;
-				break;
-			}
-			if (n == PAGE_SIZE && !write && nowait) {
-				err = gs_read_page_nowait(s, bio, slot, &bv);
-			} else if (runnable) {
-				p = bvec_kmap_local(&bv);
-				err = gs_store_write_nowait(s, slot, p, GFP_NOIO);
-				kunmap_local(p);
-				if (run.nr && err != GS_WRITE_DIRECT &&
-				    gs_run_start(s, bio, &run, &at, direct)) {
-					err = -EAGAIN;
+			if (run.nr && (!runnable || run.nr == GS_RUN_PAGES)) {
+				err = gs_run_start(s, bio, write, &run, &at,
+						   direct);
+				if (err)
 					break;
+			}
+			if (runnable) {
+				p = bvec_kmap_local(&bv);
+				err = write ? gs_store_write_nowait(s, slot, p,
+								    GFP_NOIO) :
+					      gs_store_read_nowait(s, slot, p);
+				kunmap_local(p);
+				joins = err == (write ? GS_WRITE_DIRECT : -EAGAIN);
+				if (!write && !err)
+					flush_dcache_page(bv.bv_page);
+				if (run.nr && !joins) {
+					ret = gs_run_start(s, bio, write, &run,
+							   &at, direct);
+					if (ret) {
+						err = ret;
+						break;
+					}
 				}
-				if (err == GS_WRITE_DIRECT) {
+				if (joins) {
 					if (!run.nr) {
 						run.slot = slot;
 						run.at = at;
@@ -289,8 +309,8 @@ static int gs_rw(struct gs_dev *d, struct bio *bio, struct bvec_iter *iter,
 	}
 	kfree(bounce);
 	/* The bio ended in a run (nothing after it failed): start it. */
-	if (run.nr)
-		err = gs_run_start(s, bio, &run, &at, direct);
+	if (run.nr && !err)
+		err = gs_run_start(s, bio, write, &run, &at, direct);
 	if (err == -EAGAIN)
 		*iter = at;
 	/* The one place that counts failed bios (the store counts none). */

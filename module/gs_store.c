@@ -127,6 +127,16 @@ int gs_store_write_start(struct gs_store *s, u64 slot,
 	return gs_wb_write_start(s, slot, pages, nr, end, arg);
 }
 
+int gs_store_read_run_start(struct gs_store *s, u64 slot,
+			    struct page *const *pages, unsigned int nr,
+			    gs_io_end_t end, void *arg)
+{
+	if (!s->bk || nr < 2 || slot >= s->nr_slots ||
+	    nr > s->nr_slots - slot)
+		return -EAGAIN;
+	return gs_wb_read_run_start(s, slot, pages, nr, end, arg);
+}
+
 static int __gs_store_read(struct gs_store *s, u64 slot, void *dst,
 			   bool nowait)
 {

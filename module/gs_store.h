@@ -180,6 +180,7 @@ struct gs_wb {
 	struct workqueue_struct *end_wq;
 	mempool_t *rb_pool;		/* the reads' requests */
 	mempool_t *wr_pool;		/* the writes' requests */
+	mempool_t *rr_pool;		/* the read runs' requests */
 	atomic_t inflight;		/* started and not finished */
 };
 
@@ -294,6 +295,17 @@ int gs_store_write_start(struct gs_store *s, u64 slot,
  */
 int gs_store_read_start(struct gs_store *s, u64 slot, struct page *page,
 			gs_io_end_t end, void *arg);
+/*
+ * Pages @slot.. that gs_store_read_nowait() found on the backing device
+ * (-EAGAIN): start reading as many of the @nr as can be read with one
+ * read (stored as they are, their backing slots following each other).
+ * Returns how many (at least two; @end(@arg, err) is called from process
+ * context once they are in @pages), or -EAGAIN: gs_store_read_start()
+ * the first one. For the block layer's submit path.
+ */
+int gs_store_read_run_start(struct gs_store *s, u64 slot,
+			    struct page *const *pages, unsigned int nr,
+			    gs_io_end_t end, void *arg);
 /* Frees one slot; never sleeps (called under the swap core's spinlock). */
 void gs_store_free(struct gs_store *s, u64 slot);
 /*

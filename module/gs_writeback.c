@@ -75,6 +75,10 @@
 #define GS_WB_WR_PAGES		32
 /* Such writes that can always be started: a few swap writes' worth. */
 #define GS_WB_WR_RESERVE	4
+/* Pages one run of reads started from a submit path takes at most. */
+#define GS_WB_RR_PAGES		32
+/* Such runs that can always be started. */
+#define GS_WB_RR_RESERVE	4
 /* Pages the pool limit's reclaim writes back between looks at the pool. */
 #define GS_WB_RECLAIM_STEP	64
 
@@ -807,7 +811,7 @@ int gs_wb_write_start(struct gs_store *s, u64 slot, struct page *const *pages,
 	void *data;
 	int got;
 
-	if (!bk || !bk->ops->submit_write)
+	if (!bk || !bk->ops->submit)
 		return -EAGAIN;
 	wr = mempool_alloc(s->wb.wr_pool, gfp);
 	if (!wr)
@@ -846,7 +850,7 @@ int gs_wb_write_start(struct gs_store *s, u64 slot, struct page *const *pages,
 	wr->arg = arg;
 	wr->io.end = gs_wb_wr_end_io;
 	atomic_inc(&s->wb.inflight);
-	if (!gs_backing_submit_write(bk, wr->b, wr->pages, wr->nr, &wr->io))
+	if (!gs_backing_submit(bk, true, wr->b, wr->pages, wr->nr, &wr->io))
 		return wr->nr;
 	gs_wb_io_done(s);
 
@@ -1083,6 +1087,131 @@ out_free:
 	return ret;
 }
 
+/*
+ * A run of written-back pages stored as they are (no compressed length),
+ * on backing slots that follow each other as their ghost slots do, read
+ * with one read started from the submit path (gs_wb_read_run_start()):
+ * each entry pinned as by gs_wb_read_start(), the pages read straight
+ * into the caller's, then finished on wb.end_wq: checked (and decrypted)
+ * page by page, unpinned, handed back through @end once.
+ */
+struct gs_wb_rr {
+	struct gs_bk_io io;
+	struct work_struct work;
+	struct gs_store *s;
+	u64 slot;		/* the first ghost slot */
+	u64 b;			/* its backing slot; the others follow */
+	unsigned int nr;
+	gs_io_end_t end;
+	void *arg;
+	unsigned long e[GS_WB_RR_PAGES];	/* entries before the pin */
+	struct page *pages[GS_WB_RR_PAGES];
+};
+
+/* Unpin the run's entries from @from on; free what went away meanwhile. */
+static void gs_wb_rr_unpin(struct gs_store *s, struct gs_wb_rr *rr,
+			   unsigned int from)
+{
+	unsigned int i;
+
+	for (i = from; i < rr->nr; i++)
+		if (!gs_slot_replace(s, rr->slot + i,
+				     rr->e[i] | GS_FLAG_READING, rr->e[i]))
+			gs_backing_free(s->bk, rr->b + i);
+}
+
+static void gs_wb_rr_finish(struct work_struct *work)
+{
+	struct gs_wb_rr *rr = container_of(work, struct gs_wb_rr, work);
+	struct gs_store *s = rr->s;
+	unsigned int i, ok = 0;
+	int ret = 0, err;
+	void *dst;
+
+	for (i = 0; i < rr->nr; i++) {
+		err = rr->io.err;
+		if (!err) {
+			dst = kmap_local_page(rr->pages[i]);
+			err = gs_wb_unseal(s, rr->slot + i, rr->b + i, dst,
+					   PAGE_SIZE);
+			kunmap_local(dst);
+			flush_dcache_page(rr->pages[i]);
+		}
+		if (err)
+			ret = -EIO;
+		else
+			ok++;
+	}
+	if (rr->io.err)
+		pr_err_ratelimited("slot %llu: cannot read backing slots %llu-%llu: %d\n",
+				   rr->slot, rr->b, rr->b + rr->nr - 1,
+				   rr->io.err);
+	atomic_long_add(ok, &s->stats.bd_reads);
+	atomic_long_add(rr->nr - ok, &s->stats.bd_read_errors);
+	gs_wb_rr_unpin(s, rr, 0);
+	rr->end(rr->arg, ret);
+	mempool_free(rr, s->wb.rr_pool);
+	gs_wb_io_done(s);
+}
+
+/* The backing read is done: any context. */
+static void gs_wb_rr_end_io(struct gs_bk_io *io)
+{
+	struct gs_wb_rr *rr = container_of(io, struct gs_wb_rr, io);
+
+	INIT_WORK(&rr->work, gs_wb_rr_finish);
+	queue_work(rr->s->wb.end_wq, &rr->work);
+}
+
+int gs_wb_read_run_start(struct gs_store *s, u64 slot, struct page *const *pages,
+			 unsigned int nr, gs_io_end_t end, void *arg)
+{
+	unsigned int i = slot & (GS_CLUSTER_SLOTS - 1), k;
+	struct gs_cluster *cl;
+	struct gs_wb_rr *rr;
+	unsigned long e;
+
+	if (!s->bk->ops->submit)
+		return -EAGAIN;
+	/* Within one cluster: one lock hold pins them all. */
+	nr = min3(nr, (unsigned int)GS_WB_RR_PAGES, GS_CLUSTER_SLOTS - i);
+	rr = mempool_alloc(s->wb.rr_pool, GFP_NOWAIT | __GFP_NOWARN);
+	if (!rr)
+		return -EAGAIN;
+	cl = gs_cluster_get(s, slot >> GS_CLUSTER_SHIFT, 0);
+	for (k = 0; cl && k < nr; k++) {
+		e = atomic_long_read(&cl->table[i + k]);
+		if (gs_entry_kind(e) != GS_KIND_WRITTEN_BACK ||
+		    e & GS_FLAG_READING || gs_aux_get(cl->aux, i + k) ||
+		    (k && gs_entry_payload(e) != rr->b + k))
+			break;
+		if (!k)
+			rr->b = gs_entry_payload(e);
+		rr->e[k] = e;
+		rr->pages[k] = pages[k];
+		atomic_long_set(&cl->table[i + k], e | GS_FLAG_READING);
+	}
+	if (cl)
+		gs_cluster_unlock(cl);
+	rr->nr = k;
+	rr->s = s;
+	rr->slot = slot;
+	rr->end = end;
+	rr->arg = arg;
+	rr->io.end = gs_wb_rr_end_io;
+	/* One page alone is gs_wb_read_start()'s. */
+	if (k > 1) {
+		atomic_inc(&s->wb.inflight);
+		if (!gs_backing_submit(s->bk, false, rr->b, rr->pages, k,
+				       &rr->io))
+			return k;
+		gs_wb_io_done(s);
+	}
+	gs_wb_rr_unpin(s, rr, 0);
+	mempool_free(rr, s->wb.rr_pool);
+	return -EAGAIN;
+}
+
 /* ----------------------------------------------------------- idle marks */
 
 void gs_store_mark_idle(struct gs_store *s, u64 age)
@@ -1296,7 +1425,8 @@ static struct gs_wb_batch *gs_wb_batches_alloc(unsigned int size,
 static size_t gs_wb_rb_pool_bytes(void)
 {
 	return GS_WB_RB_RESERVE * kmalloc_size_roundup(sizeof(struct gs_wb_rb)) +
-	       GS_WB_WR_RESERVE * kmalloc_size_roundup(sizeof(struct gs_wb_wr));
+	       GS_WB_WR_RESERVE * kmalloc_size_roundup(sizeof(struct gs_wb_wr)) +
+	       GS_WB_RR_RESERVE * kmalloc_size_roundup(sizeof(struct gs_wb_rr));
 }
 
 static void gs_wb_batch_free(struct gs_store *s)
@@ -1305,6 +1435,8 @@ static void gs_wb_batch_free(struct gs_store *s)
 	s->wb.rb_pool = NULL;
 	mempool_destroy(s->wb.wr_pool);
 	s->wb.wr_pool = NULL;
+	mempool_destroy(s->wb.rr_pool);
+	s->wb.rr_pool = NULL;
 	gs_wb_batches_free(s->wb.batches, s->wb.nr_batches);
 	s->wb.batches = NULL;
 	s->wb.nr_batches = 0;
@@ -1317,7 +1449,9 @@ static int gs_wb_batch_alloc(struct gs_store *s)
 						    sizeof(struct gs_wb_rb));
 	s->wb.wr_pool = mempool_create_kmalloc_pool(GS_WB_WR_RESERVE,
 						    sizeof(struct gs_wb_wr));
-	if (!s->wb.rb_pool || !s->wb.wr_pool) {
+	s->wb.rr_pool = mempool_create_kmalloc_pool(GS_WB_RR_RESERVE,
+						    sizeof(struct gs_wb_rr));
+	if (!s->wb.rb_pool || !s->wb.wr_pool || !s->wb.rr_pool) {
 		gs_wb_batch_free(s);
 		return -ENOMEM;
 	}

@@ -63,5 +63,15 @@ int gs_wb_read(struct gs_store *s, u64 slot, void *dst);
  */
 int gs_wb_read_start(struct gs_store *s, u64 slot, struct page *page,
 		     gs_io_end_t end, void *arg);
+/*
+ * Start reading WRITTEN_BACK pages stored as they are from slot @slot on
+ * into @pages, as many of the @nr as lie in one cluster on backing slots
+ * that follow each other (at least two), with one read. Returns how many
+ * (@end(@arg, err) is called from process context once they are there),
+ * or -EAGAIN: gs_wb_read_start() the first one.
+ */
+int gs_wb_read_run_start(struct gs_store *s, u64 slot,
+			 struct page *const *pages, unsigned int nr,
+			 gs_io_end_t end, void *arg);
 
 #endif /* _GS_WRITEBACK_H */
