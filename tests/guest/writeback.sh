@@ -281,6 +281,60 @@ t_wb_direct() {
 	sysw $SYS/reset 1 ok
 }
 
+# swap_ra_delta DATA_MIB SEED: a verified swap workload of DATA_MIB in a
+# 32 MiB cgroup; prints the pages the swap core read ahead meanwhile
+# (none where the device is synchronous: swap-in then skips readahead).
+swap_ra_delta() {
+	local ra0 rc
+	ra0=$(awk '$1 == "swap_ra" { print $2 }' /proc/vmstat)
+	run_cg gs-ra "$(wl_limit 32)" gsverify "$(wl "$1")" 2 "$2" tr >&2
+	rc=$?
+	echo $(($(awk '$1 == "swap_ra" { print $2 }' /proc/vmstat) - ra0))
+	return $rc
+}
+
+# writeback_direct=all: pages go to the backing device as they are, a run
+# of a bio's pages with one write started from the submit path. fio's
+# verified jobs (4-64 KiB bios, trims) on the raw device; then swap on it:
+# the device tells swap it is not synchronous, so swap reads ahead, as it
+# does not (or next to nothing) from the same device in its default mode.
+t_wb_direct_all() {
+	local rc c0 ra
+	attach_backing "$(vdisk gsback)"
+	sysw $SYS/writeback_direct all ok
+	sysw $SYS/disksize 4T ok
+	c0=$(awk '{ print $1 }' $SYS/comp_stat)
+	DEV=$DEV FIO_SIZE="$(wl 32)M" fio /opt/gs-src/tests/guest/verify.fio >"$GS_OUT/fio-direct.log" 2>&1
+	rc=$?
+	grep -E 'err=|READ:|WRITE:|TRIM:|verify' "$GS_OUT/fio-direct.log"
+	[ $rc = 0 ] || { tail -n 30 "$GS_OUT/fio-direct.log"; fail "fio exit $rc"; }
+	! grep -E 'err= *[1-9]' "$GS_OUT/fio-direct.log" || fail "fio reported errors"
+	cat $SYS/mm_stat $SYS/bd_stat $SYS/io_stat
+	[ "$(bdstat writes)" -gt "$(wl 8192)" ] || fail "only $(bdstat writes) pages went to the backing device"
+	[ "$(awk '{ print $1 }' $SYS/comp_stat)" = "$c0" ] || fail "pages were compressed: $(cat $SYS/comp_stat)"
+	[ "$(bdstat werr)" = 0 ] && [ "$(bdstat rerr)" = 0 ] || fail "backing I/O errors"
+	[ "$(awk '{ print $1 + $2 }' $SYS/io_stat)" = 0 ] || fail "failed bios: $(cat $SYS/io_stat)"
+	gs_check
+	blkdiscard $DEV || fail blkdiscard
+	[ "$(bdstat count)" = 0 ] || fail "discard left $(bdstat count) pages on the backing device"
+
+	sysw $SYS/disksize 64G ok
+	mkswap $DEV >/dev/null && swapon $DEV || fail swapon
+	ra=$(swap_ra_delta 64 31) || fail "gsverify on writeback_direct=all"
+	swapoff $DEV || fail swapoff
+	echo "writeback_direct=all: $ra pages read ahead, $(bdstat writes) written to the backing device"
+	[ "$ra" -gt 0 ] || fail "no readahead: the device still says it is synchronous"
+	gs_check
+	sysw $SYS/reset 1 ok
+	swap_on lz4 64G || fail swapon
+	ra=$(swap_ra_delta 64 32) || fail "gsverify in the default mode"
+	swapoff $DEV || fail swapoff
+	echo "writeback_direct=none: $ra pages read ahead"
+	# Other tasks may swap in with readahead (shmem); the workload not.
+	[ "$ra" -le 64 ] || fail "$ra pages read ahead from a synchronous device"
+	sysw $SYS/reset 1 ok
+}
+
 # The backing device fills up: writeback stops with ENOSPC, nothing lost.
 t_wb_full() {
 	attach_backing "$(vdisk gssmall)"
