@@ -715,6 +715,31 @@ out_bounce:
 }
 
 /*
+ * A backing read or write started from a submit path: when it is done
+ * (in any context), @work finishes it on wb.end_wq.
+ */
+struct gs_wb_io {
+	struct gs_bk_io io;
+	struct work_struct work;
+	struct gs_store *s;
+};
+
+static void gs_wb_io_end(struct gs_bk_io *io)
+{
+	struct gs_wb_io *st = container_of(io, struct gs_wb_io, io);
+
+	queue_work(st->s->wb.end_wq, &st->work);
+}
+
+static void gs_wb_io_init(struct gs_wb_io *st, struct gs_store *s,
+			  work_func_t finish)
+{
+	st->s = s;
+	st->io.end = gs_wb_io_end;
+	INIT_WORK(&st->work, finish);
+}
+
+/*
  * Pages stored on the backing device as they are, started from a submit
  * path (gs_wb_write_start()): a run of ghost slots on a run of backing
  * slots, one bio; finished in process context on wb.end_wq, where the
@@ -723,9 +748,7 @@ out_bounce:
  * is -EAGAIN, and the caller stores those pages with gs_wb_write_page().
  */
 struct gs_wb_wr {
-	struct gs_bk_io io;
-	struct work_struct work;
-	struct gs_store *s;
+	struct gs_wb_io st;
 	u64 slot;		/* the first ghost slot */
 	u64 b;			/* its backing slot; the others follow */
 	unsigned int nr;
@@ -757,16 +780,16 @@ static void gs_wb_io_done(struct gs_store *s)
 
 static void gs_wb_wr_finish(struct work_struct *work)
 {
-	struct gs_wb_wr *wr = container_of(work, struct gs_wb_wr, work);
-	struct gs_store *s = wr->s;
+	struct gs_wb_wr *wr = container_of(work, struct gs_wb_wr, st.work);
+	struct gs_store *s = wr->st.s;
 	unsigned int i, done = 0;
 	int ret = 0, err;
 
-	if (wr->io.err) {
+	if (wr->st.io.err) {
 		atomic_long_add(wr->nr, &s->stats.bd_write_errors);
 		pr_err_ratelimited("slot %llu: cannot write backing slots %llu-%llu: %d\n",
 				   wr->slot, wr->b, wr->b + wr->nr - 1,
-				   wr->io.err);
+				   wr->st.io.err);
 		ret = -EIO;
 	}
 	for (i = 0; i < wr->nr; i++) {
@@ -788,15 +811,6 @@ static void gs_wb_wr_finish(struct work_struct *work)
 	wr->end(wr->arg, ret);
 	gs_wb_wr_free(s, wr);
 	gs_wb_io_done(s);
-}
-
-/* The backing write is done: any context. */
-static void gs_wb_wr_end_io(struct gs_bk_io *io)
-{
-	struct gs_wb_wr *wr = container_of(io, struct gs_wb_wr, io);
-
-	INIT_WORK(&wr->work, gs_wb_wr_finish);
-	queue_work(wr->s->wb.end_wq, &wr->work);
 }
 
 int gs_wb_write_start(struct gs_store *s, u64 slot, struct page *const *pages,
@@ -844,13 +858,12 @@ int gs_wb_write_start(struct gs_store *s, u64 slot, struct page *const *pages,
 		if (!wr->bounced)
 			wr->pages[i] = pages[i];
 	}
-	wr->s = s;
 	wr->slot = slot;
 	wr->end = end;
 	wr->arg = arg;
-	wr->io.end = gs_wb_wr_end_io;
+	gs_wb_io_init(&wr->st, s, gs_wb_wr_finish);
 	atomic_inc(&s->wb.inflight);
-	if (!gs_backing_submit(bk, true, wr->b, wr->pages, wr->nr, &wr->io))
+	if (!gs_backing_submit(bk, true, wr->b, wr->pages, wr->nr, &wr->st.io))
 		return wr->nr;
 	gs_wb_io_done(s);
 
@@ -946,9 +959,7 @@ int gs_wb_read(struct gs_store *s, u64 slot, void *dst)
  * wb.end_wq: unpinned, decompressed, handed back through @end.
  */
 struct gs_wb_rb {
-	struct gs_bk_io io;
-	struct work_struct work;
-	struct gs_store *s;
+	struct gs_wb_io st;
 	u64 slot;
 	u64 b;			/* the backing slot */
 	unsigned long e;	/* the entry as it was before the pin */
@@ -961,9 +972,9 @@ struct gs_wb_rb {
 
 static void gs_wb_rb_finish(struct work_struct *work)
 {
-	struct gs_wb_rb *rb = container_of(work, struct gs_wb_rb, work);
-	struct gs_store *s = rb->s;
-	int ret = rb->io.err;
+	struct gs_wb_rb *rb = container_of(work, struct gs_wb_rb, st.work);
+	struct gs_store *s = rb->st.s;
+	int ret = rb->st.io.err;
 	struct gs_stream *st;
 	void *dst;
 
@@ -1006,15 +1017,6 @@ static void gs_wb_rb_finish(struct work_struct *work)
 	gs_wb_io_done(s);
 }
 
-/* The backing read is done: any context. */
-static void gs_wb_rb_end_io(struct gs_bk_io *io)
-{
-	struct gs_wb_rb *rb = container_of(io, struct gs_wb_rb, io);
-
-	INIT_WORK(&rb->work, gs_wb_rb_finish);
-	queue_work(rb->s->wb.end_wq, &rb->work);
-}
-
 int gs_wb_read_start(struct gs_store *s, u64 slot, struct page *page,
 		     gs_io_end_t end, void *arg)
 {
@@ -1055,21 +1057,20 @@ again:
 	atomic_long_set(&cl->table[i], e | GS_FLAG_READING);
 	gs_cluster_unlock(cl);
 
-	rb->s = s;
 	rb->slot = slot;
 	rb->b = gs_entry_payload(e);
 	rb->e = e;
 	rb->page = page;
 	rb->end = end;
 	rb->arg = arg;
-	rb->io.end = gs_wb_rb_end_io;
+	gs_wb_io_init(&rb->st, s, gs_wb_rb_finish);
 	if (!rb->len && rb->data) {
 		/* It changed into a page stored as is meanwhile. */
 		__free_page(rb->data);
 		rb->data = NULL;
 	}
 	atomic_inc(&s->wb.inflight);
-	ret = gs_backing_read_start(s->bk, rb->b, rb->data ?: page, &rb->io);
+	ret = gs_backing_read_start(s->bk, rb->b, rb->data ?: page, &rb->st.io);
 	if (!ret)
 		return 0;
 	gs_wb_io_done(s);
@@ -1096,9 +1097,7 @@ out_free:
  * page by page, unpinned, handed back through @end once.
  */
 struct gs_wb_rr {
-	struct gs_bk_io io;
-	struct work_struct work;
-	struct gs_store *s;
+	struct gs_wb_io st;
 	u64 slot;		/* the first ghost slot */
 	u64 b;			/* its backing slot; the others follow */
 	unsigned int nr;
@@ -1122,14 +1121,14 @@ static void gs_wb_rr_unpin(struct gs_store *s, struct gs_wb_rr *rr,
 
 static void gs_wb_rr_finish(struct work_struct *work)
 {
-	struct gs_wb_rr *rr = container_of(work, struct gs_wb_rr, work);
-	struct gs_store *s = rr->s;
+	struct gs_wb_rr *rr = container_of(work, struct gs_wb_rr, st.work);
+	struct gs_store *s = rr->st.s;
 	unsigned int i, ok = 0;
 	int ret = 0, err;
 	void *dst;
 
 	for (i = 0; i < rr->nr; i++) {
-		err = rr->io.err;
+		err = rr->st.io.err;
 		if (!err) {
 			dst = kmap_local_page(rr->pages[i]);
 			err = gs_wb_unseal(s, rr->slot + i, rr->b + i, dst,
@@ -1142,25 +1141,16 @@ static void gs_wb_rr_finish(struct work_struct *work)
 		else
 			ok++;
 	}
-	if (rr->io.err)
+	if (rr->st.io.err)
 		pr_err_ratelimited("slot %llu: cannot read backing slots %llu-%llu: %d\n",
 				   rr->slot, rr->b, rr->b + rr->nr - 1,
-				   rr->io.err);
+				   rr->st.io.err);
 	atomic_long_add(ok, &s->stats.bd_reads);
 	atomic_long_add(rr->nr - ok, &s->stats.bd_read_errors);
 	gs_wb_rr_unpin(s, rr, 0);
 	rr->end(rr->arg, ret);
 	mempool_free(rr, s->wb.rr_pool);
 	gs_wb_io_done(s);
-}
-
-/* The backing read is done: any context. */
-static void gs_wb_rr_end_io(struct gs_bk_io *io)
-{
-	struct gs_wb_rr *rr = container_of(io, struct gs_wb_rr, io);
-
-	INIT_WORK(&rr->work, gs_wb_rr_finish);
-	queue_work(rr->s->wb.end_wq, &rr->work);
 }
 
 int gs_wb_read_run_start(struct gs_store *s, u64 slot, struct page *const *pages,
@@ -1194,16 +1184,15 @@ int gs_wb_read_run_start(struct gs_store *s, u64 slot, struct page *const *pages
 	if (cl)
 		gs_cluster_unlock(cl);
 	rr->nr = k;
-	rr->s = s;
 	rr->slot = slot;
 	rr->end = end;
 	rr->arg = arg;
-	rr->io.end = gs_wb_rr_end_io;
+	gs_wb_io_init(&rr->st, s, gs_wb_rr_finish);
 	/* One page alone is gs_wb_read_start()'s. */
 	if (k > 1) {
 		atomic_inc(&s->wb.inflight);
 		if (!gs_backing_submit(s->bk, false, rr->b, rr->pages, k,
-				       &rr->io))
+				       &rr->st.io))
 			return k;
 		gs_wb_io_done(s);
 	}
