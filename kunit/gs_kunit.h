@@ -5,6 +5,7 @@
 
 #include <kunit/resource.h>
 #include <kunit/test.h>
+#include <linux/completion.h>
 #include <linux/err.h>
 #include <linux/mm.h>
 #include <linux/random.h>
@@ -12,6 +13,7 @@
 #include <linux/vmalloc.h>
 #include "gs_backing.h"
 #include "gs_store.h"
+#include "gs_writeback.h"
 
 KUNIT_DEFINE_ACTION_WRAPPER(gs_kunit_store_destroy, gs_store_destroy,
 			    struct gs_store *);
@@ -250,6 +252,50 @@ static inline void gs_kbk_end_submit(struct gs_backing *bk)
 		io->err = gs_kbk_read(bk, k->held_wslot + i,
 				      page_address(k->held_pages[i]));
 	io->end(io);
+}
+
+/*
+ * The end of an I/O started without waiting (gs_io_end_t): how it ended,
+ * how often, and whether it ended outside process context.
+ */
+struct gs_kunit_ended {
+	struct completion done;
+	int err;
+	int calls;
+	bool atomic;		/* called outside process context */
+};
+
+static inline void gs_kunit_ended_fn(void *arg, int err)
+{
+	struct gs_kunit_ended *r = arg;
+
+	r->err = err;
+	r->calls++;
+	r->atomic = !in_task() || irqs_disabled();
+	complete(&r->done);
+}
+
+static inline void gs_kunit_ended_init(struct gs_kunit_ended *r)
+{
+	init_completion(&r->done);
+	r->err = 1;
+	r->calls = 0;
+	r->atomic = false;
+}
+
+/* gs_wb_stop() of a store in a thread of its own (kthread_run()). */
+struct gs_stop_job {
+	struct gs_store *s;
+	struct completion done;
+};
+
+static inline int gs_stop_job_fn(void *arg)
+{
+	struct gs_stop_job *j = arg;
+
+	gs_wb_stop(j->s);
+	complete(&j->done);
+	return 0;
 }
 
 /* A discarded slot reads as 0x5a bytes. */

@@ -23,31 +23,6 @@
 
 #define GS_DIRECT_NR	40
 
-struct gs_direct_ended {
-	struct completion done;
-	int err;
-	int calls;
-	bool atomic;		/* called outside process context */
-};
-
-static void gs_direct_ended_fn(void *arg, int err)
-{
-	struct gs_direct_ended *r = arg;
-
-	r->err = err;
-	r->calls++;
-	r->atomic = !in_task() || irqs_disabled();
-	complete(&r->done);
-}
-
-static void gs_direct_ended_init(struct gs_direct_ended *r)
-{
-	init_completion(&r->done);
-	r->err = 1;
-	r->calls = 0;
-	r->atomic = false;
-}
-
 static void gs_direct_free_pages(void *arg)
 {
 	struct page **pages = arg;
@@ -59,8 +34,11 @@ static void gs_direct_free_pages(void *arg)
 	kfree(pages);
 }
 
-/* GS_DIRECT_NR pages: text page i (gs_kunit_fill_text()), odd ones random. */
-static struct page **gs_direct_pages(struct kunit *test)
+/*
+ * GS_DIRECT_NR pages, freed with the test: with @fill text page i
+ * (gs_kunit_fill_text()) and odd ones random, else zeroes.
+ */
+static struct page **gs_direct_alloc(struct kunit *test, bool fill)
 {
 	struct page **pages = kcalloc(GS_DIRECT_NR, sizeof(*pages),
 				      GFP_KERNEL);
@@ -71,15 +49,18 @@ static struct page **gs_direct_pages(struct kunit *test)
 							gs_direct_free_pages,
 							pages), 0);
 	for (i = 0; i < GS_DIRECT_NR; i++) {
-		pages[i] = alloc_page(GFP_KERNEL);
+		pages[i] = alloc_page(GFP_KERNEL | __GFP_ZERO);
 		KUNIT_ASSERT_NOT_NULL(test, pages[i]);
-		if (i & 1)
+		if (fill && (i & 1))
 			get_random_bytes(page_address(pages[i]), PAGE_SIZE);
-		else
+		else if (fill)
 			gs_kunit_fill_text(page_address(pages[i]), i);
 	}
 	return pages;
 }
+
+#define gs_direct_pages(test)	gs_direct_alloc(test, true)
+#define gs_direct_dst(test)	gs_direct_alloc(test, false)
 
 /* Slot @slot reads back as @page. */
 static void gs_direct_expect(struct kunit *test, struct gs_store *s, u64 slot,
@@ -92,20 +73,34 @@ static void gs_direct_expect(struct kunit *test, struct gs_store *s, u64 slot,
 	kunit_kfree(test, got);
 }
 
-/* Start @nr pages at @slot, one call: returns what it returned, ended. */
-static int gs_direct_start_wait(struct kunit *test, struct gs_store *s,
-				u64 slot, struct page **pages, unsigned int nr,
-				struct gs_direct_ended *r)
+/*
+ * Start writing (@write) or reading @nr pages at @slot, one call
+ * (gs_store_write_start(), gs_store_read_run_start()): returns what it
+ * returned, once what it started has ended.
+ */
+static int gs_direct_wait(struct kunit *test, struct gs_store *s, bool write,
+			  u64 slot, struct page **pages, unsigned int nr,
+			  struct gs_kunit_ended *r)
 {
 	int n;
 
-	gs_direct_ended_init(r);
-	n = gs_store_write_start(s, slot, pages, nr, gs_direct_ended_fn, r);
+	gs_kunit_ended_init(r);
+	if (write)
+		n = gs_store_write_start(s, slot, pages, nr,
+					 gs_kunit_ended_fn, r);
+	else
+		n = gs_store_read_run_start(s, slot, pages, nr,
+					    gs_kunit_ended_fn, r);
 	if (n > 0)
 		KUNIT_EXPECT_TRUE(test, wait_for_completion_timeout(&r->done,
 								    5 * HZ));
 	return n;
 }
+
+#define gs_direct_start_wait(test, s, ...) \
+	gs_direct_wait(test, s, true, __VA_ARGS__)
+#define gs_direct_read_wait(test, s, ...) \
+	gs_direct_wait(test, s, false, __VA_ARGS__)
 
 /*
  * A run of 40 pages: 32 with one write (the most one takes), 8 with the
@@ -115,7 +110,7 @@ static int gs_direct_start_wait(struct kunit *test, struct gs_store *s,
 static void gs_direct_run(struct kunit *test)
 {
 	struct page **pages = gs_direct_pages(test);
-	struct gs_direct_ended r;
+	struct gs_kunit_ended r;
 	struct gs_kbk *k;
 	struct gs_store *s;
 	u64 first;
@@ -163,7 +158,7 @@ static void gs_direct_replaces(struct kunit *test)
 {
 	struct page **pages = gs_direct_pages(test);
 	void *text = gs_kunit_text(test, 3);
-	struct gs_direct_ended r;
+	struct gs_kunit_ended r;
 	struct gs_kbk *k;
 	struct gs_store *s;
 
@@ -192,7 +187,7 @@ static void gs_direct_error(struct kunit *test)
 {
 	struct page **pages = gs_direct_pages(test);
 	void *text = gs_kunit_text(test, 4), *got = gs_kunit_page(test);
-	struct gs_direct_ended r;
+	struct gs_kunit_ended r;
 	struct gs_kbk *k;
 	struct gs_store *s;
 
@@ -228,7 +223,7 @@ static void gs_direct_error(struct kunit *test)
 static void gs_direct_cannot_start(struct kunit *test)
 {
 	struct page **pages = gs_direct_pages(test);
-	struct gs_direct_ended r;
+	struct gs_kunit_ended r;
 	struct gs_kbk *k;
 	struct gs_store *s;
 
@@ -252,7 +247,7 @@ static void gs_direct_cannot_start(struct kunit *test)
 	gs_store_free_range(s, 0, 6);
 	mutex_lock(&s->bk->alloc_lock);
 	KUNIT_EXPECT_EQ(test, gs_store_write_start(s, 0, pages, 2,
-						   gs_direct_ended_fn, &r),
+						   gs_kunit_ended_fn, &r),
 			-EAGAIN);
 	mutex_unlock(&s->bk->alloc_lock);
 	KUNIT_EXPECT_EQ(test, gs_backing_used(s->bk), 0ULL);
@@ -260,10 +255,10 @@ static void gs_direct_cannot_start(struct kunit *test)
 
 	/* Past the end of the device, or nothing. */
 	KUNIT_EXPECT_EQ(test, gs_store_write_start(s, 4095, pages, 2,
-						   gs_direct_ended_fn, &r),
+						   gs_kunit_ended_fn, &r),
 			-EAGAIN);
 	KUNIT_EXPECT_EQ(test, gs_store_write_start(s, 0, pages, 0,
-						   gs_direct_ended_fn, &r),
+						   gs_kunit_ended_fn, &r),
 			-EAGAIN);
 	KUNIT_EXPECT_EQ(test, atomic_read(&k->submit_writes), 2);
 	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0);
@@ -273,11 +268,11 @@ static void gs_direct_cannot_start(struct kunit *test)
 static void gs_direct_no_backing(struct kunit *test)
 {
 	struct page **pages = gs_direct_pages(test);
-	struct gs_direct_ended r;
+	struct gs_kunit_ended r;
 	struct gs_store *s = gs_kunit_store(test, "lz4", 4096);
 
 	KUNIT_EXPECT_EQ(test, gs_store_write_start(s, 0, pages, 2,
-						   gs_direct_ended_fn, &r),
+						   gs_kunit_ended_fn, &r),
 			-EAGAIN);
 }
 
@@ -289,7 +284,7 @@ static void gs_direct_encrypt(struct kunit *test)
 {
 	struct page **pages = gs_direct_pages(test);
 	void *copy = gs_kunit_page(test);
-	struct gs_direct_ended r;
+	struct gs_kunit_ended r;
 	struct gs_kbk *k;
 	struct gs_store *s;
 	int i;
@@ -321,7 +316,7 @@ static void gs_direct_races(struct kunit *test)
 {
 	struct page **pages = gs_direct_pages(test);
 	void *text = gs_kunit_text(test, 9);
-	struct gs_direct_ended r;
+	struct gs_kunit_ended r;
 	struct gs_kbk *k;
 	struct gs_store *s;
 	int round;
@@ -329,9 +324,9 @@ static void gs_direct_races(struct kunit *test)
 	for (round = 0; round < 2; round++) {
 		s = gs_kunit_wb_store(test, "lz4", 4096, 64, &k);
 		k->defer_writes = true;
-		gs_direct_ended_init(&r);
+		gs_kunit_ended_init(&r);
 		KUNIT_ASSERT_EQ(test, gs_store_write_start(s, 7, pages, 2,
-							   gs_direct_ended_fn,
+							   gs_kunit_ended_fn,
 							   &r), 2);
 		KUNIT_EXPECT_EQ(test, gs_backing_used(s->bk), 2ULL);
 		if (round == 0)
@@ -356,36 +351,22 @@ static void gs_direct_races(struct kunit *test)
 	}
 }
 
-struct gs_direct_stop {
-	struct gs_store *s;
-	struct completion done;
-};
-
-static int gs_direct_stop_fn(void *arg)
-{
-	struct gs_direct_stop *j = arg;
-
-	gs_wb_stop(j->s);
-	complete(&j->done);
-	return 0;
-}
-
 /* Stopping the tier (reset, destroy) waits for writes in flight. */
 static void gs_direct_stop_waits(struct kunit *test)
 {
 	struct page **pages = gs_direct_pages(test);
-	struct gs_direct_stop j;
-	struct gs_direct_ended r;
+	struct gs_stop_job j;
+	struct gs_kunit_ended r;
 	struct task_struct *t;
 	struct gs_kbk *k;
 
 	j.s = gs_kunit_wb_store(test, "lz4", 4096, 64, &k);
 	k->defer_writes = true;
-	gs_direct_ended_init(&r);
+	gs_kunit_ended_init(&r);
 	KUNIT_ASSERT_EQ(test, gs_store_write_start(j.s, 0, pages, 3,
-						   gs_direct_ended_fn, &r), 3);
+						   gs_kunit_ended_fn, &r), 3);
 	init_completion(&j.done);
-	t = kthread_run(gs_direct_stop_fn, &j, "gs-kunit-stop");
+	t = kthread_run(gs_stop_job_fn, &j, "gs-kunit-stop");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
 	/* The check can fail: without the wait it would be done at once. */
 	KUNIT_EXPECT_FALSE(test, wait_for_completion_timeout(&j.done, HZ / 5));
@@ -395,29 +376,11 @@ static void gs_direct_stop_waits(struct kunit *test)
 	gs_direct_expect(test, j.s, 2, pages[2]);
 }
 
-/* @n empty pages, freed with the test. */
-static struct page **gs_direct_dst(struct kunit *test)
-{
-	struct page **pages = kcalloc(GS_DIRECT_NR, sizeof(*pages),
-				      GFP_KERNEL);
-	int i;
-
-	KUNIT_ASSERT_NOT_NULL(test, pages);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
-							gs_direct_free_pages,
-							pages), 0);
-	for (i = 0; i < GS_DIRECT_NR; i++) {
-		pages[i] = alloc_page(GFP_KERNEL | __GFP_ZERO);
-		KUNIT_ASSERT_NOT_NULL(test, pages[i]);
-	}
-	return pages;
-}
-
 /* Store @nr of @pages at @slot with gs_store_write_start(), all of them. */
 static void gs_direct_store(struct kunit *test, struct gs_store *s, u64 slot,
 			    struct page **pages, unsigned int nr)
 {
-	struct gs_direct_ended r;
+	struct gs_kunit_ended r;
 	unsigned int done = 0;
 	int n;
 
@@ -430,21 +393,6 @@ static void gs_direct_store(struct kunit *test, struct gs_store *s, u64 slot,
 	}
 }
 
-/* Start a read run, wait for its end: what gs_store_read_run_start() said. */
-static int gs_direct_read_wait(struct kunit *test, struct gs_store *s,
-			       u64 slot, struct page **pages, unsigned int nr,
-			       struct gs_direct_ended *r)
-{
-	int n;
-
-	gs_direct_ended_init(r);
-	n = gs_store_read_run_start(s, slot, pages, nr, gs_direct_ended_fn, r);
-	if (n > 0)
-		KUNIT_EXPECT_TRUE(test, wait_for_completion_timeout(&r->done,
-								    5 * HZ));
-	return n;
-}
-
 /*
  * Pages stored as they are on consecutive backing slots come back with
  * one read per run of up to 32, ended once in process context, checked,
@@ -454,7 +402,7 @@ static void gs_direct_read_run(struct kunit *test)
 {
 	struct page **pages = gs_direct_pages(test);
 	struct page **dst = gs_direct_dst(test);
-	struct gs_direct_ended r;
+	struct gs_kunit_ended r;
 	struct gs_kbk *k;
 	struct gs_store *s;
 	int i;
@@ -493,7 +441,7 @@ static void gs_direct_read_run_ends(struct kunit *test)
 	struct page **pages = gs_direct_pages(test);
 	struct page **dst = gs_direct_dst(test);
 	void *text = gs_kunit_text(test, 11);
-	struct gs_direct_ended r, single;
+	struct gs_kunit_ended r, single;
 	struct gs_kbk *k;
 	struct gs_store *s;
 	u64 done;
@@ -531,9 +479,9 @@ static void gs_direct_read_run_ends(struct kunit *test)
 
 	/* 511 pinned by a single read in flight: 510..511 is no run. */
 	k->defer_reads = true;
-	gs_direct_ended_init(&single);
+	gs_kunit_ended_init(&single);
 	KUNIT_ASSERT_EQ(test, gs_store_read_start(s, 511, dst[10],
-						  gs_direct_ended_fn, &single),
+						  gs_kunit_ended_fn, &single),
 			GS_READ_STARTED);
 	KUNIT_EXPECT_EQ(test, gs_direct_read_wait(test, s, 510, dst, 2, &r),
 			-EAGAIN);
@@ -557,7 +505,7 @@ static void gs_direct_read_run_errors(struct kunit *test)
 {
 	struct page **pages = gs_direct_pages(test);
 	struct page **dst = gs_direct_dst(test);
-	struct gs_direct_ended r;
+	struct gs_kunit_ended r;
 	struct gs_kbk *k;
 	struct gs_store *s;
 	u8 *byte;
@@ -600,16 +548,16 @@ static void gs_direct_read_run_races(struct kunit *test)
 	struct page **pages = gs_direct_pages(test);
 	struct page **dst = gs_direct_dst(test);
 	void *text = gs_kunit_text(test, 12);
-	struct gs_direct_ended r;
+	struct gs_kunit_ended r;
 	struct gs_kbk *k;
 	struct gs_store *s;
 
 	s = gs_kunit_wb_store(test, "lz4", 4096, 256, &k);
 	gs_direct_store(test, s, 0, pages, 3);
 	k->defer_run_reads = true;
-	gs_direct_ended_init(&r);
+	gs_kunit_ended_init(&r);
 	KUNIT_ASSERT_EQ(test, gs_store_read_run_start(s, 0, dst, 3,
-						      gs_direct_ended_fn, &r),
+						      gs_kunit_ended_fn, &r),
 			3);
 	KUNIT_EXPECT_TRUE(test, gs_store_entry(s, 1) & GS_FLAG_READING);
 	gs_store_free(s, 0);

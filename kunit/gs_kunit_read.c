@@ -242,31 +242,6 @@ static void gs_read_no_stream(struct kunit *test)
 
 /* ------------------------------------------- reads started, not waited for */
 
-struct gs_read_ended {
-	struct completion done;
-	int err;
-	int calls;
-	bool atomic;		/* called outside process context */
-};
-
-static void gs_read_ended_fn(void *arg, int err)
-{
-	struct gs_read_ended *r = arg;
-
-	r->err = err;
-	r->calls++;
-	r->atomic = !in_task() || irqs_disabled();
-	complete(&r->done);
-}
-
-static void gs_read_ended_init(struct gs_read_ended *r)
-{
-	init_completion(&r->done);
-	r->err = 1;
-	r->calls = 0;
-	r->atomic = false;
-}
-
 /* A store with @page written back at slot 5. */
 static struct gs_store *gs_read_wb_page(struct kunit *test, const void *page,
 					struct gs_kbk **kp)
@@ -297,14 +272,14 @@ static void gs_read_start_backing(struct kunit *test)
 	const struct gs_read_param *p = test->param_value;
 	void *page = p->random ? gs_kunit_random(test) : gs_kunit_text(test, 4);
 	struct page *dst = alloc_page(GFP_KERNEL);
-	struct gs_read_ended r;
+	struct gs_kunit_ended r;
 	struct gs_kbk *k;
 	struct gs_store *s;
 
 	KUNIT_ASSERT_NOT_NULL(test, dst);
 	s = gs_read_wb_page(test, page, &k);
-	gs_read_ended_init(&r);
-	KUNIT_EXPECT_EQ(test, gs_store_read_start(s, 5, dst, gs_read_ended_fn,
+	gs_kunit_ended_init(&r);
+	KUNIT_EXPECT_EQ(test, gs_store_read_start(s, 5, dst, gs_kunit_ended_fn,
 						  &r), GS_READ_STARTED);
 	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&r.done, 5 * HZ));
 	KUNIT_EXPECT_EQ(test, r.err, 0);
@@ -318,9 +293,9 @@ static void gs_read_start_backing(struct kunit *test)
 
 	/* A page in the pool: read at once, nothing to wait for. */
 	KUNIT_ASSERT_EQ(test, gs_store_write(s, 6, page, GFP_KERNEL), 0);
-	gs_read_ended_init(&r);
+	gs_kunit_ended_init(&r);
 	memset(page_address(dst), 0, PAGE_SIZE);
-	KUNIT_EXPECT_EQ(test, gs_store_read_start(s, 6, dst, gs_read_ended_fn,
+	KUNIT_EXPECT_EQ(test, gs_store_read_start(s, 6, dst, gs_kunit_ended_fn,
 						  &r), 0);
 	KUNIT_EXPECT_EQ(test, r.calls, 0);
 	KUNIT_EXPECT_MEMEQ(test, page_address(dst), page, PAGE_SIZE);
@@ -338,7 +313,7 @@ static void gs_read_start_races(struct kunit *test)
 	void *page = gs_kunit_text(test, 5), *newer = gs_kunit_text(test, 6);
 	struct page *dst = alloc_page(GFP_KERNEL);
 	struct gs_backing *bk;
-	struct gs_read_ended r;
+	struct gs_kunit_ended r;
 	struct gs_kbk *k;
 	struct gs_store *s;
 	int round;
@@ -348,13 +323,13 @@ static void gs_read_start_races(struct kunit *test)
 		s = gs_read_wb_page(test, page, &k);
 		bk = s->bk;
 		k->defer_reads = true;
-		gs_read_ended_init(&r);
+		gs_kunit_ended_init(&r);
 		KUNIT_ASSERT_EQ(test, gs_store_read_start(s, 5, dst,
-							  gs_read_ended_fn, &r),
+							  gs_kunit_ended_fn, &r),
 				GS_READ_STARTED);
 		KUNIT_EXPECT_TRUE(test, gs_store_entry(s, 5) & GS_FLAG_READING);
 		KUNIT_EXPECT_EQ(test, gs_store_read_start(s, 5, dst,
-							  gs_read_ended_fn, &r),
+							  gs_kunit_ended_fn, &r),
 				-EAGAIN);
 		if (round == 0) {
 			gs_store_free(s, 5);
@@ -383,15 +358,15 @@ static void gs_read_start_error(struct kunit *test)
 {
 	void *page = gs_kunit_text(test, 7);
 	struct page *dst = alloc_page(GFP_KERNEL);
-	struct gs_read_ended r;
+	struct gs_kunit_ended r;
 	struct gs_kbk *k;
 	struct gs_store *s;
 
 	KUNIT_ASSERT_NOT_NULL(test, dst);
 	s = gs_read_wb_page(test, page, &k);
 	atomic_set(&k->fail_reads, 1);
-	gs_read_ended_init(&r);
-	KUNIT_ASSERT_EQ(test, gs_store_read_start(s, 5, dst, gs_read_ended_fn,
+	gs_kunit_ended_init(&r);
+	KUNIT_ASSERT_EQ(test, gs_store_read_start(s, 5, dst, gs_kunit_ended_fn,
 						  &r), GS_READ_STARTED);
 	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&r.done, 5 * HZ));
 	KUNIT_EXPECT_EQ(test, r.err, -EIO);
@@ -399,8 +374,8 @@ static void gs_read_start_error(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, gs_store_entry(s, 5) & GS_FLAG_READING, 0UL);
 	KUNIT_EXPECT_EQ(test, gs_store_kind(s, 5, NULL), GS_KIND_WRITTEN_BACK);
 	/* The page is still there. */
-	gs_read_ended_init(&r);
-	KUNIT_ASSERT_EQ(test, gs_store_read_start(s, 5, dst, gs_read_ended_fn,
+	gs_kunit_ended_init(&r);
+	KUNIT_ASSERT_EQ(test, gs_store_read_start(s, 5, dst, gs_kunit_ended_fn,
 						  &r), GS_READ_STARTED);
 	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&r.done, 5 * HZ));
 	KUNIT_EXPECT_EQ(test, r.err, 0);
@@ -419,7 +394,7 @@ static void gs_read_start_corrupt(struct kunit *test)
 	void *page = param->random ? gs_kunit_random(test) :
 				  gs_kunit_text(test, 7);
 	struct page *dst = alloc_page(GFP_KERNEL);
-	struct gs_read_ended r;
+	struct gs_kunit_ended r;
 	struct gs_kbk *k;
 	struct gs_store *s;
 	u8 *byte;
@@ -428,8 +403,8 @@ static void gs_read_start_corrupt(struct kunit *test)
 	s = gs_read_wb_page(test, page, &k);
 	byte = k->mem + gs_entry_payload(gs_store_entry(s, 5)) * PAGE_SIZE + 1;
 	*byte ^= 1;
-	gs_read_ended_init(&r);
-	KUNIT_ASSERT_EQ(test, gs_store_read_start(s, 5, dst, gs_read_ended_fn,
+	gs_kunit_ended_init(&r);
+	KUNIT_ASSERT_EQ(test, gs_store_read_start(s, 5, dst, gs_kunit_ended_fn,
 						  &r), GS_READ_STARTED);
 	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&r.done, 5 * HZ));
 	KUNIT_EXPECT_EQ(test, r.err, -EIO);
@@ -438,27 +413,13 @@ static void gs_read_start_corrupt(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, gs_store_entry(s, 5) & GS_FLAG_READING, 0UL);
 	KUNIT_EXPECT_EQ(test, gs_store_kind(s, 5, NULL), GS_KIND_WRITTEN_BACK);
 	*byte ^= 1;
-	gs_read_ended_init(&r);
-	KUNIT_ASSERT_EQ(test, gs_store_read_start(s, 5, dst, gs_read_ended_fn,
+	gs_kunit_ended_init(&r);
+	KUNIT_ASSERT_EQ(test, gs_store_read_start(s, 5, dst, gs_kunit_ended_fn,
 						  &r), GS_READ_STARTED);
 	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&r.done, 5 * HZ));
 	KUNIT_EXPECT_EQ(test, r.err, 0);
 	KUNIT_EXPECT_MEMEQ(test, page_address(dst), page, PAGE_SIZE);
 	__free_page(dst);
-}
-
-struct gs_stop_job {
-	struct gs_store *s;
-	struct completion done;
-};
-
-static int gs_stop_job_fn(void *arg)
-{
-	struct gs_stop_job *j = arg;
-
-	gs_wb_stop(j->s);
-	complete(&j->done);
-	return 0;
 }
 
 /* Stopping the tier (reset, destroy) waits for reads in flight. */
@@ -467,16 +428,16 @@ static void gs_read_start_stop_waits(struct kunit *test)
 	void *page = gs_kunit_text(test, 8);
 	struct page *dst = alloc_page(GFP_KERNEL);
 	struct gs_stop_job j;
-	struct gs_read_ended r;
+	struct gs_kunit_ended r;
 	struct task_struct *t;
 	struct gs_kbk *k;
 
 	KUNIT_ASSERT_NOT_NULL(test, dst);
 	j.s = gs_read_wb_page(test, page, &k);
 	k->defer_reads = true;
-	gs_read_ended_init(&r);
+	gs_kunit_ended_init(&r);
 	KUNIT_ASSERT_EQ(test, gs_store_read_start(j.s, 5, dst,
-						  gs_read_ended_fn, &r),
+						  gs_kunit_ended_fn, &r),
 			GS_READ_STARTED);
 	init_completion(&j.done);
 	t = kthread_run(gs_stop_job_fn, &j, "gs-kunit-stop");
