@@ -126,7 +126,9 @@ static void gs_direct_run(struct kunit *test)
 						   GS_DIRECT_NR - 32, &r), 8);
 	KUNIT_EXPECT_EQ(test, r.err, 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&k->submit_writes), 2);
+	/* On the backing slots of their own numbers, as in a swap file. */
 	first = gs_entry_payload(gs_store_entry(s, 100));
+	KUNIT_EXPECT_EQ(test, first, 100ULL);
 	for (i = 0; i < GS_DIRECT_NR; i++) {
 		KUNIT_EXPECT_EQ(test, gs_store_kind(s, 100 + i, NULL),
 				GS_KIND_WRITTEN_BACK);
@@ -151,6 +153,41 @@ static void gs_direct_run(struct kunit *test)
 }
 
 /*
+ * A page goes to the backing slot of its own number where that is free,
+ * else to the first free one after the last allocation; so does a page
+ * whose number the device does not have.
+ */
+static void gs_direct_at(struct kunit *test)
+{
+	struct page **pages = gs_direct_pages(test);
+	void *p = gs_kunit_page(test);
+	struct gs_kunit_ended r;
+	struct gs_kbk *k;
+	struct gs_store *s;
+
+	s = gs_kunit_wb_store(test, "lz4", 4096, 64, &k);
+	KUNIT_ASSERT_EQ(test, gs_direct_start_wait(test, s, 10, pages, 2, &r),
+			2);
+	KUNIT_EXPECT_EQ(test, gs_entry_payload(gs_store_entry(s, 11)), 11UL);
+	/* 3000: past the device's end, after the last allocation. */
+	KUNIT_ASSERT_EQ(test, gs_direct_start_wait(test, s, 3000, pages + 2, 1,
+						   &r), 1);
+	KUNIT_EXPECT_EQ(test, gs_entry_payload(gs_store_entry(s, 3000)), 12UL);
+	/* 12 is taken: the next free one. */
+	KUNIT_ASSERT_EQ(test, gs_direct_start_wait(test, s, 12, pages + 3, 1,
+						   &r), 1);
+	KUNIT_EXPECT_EQ(test, gs_entry_payload(gs_store_entry(s, 12)), 13UL);
+	/* The synchronous way does the same. */
+	memcpy(p, page_address(pages[4]), PAGE_SIZE);
+	KUNIT_ASSERT_EQ(test, gs_store_write_direct(s, 40, p, GFP_KERNEL), 0);
+	KUNIT_EXPECT_EQ(test, gs_entry_payload(gs_store_entry(s, 40)), 40UL);
+	gs_direct_expect(test, s, 3000, pages[2]);
+	gs_direct_expect(test, s, 12, pages[3]);
+	gs_direct_expect(test, s, 40, pages[4]);
+	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0);
+}
+
+/*
  * What the slots held is replaced when the entries are installed: a pool
  * object is freed, an older written-back page's backing slot too.
  */
@@ -167,9 +204,17 @@ static void gs_direct_replaces(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, gs_store_kind(s, 10, NULL), GS_KIND_COMPRESSED);
 	KUNIT_ASSERT_EQ(test, gs_direct_start_wait(test, s, 11, pages, 1, &r),
 			1);
+	/*
+	 * 10 on backing slot 10; 11's own is held by its older page until
+	 * the new one is installed: it takes the next free one, 12.
+	 */
 	KUNIT_ASSERT_EQ(test, gs_direct_start_wait(test, s, 10, pages + 2, 2,
-						   &r), 2);
+						   &r), 1);
 	KUNIT_EXPECT_EQ(test, r.err, 0);
+	KUNIT_ASSERT_EQ(test, gs_direct_start_wait(test, s, 11, pages + 3, 1,
+						   &r), 1);
+	KUNIT_EXPECT_EQ(test, r.err, 0);
+	KUNIT_EXPECT_EQ(test, gs_entry_payload(gs_store_entry(s, 11)), 12UL);
 	gs_direct_expect(test, s, 10, pages[2]);
 	gs_direct_expect(test, s, 11, pages[3]);
 	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_COMP_PAGES), 0);
@@ -590,6 +635,7 @@ static void gs_direct_suite_exit(struct kunit_suite *suite)
 
 static struct kunit_case gs_direct_cases[] = {
 	KUNIT_CASE(gs_direct_run),
+	KUNIT_CASE(gs_direct_at),
 	KUNIT_CASE(gs_direct_replaces),
 	KUNIT_CASE(gs_direct_error),
 	KUNIT_CASE(gs_direct_cannot_start),

@@ -90,10 +90,14 @@ void gs_backing_destroy(struct gs_backing *bk)
 	kfree(bk);
 }
 
-/* gs_backing_alloc() with alloc_lock held; @gfp for new clusters. */
+/*
+ * gs_backing_alloc() with alloc_lock held; @gfp for new clusters. With
+ * @at, the search starts at the slot of the ghost slot's number (where
+ * the device has it), else after the last allocation.
+ */
 static int __gs_backing_alloc(struct gs_backing *bk, const u64 *owners,
 			      unsigned int nr, u64 *first, u64 below, bool low,
-			      gfp_t gfp)
+			      bool at, gfp_t gfp)
 {
 	u64 end = min(bk->nr_slots, below), pos, start, base;
 	struct gs_bk_cluster *bc, *new = NULL;
@@ -105,7 +109,7 @@ static int __gs_backing_alloc(struct gs_backing *bk, const u64 *owners,
 	lockdep_assert_held(&bk->alloc_lock);
 	if (!nr || !end)
 		return 0;
-	pos = low ? 0 : bk->cursor;
+	pos = low ? 0 : at && owners[0] < end ? owners[0] : bk->cursor;
 	if (pos >= end)
 		pos = 0;
 	start = pos;
@@ -187,20 +191,23 @@ int gs_backing_alloc(struct gs_backing *bk, const u64 *owners,
 	int got;
 
 	mutex_lock(&bk->alloc_lock);
-	got = __gs_backing_alloc(bk, owners, nr, first, below, low, GFP_NOIO);
+	got = __gs_backing_alloc(bk, owners, nr, first, below, low, false,
+				 GFP_NOIO);
 	mutex_unlock(&bk->alloc_lock);
 	return got;
 }
 
-int gs_backing_alloc_nowait(struct gs_backing *bk, const u64 *owners,
-			    unsigned int nr, u64 *first)
+int gs_backing_alloc_at(struct gs_backing *bk, const u64 *owners,
+			unsigned int nr, u64 *first, bool nowait)
 {
 	int got;
 
-	if (!mutex_trylock(&bk->alloc_lock))
+	if (!nowait)
+		mutex_lock(&bk->alloc_lock);
+	else if (!mutex_trylock(&bk->alloc_lock))
 		return -EAGAIN;
-	got = __gs_backing_alloc(bk, owners, nr, first, U64_MAX, false,
-				 GFP_NOWAIT);
+	got = __gs_backing_alloc(bk, owners, nr, first, U64_MAX, false, true,
+				 nowait ? GFP_NOWAIT : GFP_NOIO);
 	mutex_unlock(&bk->alloc_lock);
 	return got;
 }

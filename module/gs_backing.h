@@ -166,13 +166,15 @@ void gs_backing_destroy(struct gs_backing *bk);
 int gs_backing_alloc(struct gs_backing *bk, const u64 *owners,
 		     unsigned int nr, u64 *first, u64 below, bool low);
 /*
- * The same, without waiting for anything (from a submit path), anywhere
- * after the last allocation: -EAGAIN if another allocation holds the
- * lock, -ENOMEM if a reverse map cluster is needed and memory is not at
- * hand at once.
+ * The same for ghost slots that follow each other (@owners[0]..): the
+ * backing slots of the same numbers if they are free, so that a run of
+ * slots stays a run on the device, as in a swap file (else the first
+ * free ones after them). With @nowait without waiting for anything (from
+ * a submit path): -EAGAIN if another allocation holds the lock, -ENOMEM
+ * if a reverse map cluster is needed and memory is not at hand at once.
  */
-int gs_backing_alloc_nowait(struct gs_backing *bk, const u64 *owners,
-			    unsigned int nr, u64 *first);
+int gs_backing_alloc_at(struct gs_backing *bk, const u64 *owners,
+			unsigned int nr, u64 *first, bool nowait);
 /*
  * Free one slot. Never sleeps. With discard on, the slot is discarded
  * shortly after, and only then handed out again.

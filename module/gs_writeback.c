@@ -686,7 +686,7 @@ int gs_wb_write_page(struct gs_store *s, u64 slot, const void *src,
 		ret = -EIO;
 		goto out_bounce;
 	}
-	ret = gs_backing_alloc(bk, &slot, 1, &b, U64_MAX, false);
+	ret = gs_backing_alloc_at(bk, &slot, 1, &b, false);
 	if (ret <= 0) {
 		ret = ret ?: -ENOSPC;
 		goto out;
@@ -837,7 +837,7 @@ int gs_wb_write_start(struct gs_store *s, u64 slot, struct page *const *pages,
 		goto out_free;
 	for (i = 0; i < nr; i++)
 		owners[i] = slot + i;
-	got = gs_backing_alloc_nowait(bk, owners, nr, &wr->b);
+	got = gs_backing_alloc_at(bk, owners, nr, &wr->b, true);
 	gs_budget_give(s, nr - max(got, 0), wr->charged);
 	if (got <= 0)
 		goto out_free;
