@@ -455,6 +455,8 @@ def t_workload(res):
 
 ZSWAP_DRIVERS = (
     ("zswap-gs", "zswap + ghostswap (mode zswap, 1 TiB, sparse file)"),
+    ("zswap-gsa", "zswap + ghostswap (mode zswap, 1 TiB, file allocated "
+     "in full, 1.5 GiB, no discards)"),
     ("zswap", "zswap + swap file (1.5 GiB, allocated)"),
     ("ghostswap", "ghostswap alone"),
     ("zram", "zram"),
@@ -479,7 +481,7 @@ def t_zswap(res):
             else:
                 verdict = "yes" if ok else "**NO (rc %s)**" % r.get("rc")
             mem = (r.get("peak_pool") or 0) + (r.get("peak_meta") or 0)
-            disk = drv in ("zswap", "zswap-gs")
+            disk = drv in ("zswap", "zswap-gs", "zswap-gsa")
             out.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
                 mix, label, with_spread(thr, r, "%.1f"),
                 fmt_ratio(ratio(thr, zthr)) if drv != "zswap" else "",
@@ -492,7 +494,9 @@ def t_zswap(res):
     out.append("The swap workload (usemem, 2x a 64 MiB cgroup) with zswap "
                "in front of a swap file allocated in full, and in front of "
                "ghostswap in mode zswap (`writeback_direct = all`, "
-               "`backing_discard`, a 1 TiB sparse file on the same ext4), "
+               "`backing_discard`, a 1 TiB sparse file on the same ext4; "
+               "or a file allocated in full as the swap file, no "
+               "discards), "
                "against ghostswap alone and zram; medians of the runs, "
                "set-ups in rotating order. *peak memory*: pool + metadata "
                "at the fullest moment (zswap + ghostswap: both); *disk*: "

@@ -256,17 +256,23 @@ swapfile_setup() {
 # zswap. ghostswap keeps its default disksize. zswap-gs: zswap in front of
 # a 1 TiB ghostswap in mode zswap (pages kept as they are, on a sparse
 # file on the swap file's filesystem, discarded as they are freed).
+# zswap-gsa: the same on a file allocated in full as the swap file is
+# (1.5 GiB), without discards.
 swap_only() {
 	swapoff -a 2>/dev/null
 	echo N >$ZSW/enabled
 	case $1 in
-	zswap-gs)
+	zswap-gs | zswap-gsa)
 		modprobe loop 2>/dev/null
 		swapfile_setup && gs_fresh && rm -f $GSBACK &&
-			truncate -s 1T $GSBACK &&
+			if [ $1 = zswap-gs ]; then
+				truncate -s 1T $GSBACK
+			else
+				fallocate -l 1536M $GSBACK
+			fi &&
 			GSLOOP=$(losetup --find --show --direct-io=on $GSBACK) &&
 			sysfs_write $SYS/backing_dev "$GSLOOP" &&
-			sysfs_write $SYS/backing_discard 1 &&
+			{ [ $1 = zswap-gsa ] || sysfs_write $SYS/backing_discard 1; } &&
 			sysfs_write $SYS/writeback_direct all &&
 			sysfs_write $SYS/disksize 1T && mkswap $DEV >/dev/null &&
 			echo "$2" >$ZSW/compressor && echo Y >$ZSW/shrinker_enabled &&
@@ -305,7 +311,7 @@ driver_mem() {
 		# still knows it by name.
 		sz=$(cat /sys/kernel/slab/zswap_entry/slab_size 2>/dev/null || echo 0)
 		echo "$((n * 4096)) $(cat $ZDBG/pool_total_size) $((n * sz))" ;;
-	zswap-gs)
+	zswap-gs | zswap-gsa)
 		# Both: zswap's pool and entries, ghostswap's (its pages on the
 		# backing file count as data, not memory) and its tier's.
 		local z g
@@ -316,11 +322,11 @@ driver_mem() {
 }
 
 # The disk a driver takes now, KiB: the swap file's allocated blocks, or
-# the sparse backing file's (zswap-gs); 0 for the others.
+# the backing file's (zswap-gs, zswap-gsa); 0 for the others.
 disk_kib() {
 	case $1 in
 	zswap) du -k $SWAPFILE | cut -f1 ;;
-	zswap-gs) du -k $GSBACK | cut -f1 ;;
+	zswap-gs | zswap-gsa) du -k $GSBACK | cut -f1 ;;
 	*) echo 0 ;;
 	esac
 }
@@ -367,7 +373,7 @@ workload_one() {
 		disk_peak_kib=$dpeak disk_after_kib=$dafter \
 		comp_stat="$cs" result="$res"
 	swapoff -a
-	if [ $drv = zswap-gs ]; then
+	if [[ $drv = zswap-gs* ]]; then
 		echo N >$ZSW/enabled
 		gs_fresh
 		losetup -d "$GSLOOP"
@@ -407,7 +413,8 @@ b_workload() {
 
 # ------------------------------------------------------- zswap in front
 
-# Mode zswap against zswap with a swap file, ghostswap alone and zram, on
+# Mode zswap (on a sparse file, and on a file allocated in full) against
+# zswap with a swap file, ghostswap alone and zram, on
 # the swap workload: throughput, memory at the fullest, and the disk
 # blocks taken at the peak and once the workload is gone.
 b_zswap() {
@@ -417,7 +424,7 @@ b_zswap() {
 	for name in zero-heavy:zzzst text:t random:r; do
 		mix=${name#*:} name=${name%%:*}
 		for ((rep = 1; rep <= REPS; rep++)); do
-			for drv in $(drivers_order $rep zswap-gs zswap ghostswap zram); do
+			for drv in $(drivers_order $rep zswap-gs zswap-gsa zswap ghostswap zram); do
 				log "zswap $drv $name ${oc}x #$rep"
 				REP=$rep workload_one $drv $name $mix $lim $oc lz4 zswap
 			done
