@@ -24,7 +24,7 @@ set -uo pipefail
 # writeback tier, injected faults, hostile input, leaks (suite.sh).
 GS_DEBUG_TESTS=${GS_DEBUG_TESTS:-"testbed_paging load swapon_1t workload swapoff_frees fio
 cluster_race accounting reset_frees mem_limit recompress_auto wb_setup
-wb_on_demand wb_full wb_workload wb_race fault_alloc fault_backing hostile
+wb_on_demand wb_direct_all wb_full wb_workload wb_race fault_alloc fault_backing hostile
 unload_final kmemleak"}
 
 build_only=0

@@ -28,7 +28,7 @@ rt) kver=$(gs_kver_rt) ;;
 *) gs_die "usage: $0 lts|rt OUTDIR [GUEST_TEST ...]" ;;
 esac
 tests=${*:-load swapon_1t workload swapoff_frees fio cluster_race accounting
-reset_frees comp_params wb_setup wb_on_demand wb_workload wb_race fault_alloc
+reset_frees comp_params wb_setup wb_on_demand wb_direct_all wb_workload wb_race fault_alloc
 fault_backing hostile unload_final}
 tests=$(echo $tests)
 mkdir -p "$out/guest"
