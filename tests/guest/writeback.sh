@@ -137,13 +137,14 @@ t_wb_on_demand() {
 	# The rest: the writeback batches' pages (writeback_batch_size, 32 by
 	# default, in two batches) and their bookkeeping (<= 8 KiB; with
 	# lockdep, whose maps grow every lock and completion in it, the
-	# bookkeeping is one 16 KiB allocation), and a reserve of 32 requests
-	# for reads of written-back pages (<= 256 bytes each; 512 with
-	# lockdep's maps).
+	# bookkeeping is one 16 KiB allocation), and reserves of requests
+	# started from the submit path: 32 for reads of written-back pages
+	# (<= 256 bytes each), 4 for direct writes (<= 512 bytes) and 4 for
+	# runs of reads (<= 1 KiB); each twice that with lockdep's maps.
 	[ "$(cat $SYS/writeback_batch_size)" = 32 ] || fail "writeback_batch_size $(cat $SYS/writeback_batch_size)"
 	rest=$(($(bdstat meta) - $(bdstat clusters) * $(slab_obj_size gs_bk_cluster) - 32 * 4096))
-	limit=$((8192 + 32 * 256))
-	[ -e /proc/lockdep ] && limit=$((16384 + 32 * 512))
+	limit=$((8192 + 32 * 256 + 4 * 512 + 4 * 1024))
+	[ -e /proc/lockdep ] && limit=$((16384 + 2 * (32 * 256 + 4 * 512 + 4 * 1024)))
 	[ "$rest" -gt 0 ] && [ "$rest" -le $limit ] || fail "bd_meta_bytes $(bdstat meta), rest $rest (limit $limit)"
 	# Freed pages free their backing slots.
 	blkdiscard -o 0 -l $((600 * 4096)) $DEV || fail blkdiscard
