@@ -456,7 +456,7 @@ def t_workload(res):
 ZSWAP_DRIVERS = (
     ("zswap-gs", "zswap + ghostswap (mode zswap, 1 TiB, sparse file)"),
     ("zswap-gsa", "zswap + ghostswap (mode zswap, 1 TiB, file allocated "
-     "in full, 384 MiB, no discards)"),
+     "in full, 256 MiB, no discards)"),
     ("zswap", "zswap + swap file (1.5 GiB, allocated)"),
     ("ghostswap", "ghostswap alone"),
     ("zram", "zram"),

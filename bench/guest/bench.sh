@@ -256,8 +256,8 @@ swapfile_setup() {
 # zswap. ghostswap keeps its default disksize. zswap-gs: zswap in front of
 # a 1 TiB ghostswap in mode zswap (pages kept as they are, on a sparse
 # file on the swap file's filesystem, discarded as they are freed).
-# zswap-gsa: the same on a file allocated in full, without discards (384
-# MiB: what fits beside the swap file; the workload puts ~130 MiB there).
+# zswap-gsa: the same on a file allocated in full, without discards (256
+# MiB: it fits beside the swap file; the workload puts ~130 MiB there).
 swap_only() {
 	swapoff -a 2>/dev/null
 	echo N >$ZSW/enabled
@@ -268,7 +268,7 @@ swap_only() {
 			if [ $1 = zswap-gs ]; then
 				truncate -s 1T $GSBACK
 			else
-				fallocate -l 384M $GSBACK
+				fallocate -l 256M $GSBACK
 			fi &&
 			GSLOOP=$(losetup --find --show --direct-io=on $GSBACK) &&
 			sysfs_write $SYS/backing_dev "$GSLOOP" &&
