@@ -61,7 +61,14 @@ def load_jsonl(path, lane=None):
 
 
 def load(resdir):
-    rows = load_jsonl(os.path.join(resdir, "guest", "bench.jsonl"))
+    rows = []
+    main = os.path.join(resdir, "guest", "bench.jsonl")
+    if os.path.exists(main):    # absent when only "scale" ran
+        rows = load_jsonl(main)
+    # The scale section runs in a 4-vCPU guest of its own.
+    scale = os.path.join(resdir, "guest-scale", "bench.jsonl")
+    if os.path.exists(scale):
+        rows += load_jsonl(scale, "scale")
     # The static cost measured again on the 6.12 LTS kernel, if it ran.
     lts = os.path.join(resdir, "guest-lts", "bench.jsonl")
     if os.path.exists(lts):
@@ -74,10 +81,10 @@ def load(resdir):
     return rows, host
 
 
-def fio_summary(resdir, rel):
+def fio_summary(resdir, rel, guest="guest"):
     """IOPS (read + write) and the worst p99 completion latency, in us."""
     try:
-        with open(os.path.join(resdir, "guest", rel)) as f:
+        with open(os.path.join(resdir, guest, rel)) as f:
             text = f.read()
         # fio may print notes before its JSON.
         data = json.loads(text[text.index("{"):])
@@ -151,6 +158,7 @@ def merge_runs(rows, keys):
 
 def shape(rows, host, resdir):
     res = {"host": host, "env": {}, "env_lts": {}, "static_lts": [],
+           "scale": [], "env_scale": {},
            "static": [], "meta": [], "ratio": [],
            "ratio_swap": [], "workload": [], "fio": [], "writeback": {},
            "comp": [], "comp_recomp": [], "comp_dict": {}, "zswap": [],
@@ -160,6 +168,15 @@ def shape(rows, host, resdir):
         sec = r.get("section")
         if "error" in r:
             res["errors"].append(r)
+            continue
+        if r.get("lane") == "scale":
+            if sec == "scale":
+                s = fio_summary(resdir, r["file"], "guest-scale")
+                if s:
+                    r.update(s)
+                res["scale"].append(r)
+            elif sec == "env":
+                res["env_scale"] = r
             continue
         if r.get("lane") == "lts":
             if sec == "static":
@@ -203,6 +220,7 @@ def shape(rows, host, resdir):
     res["zswap"] = merge_runs(res["zswap"], ("driver", "mix"))
     res["fio"] = merge_runs(res["fio"],
                             ("driver", "rw", "iodepth", "numjobs"))
+    res["scale"] = merge_runs(res["scale"], ("driver", "rw", "numjobs"))
     for m in merge_runs(wb_runs, ("driver",)):
         res["writeback"][m["driver"]] = m
     return res
@@ -612,6 +630,39 @@ def t_fio(res):
     return out
 
 
+def t_scale(res):
+    """IOPS with 1, 2 and 4 fio jobs on the 4-vCPU guest, and how they
+    grow against 1 job, for each driver."""
+    out = ["| rw | jobs | ghostswap IOPS | growth | zram IOPS | growth | "
+           "ghostswap / zram |", "|---|---|---|---|---|---|---|"]
+    for rw in ("randread", "randwrite"):
+        one = {d: find(res["scale"], driver=d, rw=rw, numjobs=1)
+               for d in ("ghostswap", "zram")}
+        for nj in (1, 2, 4):
+            g = find(res["scale"], driver="ghostswap", rw=rw, numjobs=nj)
+            z = find(res["scale"], driver="zram", rw=rw, numjobs=nj)
+            if not g or not z or "iops" not in g or "iops" not in z:
+                continue
+
+            def growth(r, d):
+                base = one[d]
+                if not base or not base.get("iops"):
+                    return "-"
+                return "%.2fx" % (r["iops"] / base["iops"])
+            out.append("| %s | %d | %s | %s | %s | %s | %.2f |" % (
+                rw, nj, with_spread(g["iops"], g, "%.0f"),
+                growth(g, "ghostswap"), with_spread(z["iops"], z, "%.0f"),
+                growth(z, "zram"), g["iops"] / z["iops"]))
+    runs = max((r.get("runs", 1) for r in res["scale"]), default=1)
+    out.append("")
+    out.append("fio, 4 KiB, direct, libaio, iodepth 1 per job, on a guest "
+               "with %s vCPUs (%s); growth: IOPS against 1 job of the same "
+               "driver; medians of %d runs, the drivers alternating." % (
+                   res["env_scale"].get("cpus", "?"),
+                   res["host"].get("scale_qemu", "?"), runs))
+    return out
+
+
 def t_writeback(res):
     wb = res["writeback"]
     disk = wb.get("disk_kib_s")
@@ -656,7 +707,7 @@ def plots(res, resdir):
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        return []
+        return None
     made = []
 
     def save(fig, name):
@@ -794,7 +845,7 @@ def plots(res, resdir):
 
 def report(res, made, resdir):
     h = res["host"]
-    e = res["env"]
+    e = res["env"] or res["env_scale"]   # only the scale guest ran
     md = ["# ghostswap benchmarks", ""]
     md.append("Host: %s (%s CPUs), kernel %s; %s; accelerator: **%s**%s." % (
         h.get("host_cpu", "?"), h.get("host_cpus", "?"),
@@ -822,7 +873,7 @@ def report(res, made, resdir):
         if note:
             md.extend([note, ""])
         md.extend(table)
-        if img and img in made:
+        if img and img in (made or ()):
             md.extend(["", "![%s](%s)" % (title, img)])
 
     if res["static"]:
@@ -837,7 +888,7 @@ def report(res, made, resdir):
     if res["workload"]:
         sec("Swap workload", t_workload(res), "workload_throughput.png")
         for img in ("workload_p50.png", "workload_p99.png"):
-            if img in made:
+            if img in (made or ()):
                 md.extend(["", "![%s](%s)" % (img, img)])
     if res["zswap"]:
         sec("zswap in front", t_zswap(res))
@@ -845,6 +896,8 @@ def report(res, made, resdir):
         sec("Compression engine", t_comp(res))
     if res["fio"]:
         sec("fio on the raw devices", t_fio(res), "fio_iops.png")
+    if res["scale"]:
+        sec("fio with 1, 2 and 4 jobs", t_scale(res))
     if res["writeback"]:
         sec("Writeback", t_writeback(res), "writeback.png")
     if res["profile"]:
@@ -857,7 +910,7 @@ def report(res, made, resdir):
     if res["time"]:
         md.extend(["", "Section times (s): " + ", ".join(
             "%s %.0f" % kv for kv in res["time"].items())])
-    if not made:
+    if made is None:
         md.extend(["", "(No plots: matplotlib is not installed.)"])
     md.append("")
     return "\n".join(md)
@@ -875,7 +928,7 @@ def main():
         json.dump(res, f, indent=1, sort_keys=True)
     with open(os.path.join(resdir, "report.md"), "w") as f:
         f.write(report(res, made, resdir))
-    print("report.md, results.json, %d plots in %s" % (len(made), resdir))
+    print("report.md, results.json, %d plots in %s" % (len(made or ()), resdir))
 
 
 if __name__ == "__main__":

@@ -12,7 +12,12 @@
 # Environment: BENCH_RESULTS (default results/bench), BENCH_QUICK=1 (small
 # workloads, one run each: a smoke run), BENCH_REPS (runs per comparison,
 # default 3), BENCH_DRIVERS (the swap workload's, default "ghostswap zram
-# zswap"), GHOSTSWAP_KVM=0|1, GS_MEM (guest RAM, 2G).
+# zswap"), GHOSTSWAP_KVM=0|1, GS_MEM (guest RAM, 2G), BENCH_SCALE_TCG
+# (single or multi: how QEMU runs the vCPUs of the scale section's guest
+# without KVM; default multi, one host thread a vCPU).
+#
+# The section "scale" (fio with 1, 2 and 4 jobs) runs in a guest of its
+# own with 4 vCPUs, booted after the main one.
 set -euo pipefail
 . "$(dirname "$0")/../testbed/lib.sh"
 
@@ -48,19 +53,41 @@ if [ ! -x "$pyenv/bin/python" ] || ! "$pyenv/bin/python" -c 'import matplotlib' 
 	"$pyenv/bin/pip" install -q matplotlib
 fi
 
+# The sections of the main guest, and whether the scale guest runs.
+main=() scale=0
+for s in ${*:-scale}; do
+	if [ "$s" = scale ]; then scale=1; else main+=("$s"); fi
+done
+# (none named: bench.sh runs all of its own, then the scale guest)
+[ $# != 0 ] && [ ${#main[@]} = 0 ] && rm -rf "$out/guest"
+
 kvm=tcg
 gs_use_kvm && kvm=kvm
 gs_qemu_env
-t0=$(date +%s)
-GS_DISKS="gsback:1G gsswap:2G" GS_GUEST_TIMEOUT=${GS_GUEST_TIMEOUT:-7200} \
-	"$GS_TOP/testbed/guest.sh" "$out/guest" \
-	"BENCH_QUICK=${BENCH_QUICK:-0} BENCH_REPS=${BENCH_REPS:-}" \
-	"BENCH_DRIVERS='${BENCH_DRIVERS:-ghostswap zram zswap}'" \
-	"bash /opt/gs-src/bench/guest/bench.sh $*" || true
-rm -f "$out"/guest/disk-*.img
-gs_log "guest boot + benchmarks: $(($(date +%s) - t0)) s"
-[ -f "$out/guest/done" ] ||
-	gs_die "the benchmarks did not complete, see $out/guest/console.log"
+if [ -d "$out/guest" ]; then
+	t0=$(date +%s)
+	GS_DISKS="gsback:1G gsswap:2G" GS_GUEST_TIMEOUT=${GS_GUEST_TIMEOUT:-7200} \
+		"$GS_TOP/testbed/guest.sh" "$out/guest" \
+		"BENCH_QUICK=${BENCH_QUICK:-0} BENCH_REPS=${BENCH_REPS:-}" \
+		"BENCH_DRIVERS='${BENCH_DRIVERS:-ghostswap zram zswap}'" \
+		"bash /opt/gs-src/bench/guest/bench.sh ${main[*]}" || true
+	rm -f "$out"/guest/disk-*.img
+	gs_log "guest boot + benchmarks: $(($(date +%s) - t0)) s"
+	[ -f "$out/guest/done" ] ||
+		gs_die "the benchmarks did not complete, see $out/guest/console.log"
+fi
+
+if [ $scale = 1 ]; then
+	t0=$(date +%s)
+	mkdir -p "$out/guest-scale"
+	GS_CPUS=4 GHOSTSWAP_TCG=${BENCH_SCALE_TCG:-multi} GS_GUEST_TIMEOUT=1800 \
+		"$GS_TOP/testbed/guest.sh" "$out/guest-scale" \
+		"BENCH_QUICK=${BENCH_QUICK:-0} BENCH_REPS=${BENCH_REPS:-}" \
+		"bash /opt/gs-src/bench/guest/bench.sh scale" || true
+	gs_log "4-vCPU guest + scale: $(($(date +%s) - t0)) s"
+	[ -f "$out/guest-scale/done" ] ||
+		gs_die "the scale section did not complete, see $out/guest-scale/console.log"
+fi
 
 # The static cost again on Debian's 6.12 LTS kernel, whose swap core
 # allocates memory for every slot at swapon: a second, short boot.
@@ -82,6 +109,7 @@ fi
 	echo "\"accel\": \"$kvm\","
 	echo "\"guest_mem\": \"${GS_MEM:-2G}\","
 	echo "\"guest_cpus\": ${GS_CPUS:-2},"
+	echo "\"scale_qemu\": \"$(GHOSTSWAP_TCG=${BENCH_SCALE_TCG:-multi} gs_qemu_env && echo "$GS_QEMU_DESC")\","
 	echo "\"module_version\": \"$(gs_version)\","
 	echo "\"commit\": \"$(git -C "$GS_TOP" rev-parse --short HEAD 2>/dev/null || echo unknown)\","
 	echo "\"date\": \"$(date -u +%Y-%m-%dT%H:%M:%SZ)\""

@@ -10,6 +10,7 @@
 #
 # usage: bench.sh [SECTION ...]   (default: all, in order)
 #   sections: static meta ratio workload zswap comp fio writeback profile
+#   (and scale, which wants 4 vCPUs: bench/run.sh gives it a guest of its own)
 # Environment: BENCH_QUICK=1 shrinks every workload (a smoke run);
 # BENCH_DRIVERS: the swap workload's drivers (ghostswap zram zswap).
 set -u
@@ -534,6 +535,47 @@ b_fio() {
 						jl section=fio driver=$drv rw=$rw iodepth=$qd \
 							numjobs=$nj rep=$rep rc=$? file=$f
 					done
+				done
+			done
+		done
+	done
+	gs_fresh && zram_fresh
+}
+
+# ----------------------------------------------------------------- scale
+
+# How IOPS grow with fio's jobs, 1 to 4, for each driver: one job a
+# thread, 4 KiB at iodepth 1. It wants 4 vCPUs: bench/run.sh boots a
+# guest of its own for it.
+b_scale() {
+	local drv dev rw nj rep rt=5 size=256M f
+	[ "$QUICK" = 1 ] && rt=2 size=64M
+	[ "$(nproc)" -ge 4 ] || { echo "scale needs 4 CPUs, this guest has $(nproc)"; return 1; }
+	gs_fresh lz4 && zram_fresh lz4 && echo 1G >$Z/disksize || return 1
+	for dev in $DEV /dev/zram0; do
+		fio --name=fill --filename=$dev --rw=write --bs=1M --size=$size \
+			--direct=1 --buffer_compress_percentage=50 \
+			--buffer_compress_chunk=4k --refill_buffers >/dev/null 2>&1 ||
+			return 1
+	done
+	for rw in randread randwrite; do
+		for nj in 1 2 4; do
+			for ((rep = 1; rep <= REPS; rep++)); do
+				for drv in $(drivers_order $rep ghostswap zram); do
+					dev=$DEV
+					[ $drv = zram ] && dev=/dev/zram0
+					f=fio/scale-$drv-$rw-j$nj-$rep.json
+					log "scale $drv $rw jobs$nj #$rep"
+					fio --name=$rw --filename=$dev --rw=$rw --bs=4k \
+						--size=$size --direct=1 --ioengine=libaio \
+						--iodepth=1 --numjobs=$nj --group_reporting \
+						--runtime=$rt --time_based \
+						--buffer_compress_percentage=50 \
+						--buffer_compress_chunk=4k --refill_buffers \
+						--randrepeat=0 --output-format=json \
+						>"$OUT/$f" 2>/dev/null
+					jl section=scale driver=$drv rw=$rw numjobs=$nj \
+						rep=$rep rc=$? file=$f
 				done
 			done
 		done

@@ -174,8 +174,27 @@ def fixture(d):
                  "device_kmem": 0, "device_free": 0, "counted": 0,
                  "swapon_kmem": 19 << 20, "swapon_free": 52 << 20}):
             f.write(json.dumps(r) + "\n")
+    # The scale section, from a 4-vCPU guest of its own: two runs each.
+    sc = os.path.join(d, "guest-scale")
+    os.makedirs(os.path.join(sc, "fio"))
+    iops = {("ghostswap", 1): (10000, 12000), ("ghostswap", 2): (19000, 21000),
+            ("ghostswap", 4): (30000, 34000), ("zram", 1): (10000, 10000),
+            ("zram", 2): (18000, 18000), ("zram", 4): (16000, 24000)}
+    with open(os.path.join(sc, "bench.jsonl"), "w") as f:
+        f.write(json.dumps({"section": "env", "kernel": "7.3.4+deb13-amd64",
+                            "cpus": 4, "mem_total": 2 << 30}) + "\n")
+        for (drv, nj), runs in iops.items():
+            for rep, v in enumerate(runs, 1):
+                name = "fio/scale-%s-randread-j%d-%d.json" % (drv, nj, rep)
+                with open(os.path.join(sc, name), "w") as g2:
+                    g2.write(fio_json(v, 0, 1000))
+                f.write(json.dumps({"section": "scale", "driver": drv,
+                                    "rw": "randread", "numjobs": nj,
+                                    "rep": rep, "rc": 0, "file": name}) +
+                        "\n")
     with open(os.path.join(d, "host.json"), "w") as f:
         json.dump({"host_cpu": "Test CPU", "host_cpus": 2, "accel": "tcg",
+                   "scale_qemu": "QEMU 7.2, TCG multi-threaded",
                    "qemu": "QEMU 7.2", "host_kernel": "6.18",
                    "module_version": "0.1.0", "commit": "abc",
                    "date": "2026-11-23"}, f)
@@ -246,6 +265,14 @@ def main():
               md)
         check("fio: IOPS ratio and p99 in microseconds",
               "| randread | 1 | 1 | 30000 | 20000 | 1.50 | 8 | 16 |" in md, md)
+        # Medians: ghostswap 11000, 20000, 32000; zram 10000, 18000, 20000.
+        check("scale: IOPS with 1, 2, 4 jobs and their growth, per driver",
+              "| randread | 1 | 11000 (10000-12000) | 1.00x | 10000 "
+              "(10000-10000) | 1.00x | 1.10 |" in md and
+              "| randread | 4 | 32000 (30000-34000) | 2.91x | 20000 "
+              "(16000-24000) | 2.00x | 1.60 |" in md and
+              "4 vCPUs (QEMU 7.2, TCG multi-threaded)" in md and
+              "| randread | 2 | 20000" in md, md)
         # 25600 pages * 4 KiB / 1 s = 100 MiB/s; disk 200 MiB/s.
         check("writeback: rate against the disk's own",
               "| ghostswap writeback (all, checksums: the default) | 25600 "
@@ -279,6 +306,13 @@ def main():
                            text=True)
         check("a broken measurement line is an error with its line number",
               p.returncode != 0 and "bench.jsonl:" in p.stderr, p.stderr)
+        shutil.rmtree(os.path.join(d, "guest"))
+        p = subprocess.run([sys.executable, REPORT, d], capture_output=True,
+                           text=True)
+        md = open(os.path.join(d, "report.md")).read()
+        check("only the scale guest ran: its table alone",
+              p.returncode == 0 and "## fio with 1, 2 and 4 jobs" in md and
+              "## Static cost" not in md, p.stderr + md)
     finally:
         shutil.rmtree(d)
         print("1..%d" % n)
