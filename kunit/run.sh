@@ -11,20 +11,23 @@
 # non-zero if anything failed. The kunit.py log and kernel console go to
 # $GS_LOGDIR/kunit.log (kunit-sanitize.log with --sanitize).
 #
-# usage: kunit/run.sh [--sanitize] [FILTER_GLOB]
+# usage: kunit/run.sh [--sanitize|--bench] [FILTER_GLOB]
 #   --sanitize   separate build with KASAN, lockdep, atomic-sleep and VM
 #                debugging
+#   --bench      the plain build plus the micro-benchmarks of kunit/bench/
+#                (bench/lookup.sh runs them)
 #   FILTER_GLOB  passed to kunit.py, e.g. 'ghostswap_table' or
 #                'ghostswap_cluster.*free*'
 set -euo pipefail
 . "$(dirname "$0")/../testbed/lib.sh"
 
-sanitize=0
+mode=plain
 filter=()
 for a in "$@"; do
 	case $a in
-	--sanitize) sanitize=1 ;;
-	-h|--help) sed -n '3,18s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	--sanitize) mode=sanitize ;;
+	--bench) mode=bench ;;
+	-h|--help) sed -n '3,20s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	-*) gs_die "unknown option $a" ;;
 	*) filter+=("$a") ;;
 	esac
@@ -38,12 +41,17 @@ for t in flex bison make gcc python3; do
 		gs_die "$t not found (apt-get install flex bison build-essential bc python3)"
 done
 
-if [ $sanitize = 1 ]; then
+if [ $mode = sanitize ]; then
 	name=kunit-sanitize
 	build=$GS_CACHE/kunit-build-sanitize
 	# KFENCE is left out: UML does not select HAVE_ARCH_KFENCE.
 	add=(CONFIG_DEBUG_KERNEL=y CONFIG_KASAN=y CONFIG_PROVE_LOCKING=y
 	     CONFIG_DEBUG_ATOMIC_SLEEP=y CONFIG_DEBUG_VM=y)
+elif [ $mode = bench ]; then
+	# The plain build's tree: only our objects rebuild.
+	name=kunit-bench
+	build=$GS_CACHE/kunit-build
+	add=(CONFIG_GHOSTSWAP_KUNIT_BENCH=y)
 else
 	name=kunit
 	build=$GS_CACHE/kunit-build

@@ -17,7 +17,7 @@ trap 'rm -rf "$tmp"' EXIT
 # In the kernel tree, as the kernel's own files are checked: it knows the
 # kernel's identifiers (LZ4_loadDict is the library's name, not our
 # CamelCase) and runs its SPDX check.
-for f in "$GS_TOP"/module/*.[ch] "$GS_TOP"/module/probe/*.c "$GS_TOP"/kunit/*.[ch]; do
+for f in "$GS_TOP"/module/*.[ch] "$GS_TOP"/module/probe/*.c "$GS_TOP"/kunit/*.[ch] "$GS_TOP"/kunit/bench/*.c; do
 	(cd "$ksrc" && perl scripts/checkpatch.pl --strict --root=. --terse \
 		--show-types -f "$f") >"$tmp/cp" 2>&1
 	s=$?
