@@ -6,6 +6,7 @@
 #include "ghostswapctl.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,42 @@
  * Warn when that is more than this share of RAM, in percent.
  */
 #define SWAPON_COST_WARN_PCT	2
+
+/* Whether page 0 of the device holds a swap header (mkswap's signature). */
+static bool swap_header_at_0(void)
+{
+	static const char sig[] = "SWAPSPACE2";
+	long page = sysconf(_SC_PAGESIZE);
+	char got[sizeof(sig) - 1];
+	int fd = open(DEV_PATH, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return false;
+	n = pread(fd, got, sizeof(got), page - (long)sizeof(got));
+	close(fd);
+	return n == (ssize_t)sizeof(got) && !memcmp(got, sig, sizeof(got));
+}
+
+/*
+ * mkswap writes page 0: a device that holds data is refused, unless all
+ * it holds is one page with a swap header, what swapoff leaves behind.
+ */
+static int refuse_data(void)
+{
+	uint64_t mm[MM_STAT_COLS];
+	char sz[32];
+	int rc = read_mm_stat(mm);
+
+	if (rc)
+		return stat_failed("mm_stat", rc);
+	if (!mm[MM_ORIG] ||
+	    (mm[MM_ORIG] == (uint64_t)sysconf(_SC_PAGESIZE) && swap_header_at_0()))
+		return RC_OK;
+	human_size(mm[MM_ORIG], sz, sizeof(sz));
+	return fail(RC_BUSY, "%s holds %s of data, which mkswap would overwrite: reset it first ('%s reset')",
+		    DEV_PATH, sz, PROG);
+}
 
 /* Whether the device has no backing device (or cannot have one). */
 static bool no_backing(void)
@@ -242,6 +279,9 @@ int cmd_setup(int argc, char **argv)
 	if (swapped_on(NULL))
 		return fail_in_use();
 	rc = wait_node_unlocked();
+	if (rc)
+		return rc;
+	rc = refuse_data();
 	if (rc)
 		return rc;
 

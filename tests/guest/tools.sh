@@ -248,10 +248,14 @@ t_ctl_errors() {
 	ctl reset
 	ctl_expect 4 "another process holds $DEV open"
 	exec 3<&-
-	# Holding data: the size cannot change.
+	# Holding data: refused, with or without a size, and the data kept
+	# (mkswap would overwrite page 0).
 	$PAGES write "$DEV" 0 t:1 >/dev/null || fail "write"
 	ctl setup --size 1G --no-swapon
-	ctl_expect 4 "device is in use"
+	ctl_expect 4 "$DEV holds 4K of data, which mkswap would overwrite: reset it first"
+	ctl setup --no-swapon
+	ctl_expect 4 "$DEV holds 4K of data"
+	$PAGES verify "$DEV" 0 t:1 || fail "the data did not survive a refused setup"
 	ctl reset
 	[ $rc = 0 ] || fail "reset: exit $rc"
 	# Swapped on.
@@ -259,6 +263,11 @@ t_ctl_errors() {
 	mkswap "$DEV" >/dev/null && swapon "$DEV" || fail swapon
 	ctl setup --size 2G
 	ctl_expect 4 "device is in use"
+	# Swapped off, not reset: all it holds is the swap header, which a
+	# setup may write again.
+	swapoff "$DEV" || fail swapoff
+	ctl setup --no-swapon
+	[ $rc = 0 ] || fail "setup after swapoff (only the swap header stored): exit $rc: $err"
 	ctl reset
 	[ $rc = 0 ] && ! grep -q "^$DEV " /proc/swaps || fail "reset of a swapped-on device"
 	# Not root.

@@ -76,7 +76,10 @@ out=$("$CTL" setup --help)
 
 # -------------------------------------------------------------- fake trees
 
-# mkfake DIR [old]: sysfs and proc of a loaded ghostswap, swap off. "old": a
+# mkfake DIR [old]: sysfs and proc of a loaded ghostswap, swap off. Its
+# mm_stat says it holds 400 MiB of data if FAKE_DATA is 1, none if 0.
+FAKE_DATA=1
+# "old": a
 # module without the writeback tier (no bd_stat, backing_dev, writeback...).
 mkfake() {
 	local f=$1 d=$1/sys/block/ghostswap a
@@ -87,8 +90,13 @@ mkfake() {
 	echo 1099511627776 >"$d/disksize"
 	echo "lzo lzo-rle [lz4] lz4hc zstd deflate" >"$d/comp_algorithm"
 	# zram's format for mm_stat; the others as the module prints them.
-	printf '%8s %8s %8s %8s %8s %8s %8s %8s %8s\n' 419430400 120586240 \
-		127000576 0 130023424 12345 12 678 900 >"$d/mm_stat"
+	if [ "$FAKE_DATA" = 1 ]; then
+		printf '%8s %8s %8s %8s %8s %8s %8s %8s %8s\n' 419430400 120586240 \
+			127000576 0 130023424 12345 12 678 900 >"$d/mm_stat"
+	else
+		printf '%8s %8s %8s %8s %8s %8s %8s %8s %8s\n' 0 0 0 0 0 0 0 0 0 \
+			>"$d/mm_stat"
+	fi
 	printf '%8s %8s %8s %8s %8s %8s\n' 210 250 102400 1028160 10.04 16384 \
 		>"$d/cluster_stat"
 	printf '%8s %8s %8s %8s\n' 0 2 0 5000 >"$d/io_stat"
@@ -390,6 +398,26 @@ ctl -r -s 1G /dev/ghostswap
 expect "zramctl -r with -s: usage error" 2 "--reset excludes"
 ctl_fault algorithm_params=EINVAL -s 1G -p "level=99" /dev/ghostswap
 expect "zramctl -p the module refuses: exit 1, named" 1 "algorithm_params"
+
+# setup refuses a device that holds data (mkswap would overwrite page 0),
+# before it writes anything; a single page is let through only if it is
+# a swap header, which a fake device cannot show.
+mkfake "$F"
+ctl setup --size 1G -a zstd
+expect "setup: a device holding data: exit 4, nothing written" 4 \
+	"/dev/ghostswap holds 400M of data, which mkswap would overwrite: reset it first ('ghostswapctl reset')"
+same "setup: a device holding data: the files unchanged" \
+	"$(cat "$F/sys/block/ghostswap/comp_algorithm" "$F/sys/block/ghostswap/disksize")" \
+	"lzo lzo-rle [lz4] lz4hc zstd deflate
+1099511627776"
+printf '%8s %8s %8s %8s %8s %8s %8s %8s %8s\n' 4096 30 0 0 0 0 0 0 0 \
+	>"$F/sys/block/ghostswap/mm_stat"
+ctl setup
+expect "setup: one page that is not a swap header: refused" 4 \
+	"/dev/ghostswap holds 4K of data"
+
+# The setup tests below run on a device without data.
+FAKE_DATA=0
 
 # setup's -p is zramctl's --algorithm-params; a number (the old
 # --priority) is refused naming --priority.
@@ -1081,6 +1109,8 @@ priority = 100
 disable_zswap = yes"
 
 # ------------------------------------------------------------------ doctor
+# From here on the fake device holds data again.
+FAKE_DATA=1
 
 # Fake dkms, systemctl and journalctl answering from $DOC_*; a fake root
 # for the udev rule and the configuration.
@@ -1370,6 +1400,8 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 	rc=$?
 	same "not root: status works" "$rc $out" \
 		"0 /dev/ghostswap lz4             1T 400M  115M 122.1M  3.48    400K      210"
+	printf '%8s %8s %8s %8s %8s %8s %8s %8s %8s\n' 0 0 0 0 0 0 0 0 0 \
+		>"$F/sys/block/ghostswap/mm_stat"
 	err=$(asnobody env GHOSTSWAP_SYSFS="$F/sys" GHOSTSWAP_PROC="$F/proc" \
 		"$CTL" setup --size 1G 2>&1 >/dev/null)
 	rc=$?
