@@ -117,10 +117,14 @@ struct gs_kbk {
 	struct page *held_pages[32];
 	unsigned int held_nr;
 	u64 held_wslot;
-	/* Discards: requests, slots; each waits for the gate if set. */
+	/*
+	 * Discards: requests, slots; each waits for the gate if set, and
+	 * fails with EIO (discarding nothing) if fail_discards is.
+	 */
 	atomic_t discards;
 	atomic_t discarded;
 	struct completion *discard_gate;
+	bool fail_discards;
 };
 
 static inline int gs_kbk_write(struct gs_backing *bk, u64 slot,
@@ -307,6 +311,8 @@ static inline int gs_kbk_discard(struct gs_backing *bk, u64 slot, u64 nr)
 		return -EIO;
 	if (k->discard_gate)
 		wait_for_completion(k->discard_gate);
+	if (k->fail_discards)
+		return -EIO;
 	memset(k->mem + slot * PAGE_SIZE, 0x5a, nr * PAGE_SIZE);
 	atomic_inc(&k->discards);
 	atomic_add(nr, &k->discarded);

@@ -865,6 +865,54 @@ static void gs_wb_discard(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, gs_store_clear_backing(s), 0);
 }
 
+/*
+ * A discard the backing device fails: counted once per request, nothing
+ * counted as discarded, the slots free again all the same, and the pages
+ * still held intact.
+ */
+static void gs_wb_discard_error(struct kunit *test)
+{
+	struct gs_kbk *k;
+	struct gs_store *s = gs_kunit_wb_store(test, "lz4", 1024, 64, &k);
+	struct gs_backing *bk = s->bk;
+	void *want = gs_kunit_page(test), *got = gs_kunit_page(test);
+	u64 done, owner = 100, b;
+	int i;
+
+	KUNIT_ASSERT_EQ(test, gs_backing_set_discard(bk, true), 0);
+	gs_kunit_fill_slots(test, s, 0, 1, 8);
+	KUNIT_ASSERT_EQ(test, gs_store_writeback(s, GS_WB_ALL, U64_MAX, &done),
+			0);
+	KUNIT_ASSERT_EQ(test, done, 8ULL);
+	k->fail_discards = true;
+	gs_store_free(s, 2);
+	gs_store_free(s, 3);
+	gs_store_free(s, 6);
+	gs_backing_drain(bk);
+	/* 2-3 in one request, 6 in another. */
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&bk->discard_errors), 2L);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&bk->discarded), 0L);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->discarded), 0);
+	KUNIT_EXPECT_EQ(test, gs_backing_used(bk), 5ULL);
+	KUNIT_ASSERT_EQ(test, gs_backing_alloc(bk, &owner, 1, &b, U64_MAX,
+					       true), 1);
+	KUNIT_EXPECT_EQ(test, b, 2ULL);
+	gs_backing_free(bk, b);
+	gs_backing_drain(bk);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&bk->discard_errors), 3L);
+	k->fail_discards = false;
+	for (i = 0; i < 8; i++) {
+		if (i == 2 || i == 3 || i == 6)
+			continue;
+		gs_kunit_fill_text(want, i);
+		KUNIT_ASSERT_EQ(test, gs_store_read(s, i, got), 0);
+		KUNIT_EXPECT_MEMEQ(test, got, want, PAGE_SIZE);
+	}
+	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0L);
+	gs_store_free_range(s, 0, 8);
+	KUNIT_EXPECT_EQ(test, gs_store_clear_backing(s), 0);
+}
+
 /* The block device backing: a brd ramdisk, real bios. */
 static void gs_wb_bdev(struct kunit *test)
 {
@@ -1700,6 +1748,7 @@ static struct kunit_case gs_wb_cases[] = {
 	KUNIT_CASE(gs_wb_shrinker),
 	KUNIT_CASE_SLOW(gs_wb_idle_age),
 	KUNIT_CASE(gs_wb_discard),
+	KUNIT_CASE(gs_wb_discard_error),
 	KUNIT_CASE(gs_wb_bdev),
 	KUNIT_CASE(gs_wb_direct_unlocked),
 	KUNIT_CASE(gs_wb_read_unlocked),

@@ -756,8 +756,10 @@ static DEVICE_ATTR_WO(backing_compact);
 /*
  * zram's three columns (pages on the backing device, pages read, pages
  * written), then: reverse map clusters, bytes of the tier's metadata and
- * buffers, pages that failed to write, to read, pages relocated, and the
- * pages backing compaction read and wrote (not in zram's columns).
+ * buffers, pages that failed to write, to read, pages relocated, the
+ * pages backing compaction read and wrote, pages whose checksum did not
+ * match, backing slots discarded, and discards that failed (not in
+ * zram's columns).
  */
 static ssize_t bd_stat_show(struct device *dev, struct device_attribute *attr,
 			    char *buf)
@@ -774,7 +776,8 @@ static ssize_t bd_stat_show(struct device *dev, struct device_attribute *attr,
 		used = gs_backing_used(bk);
 		meta = atomic_long_read(&bk->meta_bytes);
 	}
-	return sysfs_emit(buf, "%8llu %8ld %8ld %8llu %8llu %8ld %8ld %8ld %8ld %8ld %8ld %8ld\n",
+	return sysfs_emit(buf,
+			  "%8llu %8ld %8ld %8llu %8llu %8ld %8ld %8ld %8ld %8ld %8ld %8ld %8ld\n",
 			  used, atomic_long_read(&st->bd_reads),
 			  atomic_long_read(&st->bd_writes),
 			  meta / gs_bk_cluster_bytes(),
@@ -785,7 +788,8 @@ static ssize_t bd_stat_show(struct device *dev, struct device_attribute *attr,
 			  atomic_long_read(&st->bd_compact_reads),
 			  atomic_long_read(&st->bd_compact_writes),
 			  atomic_long_read(&st->bd_sum_errors),
-			  bk ? atomic_long_read(&bk->discarded) : 0L);
+			  bk ? atomic_long_read(&bk->discarded) : 0L,
+			  bk ? atomic_long_read(&bk->discard_errors) : 0L);
 }
 static DEVICE_ATTR_RO(bd_stat);
 

@@ -1107,13 +1107,12 @@ struct gs_wb_rr {
 	struct page *pages[GS_WB_RR_PAGES];
 };
 
-/* Unpin the run's entries from @from on; free what went away meanwhile. */
-static void gs_wb_rr_unpin(struct gs_store *s, struct gs_wb_rr *rr,
-			   unsigned int from)
+/* Unpin the run's entries; free what went away meanwhile. */
+static void gs_wb_rr_unpin(struct gs_store *s, struct gs_wb_rr *rr)
 {
 	unsigned int i;
 
-	for (i = from; i < rr->nr; i++)
+	for (i = 0; i < rr->nr; i++)
 		if (!gs_slot_replace(s, rr->slot + i,
 				     rr->e[i] | GS_FLAG_READING, rr->e[i]))
 			gs_backing_free(s->bk, rr->b + i);
@@ -1147,7 +1146,7 @@ static void gs_wb_rr_finish(struct work_struct *work)
 				   rr->st.io.err);
 	atomic_long_add(ok, &s->stats.bd_reads);
 	atomic_long_add(rr->nr - ok, &s->stats.bd_read_errors);
-	gs_wb_rr_unpin(s, rr, 0);
+	gs_wb_rr_unpin(s, rr);
 	rr->end(rr->arg, ret);
 	mempool_free(rr, s->wb.rr_pool);
 	gs_wb_io_done(s);
@@ -1196,7 +1195,7 @@ int gs_wb_read_run_start(struct gs_store *s, u64 slot, struct page *const *pages
 			return k;
 		gs_wb_io_done(s);
 	}
-	gs_wb_rr_unpin(s, rr, 0);
+	gs_wb_rr_unpin(s, rr);
 	mempool_free(rr, s->wb.rr_pool);
 	return -EAGAIN;
 }

@@ -232,6 +232,9 @@ static void check_backing(void)
 	else if (bd[BD_WERR] || bd[BD_RERR])
 		report("warn", "backing device: %s: %" PRIu64 " write and %" PRIu64 " read errors (bd_stat): check the disk",
 		       dev, bd[BD_WERR], bd[BD_RERR]);
+	else if (bd[BD_DISCARD_ERRORS])
+		report("warn", "backing device: %s failed %" PRIu64 " discards (bd_stat): the space of freed pages was not given back; turn backing_discard off if it cannot discard",
+		       dev, bd[BD_DISCARD_ERRORS]);
 	else
 		report("ok", "backing device: %s, no I/O errors", dev);
 }

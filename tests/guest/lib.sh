@@ -174,7 +174,7 @@ iostat() {
 }
 bdstat() {
 	stat_col $SYS/bd_stat "$1" count reads writes clusters meta werr rerr \
-		reloc creads cwrites sumerr discarded
+		reloc creads cwrites sumerr discarded discard_errors
 }
 
 # mm_stat against itself: used pool memory holds at least the compressed

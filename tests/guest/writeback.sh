@@ -482,6 +482,7 @@ t_wb_zswap_sparse() {
 	echo "after swapoff: $kib KiB allocated, $(bdstat count) pages, $(bdstat discarded) slots discarded"
 	[ "$kib" -le 1024 ] || fail "the backing file keeps $kib KiB after swapoff"
 	[ "$(bdstat discarded)" -ge "$(bdstat writes)" ] || fail "discarded $(bdstat discarded) of $(bdstat writes) slots"
+	[ "$(bdstat discard_errors)" = 0 ] || fail "$(bdstat discard_errors) discards failed"
 	gs_check
 	sysw $SYS/reset 1 ok
 	[ "$(cat $SYS/backing_discard)" = 0 ] || fail "reset keeps backing_discard"
