@@ -138,7 +138,7 @@ gs_version_ge() {
 # GHOSTSWAP_QEMU=BIN forces a binary, GHOSTSWAP_TCG=multi one TCG thread
 # per vCPU (unsafe: see above).
 gs_qemu_env() {
-	local v tcg
+	local v tcg cpu
 	GS_QEMU_BIN=${GHOSTSWAP_QEMU:-}
 	[ -n "$GS_QEMU_BIN" ] || [ ! -x "$GS_QEMU_DIR/bin/qemu-system-x86_64" ] ||
 		GS_QEMU_BIN=$GS_QEMU_DIR/bin/qemu-system-x86_64
@@ -150,21 +150,19 @@ gs_qemu_env() {
 	GS_QEMU_OPTS=
 	if gs_use_kvm; then
 		GS_QEMU_DESC="$GS_QEMU_DESC, KVM"
-		if [ "${GS_GUEST_LA57:-1}" = 0 ]; then
-			GS_QEMU_OPTS="-cpu host,la57=off"
-			GS_QEMU_DESC="$GS_QEMU_DESC, no LA57"
-		fi
-		return
+		cpu=host
+	else
+		tcg=${GHOSTSWAP_TCG:-single}
+		case $tcg in
+		single|multi) ;;
+		*) gs_die "GHOSTSWAP_TCG=$tcg: single or multi" ;;
+		esac
+		GS_QEMU_OPTS="-accel tcg,thread=$tcg"
+		GS_QEMU_DESC="$GS_QEMU_DESC, TCG $tcg-threaded"
+		cpu=max
 	fi
-	tcg=${GHOSTSWAP_TCG:-single}
-	case $tcg in
-	single|multi) ;;
-	*) gs_die "GHOSTSWAP_TCG=$tcg: single or multi" ;;
-	esac
-	GS_QEMU_OPTS="-accel tcg,thread=$tcg"
-	GS_QEMU_DESC="$GS_QEMU_DESC, TCG $tcg-threaded"
 	if [ "${GS_GUEST_LA57:-1}" = 0 ]; then
-		GS_QEMU_OPTS="$GS_QEMU_OPTS -cpu max,la57=off"
+		GS_QEMU_OPTS="${GS_QEMU_OPTS:+$GS_QEMU_OPTS }-cpu $cpu,la57=off"
 		GS_QEMU_DESC="$GS_QEMU_DESC, no LA57"
 	fi
 }
