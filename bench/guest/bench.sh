@@ -504,17 +504,24 @@ b_comp() {
 
 # ------------------------------------------------------ fio on raw devices
 
+# fill_devices SIZE: write SIZE of 50%-compressible data (like memory)
+# to the start of both raw devices, so that reads find data.
+fill_devices() {
+	local dev
+	for dev in $DEV /dev/zram0; do
+		fio --name=fill --filename=$dev --rw=write --bs=1M --size=$1 \
+			--direct=1 --buffer_compress_percentage=50 \
+			--buffer_compress_chunk=4k --refill_buffers >/dev/null 2>&1 ||
+			return 1
+	done
+}
+
 b_fio() {
 	local drv dev rw qd nj rep rt=5 size=256M f
 	[ "$QUICK" = 1 ] && rt=2 size=64M
 	gs_fresh lz4 && zram_fresh lz4 && echo 1G >$Z/disksize || return 1
 	# Fill first so that reads find data (compressible, like memory).
-	for dev in $DEV /dev/zram0; do
-		fio --name=fill --filename=$dev --rw=write --bs=1M --size=$size \
-			--direct=1 --buffer_compress_percentage=50 \
-			--buffer_compress_chunk=4k --refill_buffers >/dev/null 2>&1 ||
-			return 1
-	done
+	fill_devices $size || return 1
 	for rw in randread randwrite randrw; do
 		for qd in 1 32; do
 			for nj in 1 2; do
@@ -552,12 +559,7 @@ b_scale() {
 	[ "$QUICK" = 1 ] && rt=2 size=64M
 	[ "$(nproc)" -ge 4 ] || { echo "scale needs 4 CPUs, this guest has $(nproc)"; return 1; }
 	gs_fresh lz4 && zram_fresh lz4 && echo 1G >$Z/disksize || return 1
-	for dev in $DEV /dev/zram0; do
-		fio --name=fill --filename=$dev --rw=write --bs=1M --size=$size \
-			--direct=1 --buffer_compress_percentage=50 \
-			--buffer_compress_chunk=4k --refill_buffers >/dev/null 2>&1 ||
-			return 1
-	done
+	fill_devices $size || return 1
 	for rw in randread randwrite; do
 		for nj in 1 2 4; do
 			for ((rep = 1; rep <= REPS; rep++)); do
@@ -654,12 +656,7 @@ b_profile() {
 	local perf drv dev rw
 	perf=$(command -v perf) || { jl section=profile fail="no perf in the guest"; return 0; }
 	gs_fresh lz4 && zram_fresh lz4 && echo 1G >$Z/disksize || return 1
-	for dev in $DEV /dev/zram0; do
-		fio --name=fill --filename=$dev --rw=write --bs=1M --size=128M \
-			--direct=1 --buffer_compress_percentage=50 \
-			--buffer_compress_chunk=4k --refill_buffers >/dev/null 2>&1 ||
-			return 1
-	done
+	fill_devices 128M || return 1
 	for rw in randread randwrite; do
 		for drv in ghostswap zram; do
 			dev=$DEV
