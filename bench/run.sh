@@ -53,18 +53,19 @@ if [ ! -x "$pyenv/bin/python" ] || ! "$pyenv/bin/python" -c 'import matplotlib' 
 	"$pyenv/bin/pip" install -q matplotlib
 fi
 
-# The sections of the main guest, and whether the scale guest runs.
+# The sections of the main guest, and which guests run. None named:
+# the main guest runs all of bench.sh's own, then the scale guest.
 main=() scale=0
 for s in ${*:-scale}; do
 	if [ "$s" = scale ]; then scale=1; else main+=("$s"); fi
 done
-# (none named: bench.sh runs all of its own, then the scale guest)
-[ $# != 0 ] && [ ${#main[@]} = 0 ] && rm -rf "$out/guest"
+run_main=1
+[ $# != 0 ] && [ ${#main[@]} = 0 ] && run_main=0
 
 kvm=tcg
 gs_use_kvm && kvm=kvm
 gs_qemu_env
-if [ -d "$out/guest" ]; then
+if [ $run_main = 1 ]; then
 	t0=$(date +%s)
 	GS_DISKS="gsback:1G gsswap:2G" GS_GUEST_TIMEOUT=${GS_GUEST_TIMEOUT:-7200} \
 		"$GS_TOP/testbed/guest.sh" "$out/guest" \

@@ -516,8 +516,21 @@ fill_devices() {
 	done
 }
 
+# fio_rand DRIVER RW IODEPTH JOBS SECONDS SIZE FILE: one timed fio run of
+# 4 KiB random I/O on the raw device of DRIVER (ghostswap or zram), its
+# JSON in $OUT/FILE; returns fio's exit status.
+fio_rand() {
+	local dev=$DEV
+	[ $1 = zram ] && dev=/dev/zram0
+	fio --name=$2 --filename=$dev --rw=$2 --bs=4k --size=$6 --direct=1 \
+		--ioengine=libaio --iodepth=$3 --numjobs=$4 --group_reporting \
+		--runtime=$5 --time_based --buffer_compress_percentage=50 \
+		--buffer_compress_chunk=4k --refill_buffers --randrepeat=0 \
+		--output-format=json >"$OUT/$7" 2>/dev/null
+}
+
 b_fio() {
-	local drv dev rw qd nj rep rt=5 size=256M f
+	local drv rw qd nj rep rt=5 size=256M f
 	[ "$QUICK" = 1 ] && rt=2 size=64M
 	gs_fresh lz4 && zram_fresh lz4 && echo 1G >$Z/disksize || return 1
 	# Fill first so that reads find data (compressible, like memory).
@@ -527,18 +540,9 @@ b_fio() {
 			for nj in 1 2; do
 				for ((rep = 1; rep <= REPS; rep++)); do
 					for drv in $(drivers_order $rep ghostswap zram); do
-						dev=$DEV
-						[ $drv = zram ] && dev=/dev/zram0
 						f=fio/$drv-$rw-qd$qd-j$nj-$rep.json
 						log "fio $drv $rw qd$qd jobs$nj #$rep"
-						fio --name=$rw --filename=$dev --rw=$rw --bs=4k \
-							--size=$size --direct=1 --ioengine=libaio \
-							--iodepth=$qd --numjobs=$nj --group_reporting \
-							--runtime=$rt --time_based \
-							--buffer_compress_percentage=50 \
-							--buffer_compress_chunk=4k --refill_buffers \
-							--randrepeat=0 --output-format=json \
-							>"$OUT/$f" 2>/dev/null
+						fio_rand $drv $rw $qd $nj $rt $size $f
 						jl section=fio driver=$drv rw=$rw iodepth=$qd \
 							numjobs=$nj rep=$rep rc=$? file=$f
 					done
@@ -555,7 +559,7 @@ b_fio() {
 # thread, 4 KiB at iodepth 1. It wants 4 vCPUs: bench/run.sh boots a
 # guest of its own for it.
 b_scale() {
-	local drv dev rw nj rep rt=5 size=256M f
+	local drv rw nj rep rt=5 size=256M f
 	[ "$QUICK" = 1 ] && rt=2 size=64M
 	[ "$(nproc)" -ge 4 ] || { echo "scale needs 4 CPUs, this guest has $(nproc)"; return 1; }
 	gs_fresh lz4 && zram_fresh lz4 && echo 1G >$Z/disksize || return 1
@@ -564,18 +568,9 @@ b_scale() {
 		for nj in 1 2 4; do
 			for ((rep = 1; rep <= REPS; rep++)); do
 				for drv in $(drivers_order $rep ghostswap zram); do
-					dev=$DEV
-					[ $drv = zram ] && dev=/dev/zram0
 					f=fio/scale-$drv-$rw-j$nj-$rep.json
 					log "scale $drv $rw jobs$nj #$rep"
-					fio --name=$rw --filename=$dev --rw=$rw --bs=4k \
-						--size=$size --direct=1 --ioengine=libaio \
-						--iodepth=1 --numjobs=$nj --group_reporting \
-						--runtime=$rt --time_based \
-						--buffer_compress_percentage=50 \
-						--buffer_compress_chunk=4k --refill_buffers \
-						--randrepeat=0 --output-format=json \
-						>"$OUT/$f" 2>/dev/null
+					fio_rand $drv $rw 1 $nj $rt $size $f
 					jl section=scale driver=$drv rw=$rw numjobs=$nj \
 						rep=$rep rc=$? file=$f
 				done
