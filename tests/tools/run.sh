@@ -76,11 +76,16 @@ out=$("$CTL" setup --help)
 
 # -------------------------------------------------------------- fake trees
 
-# mkfake DIR [old]: sysfs and proc of a loaded ghostswap, swap off. Its
-# mm_stat says it holds 400 MiB of data if FAKE_DATA is 1, none if 0.
-FAKE_DATA=1
-# "old": a
+# fake_no_data DIR: the fake device's mm_stat says it holds nothing.
+fake_no_data() {
+	printf '%8s %8s %8s %8s %8s %8s %8s %8s %8s\n' 0 0 0 0 0 0 0 0 0 \
+		>"$1/sys/block/ghostswap/mm_stat"
+}
+
+# mkfake DIR [old]: sysfs and proc of a loaded ghostswap, swap off. "old": a
 # module without the writeback tier (no bd_stat, backing_dev, writeback...).
+# Its mm_stat says it holds 400 MiB of data if FAKE_DATA is 1, none if 0.
+FAKE_DATA=1
 mkfake() {
 	local f=$1 d=$1/sys/block/ghostswap a
 	rm -rf "$f"
@@ -94,8 +99,7 @@ mkfake() {
 		printf '%8s %8s %8s %8s %8s %8s %8s %8s %8s\n' 419430400 120586240 \
 			127000576 0 130023424 12345 12 678 900 >"$d/mm_stat"
 	else
-		printf '%8s %8s %8s %8s %8s %8s %8s %8s %8s\n' 0 0 0 0 0 0 0 0 0 \
-			>"$d/mm_stat"
+		fake_no_data "$f"
 	fi
 	printf '%8s %8s %8s %8s %8s %8s\n' 210 250 102400 1028160 10.04 16384 \
 		>"$d/cluster_stat"
@@ -1400,8 +1404,7 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 	rc=$?
 	same "not root: status works" "$rc $out" \
 		"0 /dev/ghostswap lz4             1T 400M  115M 122.1M  3.48    400K      210"
-	printf '%8s %8s %8s %8s %8s %8s %8s %8s %8s\n' 0 0 0 0 0 0 0 0 0 \
-		>"$F/sys/block/ghostswap/mm_stat"
+	fake_no_data "$F"
 	err=$(asnobody env GHOSTSWAP_SYSFS="$F/sys" GHOSTSWAP_PROC="$F/proc" \
 		"$CTL" setup --size 1G 2>&1 >/dev/null)
 	rc=$?
