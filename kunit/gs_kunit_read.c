@@ -30,14 +30,16 @@ enum gs_race {
 	GS_RACE_OVERWRITE,
 	GS_RACE_WRITEBACK,
 	GS_RACE_READER,
+	GS_RACE_FREE_REFILL,	/* the slot freed, another of its cluster written */
 };
 
 struct gs_read_race {
 	enum gs_race race;
-	const void *newer;	/* GS_RACE_OVERWRITE: the new contents */
+	const void *newer;	/* OVERWRITE, FREE_REFILL: what is written */
 	void *second;		/* GS_RACE_READER: what it read */
 	int ret;		/* the racing call's result */
 	unsigned long entry;	/* the entry as the window found it */
+	long clusters;		/* live clusters after the race */
 	int runs;
 };
 
@@ -66,7 +68,12 @@ static void gs_read_window_stub(struct gs_store *s, u64 slot)
 		/* The entry is pinned: this one copies under the lock. */
 		r->ret = gs_store_read(s, slot, r->second);
 		break;
+	case GS_RACE_FREE_REFILL:
+		gs_store_free(s, slot);
+		r->ret = gs_store_write(s, slot + 1, r->newer, GFP_KERNEL);
+		break;
 	}
+	r->clusters = atomic_long_read(&s->stats.clusters);
 }
 
 struct gs_read_param {
@@ -84,6 +91,8 @@ static const struct gs_read_param gs_read_params[] = {
 	{ "writeback raw", GS_RACE_WRITEBACK, true },
 	{ "second reader compressed", GS_RACE_READER, false },
 	{ "second reader raw", GS_RACE_READER, true },
+	{ "free and refill compressed", GS_RACE_FREE_REFILL, false },
+	{ "free and refill raw", GS_RACE_FREE_REFILL, true },
 };
 
 static void gs_read_param_desc(const struct gs_read_param *p, char *desc)
@@ -123,6 +132,8 @@ static void gs_read_pinned_race(struct kunit *test)
 	KUNIT_EXPECT_MEMEQ(test, dst, page, PAGE_SIZE);
 	/* Nothing stays pinned. */
 	KUNIT_EXPECT_FALSE(test, gs_store_entry(s, 7) & GS_FLAG_PINNED);
+	/* The pin kept the cluster alive, even with no slot in use. */
+	KUNIT_EXPECT_EQ(test, r.clusters, 1);
 
 	switch (p->race) {
 	case GS_RACE_FREE:
@@ -131,6 +142,19 @@ static void gs_read_pinned_race(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_COMPR_BYTES), 0);
 		/* The reader freed the object: the pool is empty. */
 		KUNIT_EXPECT_EQ(test, gs_store_pool_pages(s), 0UL);
+		/* And with the last pin went the empty cluster. */
+		KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.clusters), 0);
+		break;
+	case GS_RACE_FREE_REFILL:
+		/* The writer used the pinned cluster: one, still alive. */
+		KUNIT_EXPECT_EQ(test, gs_store_entry(s, 7), 0UL);
+		KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.clusters), 1);
+		KUNIT_EXPECT_EQ(test, gs_store_read(s, 8, dst), 0);
+		KUNIT_EXPECT_MEMEQ(test, dst, r.newer, PAGE_SIZE);
+		KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_SLOTS_USED), 1);
+		KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_HUGE_PAGES), 0);
+		gs_store_free(s, 8);
+		KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.clusters), 0);
 		break;
 	case GS_RACE_OVERWRITE:
 		KUNIT_EXPECT_EQ(test, gs_store_kind(s, 7, NULL),

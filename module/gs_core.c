@@ -18,11 +18,13 @@
  * it is marked dead and erased from the XArray (lock order: cluster lock,
  * then XArray lock), then freed after an RCU grace period. Nothing under a
  * cluster lock sleeps, so freeing works from swap_slot_free_notify(), which
- * the swap core calls under its own spinlock. Readers copy a compressed
- * object out of the pool under the cluster lock and decompress it after
- * dropping it, holding only their stream's mutex: lock order is stream
- * mutex, then cluster lock, then the backing store's reverse map lock,
- * then zsmalloc's own locks.
+ * the swap core calls under its own spinlock. A reader pins the entry of
+ * a pool object (PINNED) and reads it after dropping the cluster lock,
+ * holding only its stream's mutex: a free or overwrite meanwhile leaves
+ * the object to the reader, and the cluster's pin count keeps the cluster
+ * alive until the reader unpins it. Lock order is stream mutex, then
+ * cluster lock, then the backing store's reverse map lock, then
+ * zsmalloc's own locks.
  *
  * With a backing device, a slot can also be WRITTEN_BACK: the writeback
  * tier (gs_writeback.c) moves entries there and reads them back; the core
@@ -317,7 +319,7 @@ struct gs_cluster *gs_scan_next(struct gs_store *s, u64 *pos,
 void gs_cluster_put(struct gs_store *s, unsigned long ci,
 		    struct gs_cluster *cl)
 {
-	if (cl->used) {
+	if (cl->used || cl->pins) {
 		gs_cluster_unlock(cl);
 		return;
 	}
@@ -604,30 +606,50 @@ static int gs_obj_read(struct gs_store *s, struct gs_stream *st,
 }
 
 /*
- * Drop our pin of @e at @slot. If the entry let go of the object
- * meanwhile (freed, overwritten, written back), it left the object to us:
- * free it.
+ * Pin @e, the COMPRESSED or RAW entry in slot @i of @cl (locked), for a
+ * read with the lock dropped: the entry keeps its object and the cluster
+ * lives on until gs_obj_unpin().
  */
-static void gs_obj_unpin(struct gs_store *s, u64 slot, unsigned long e)
+static unsigned long gs_obj_pin(struct gs_cluster *cl, unsigned int i,
+				unsigned long e)
 {
-	unsigned long ci = slot >> GS_CLUSTER_SHIFT;
-	unsigned int i = slot & (GS_CLUSTER_SLOTS - 1);
-	struct gs_cluster *cl;
-	unsigned long now = 0;
+	e |= GS_FLAG_PINNED;
+	atomic_long_set(&cl->table[i], e);
+	cl->pins++;
+	return e;
+}
 
-	cl = gs_cluster_get(s, ci, 0);
-	if (cl)
-		now = atomic_long_read(&cl->table[i]);
+/*
+ * Drop our pin of @e in slot @slot of @cl, which the pin kept alive; kill
+ * the cluster if it went empty meanwhile. If the entry let go of the
+ * object meanwhile (freed, overwritten, written back), it left the object
+ * to us: free it. Else the entry gains @flags, if nothing else about it
+ * changed (a writeback in flight compares the whole entry).
+ */
+static void gs_obj_unpin(struct gs_store *s, struct gs_cluster *cl, u64 slot,
+			 unsigned long e, unsigned long flags)
+{
+	unsigned int i = slot & (GS_CLUSTER_SLOTS - 1);
+	unsigned long now;
+	bool ours;
+
+	spin_lock(&cl->lock);
+	now = atomic_long_read(&cl->table[i]);
 	/* Flags may have changed (COLD, WB): the object is what counts. */
-	if (cl && gs_entry_kind(now) == gs_entry_kind(e) &&
-	    gs_entry_payload(now) == gs_entry_payload(e)) {
-		atomic_long_set(&cl->table[i], now & ~GS_FLAG_PINNED);
-		gs_cluster_unlock(cl);
-		return;
+	ours = gs_entry_kind(now) == gs_entry_kind(e) &&
+	       gs_entry_payload(now) == gs_entry_payload(e);
+	if (ours) {
+		now &= ~GS_FLAG_PINNED;
+		if (now == (e & ~GS_FLAG_PINNED))
+			now |= flags;
+		atomic_long_set(&cl->table[i], now);
 	}
-	if (cl)
-		gs_cluster_unlock(cl);
-	zs_free(s->pool, gs_handle_decode(gs_entry_payload(e)));
+	cl->pins--;
+	/* Handed over to gs_cluster_put(), which unlocks it. */
+	__release(&cl->lock);
+	gs_cluster_put(s, slot >> GS_CLUSTER_SHIFT, cl);
+	if (!ours)
+		zs_free(s->pool, gs_handle_decode(gs_entry_payload(e)));
 }
 
 /*
@@ -673,8 +695,9 @@ again:
 		/* Read: the cold clock starts again. */
 		e &= ~GS_FLAG_COLD;
 		if (!(e & GS_FLAG_PINNED)) {
-			e |= GS_FLAG_PINNED;
+			e = gs_obj_pin(cl, i, e);
 			pinned = true;
+			break;
 		} else if (gs_entry_kind(e) == GS_KIND_RAW) {
 			gs_obj_copy(s, e, dst, PAGE_SIZE);
 		} else if (st) {
@@ -725,7 +748,7 @@ again:
 			if (gs_entry_kind(e) == GS_KIND_COMPRESSED && !st)
 				st = gs_stream_get(s->comp);
 			ret = gs_obj_read(s, st, e, len, dst);
-			gs_obj_unpin(s, slot, e);
+			gs_obj_unpin(s, cl, slot, e, 0);
 		} else if (gs_entry_kind(e) == GS_KIND_COMPRESSED) {
 			ret = gs_decompress(s->comp, st, gs_entry_prio(e),
 					    st->buf, len, dst);
@@ -745,52 +768,52 @@ again:
 }
 
 /*
- * The pool object of @e (pinned by us) in a new form: the data of @len
- * bytes at @data, compressed with @prio (COMPRESSED), in place of the old
- * one, if the entry still holds the old object and no writeback has it.
- * Frees whichever object nobody holds any more. Returns 1 if replaced,
- * -EAGAIN if not (nothing of the new form is left).
+ * The pool object of @e (pinned by us in @cl) in a new form: the data of
+ * @len bytes at @data, compressed with @prio (COMPRESSED), in place of the
+ * old one, if the entry still holds the old object and no writeback has
+ * it. Drops the pin and frees whichever object nobody holds any more.
+ * Returns 1 if replaced, -EAGAIN if not (nothing of the new form is left).
  */
-static int gs_obj_replace(struct gs_store *s, u64 slot, unsigned long e,
-			  unsigned int old_len, const void *data,
-			  unsigned int len, unsigned int prio, gfp_t gfp)
+static int gs_obj_replace(struct gs_store *s, struct gs_cluster *cl,
+			  u64 slot, unsigned long e, unsigned int old_len,
+			  const void *data, unsigned int len, unsigned int prio,
+			  gfp_t gfp)
 {
-	unsigned long ci = slot >> GS_CLUSTER_SHIFT;
 	unsigned int i = slot & (GS_CLUSTER_SLOTS - 1);
 	unsigned long handle, payload, now, ne;
-	struct gs_cluster *cl;
 
 	handle = zs_malloc(s->pool, len, gfp | __GFP_NOWARN | __GFP_HIGHMEM |
 			   __GFP_MOVABLE, NUMA_NO_NODE);
 	if (IS_ERR_VALUE(handle)) {
-		gs_obj_unpin(s, slot, e);
+		gs_obj_unpin(s, cl, slot, e, 0);
 		return -ENOMEM;
 	}
 	zs_obj_write(s->pool, handle, (void *)data, len);
 	if (!gs_handle_encode(handle, &payload)) {
 		zs_free(s->pool, handle);
-		gs_obj_unpin(s, slot, e);
+		gs_obj_unpin(s, cl, slot, e, 0);
 		return -EIO;
 	}
-	cl = gs_cluster_get(s, ci, 0);
-	now = cl ? atomic_long_read(&cl->table[i]) : 0;
-	if (!cl || gs_entry_kind(now) != gs_entry_kind(e) ||
+	spin_lock(&cl->lock);
+	now = atomic_long_read(&cl->table[i]);
+	if (gs_entry_kind(now) != gs_entry_kind(e) ||
 	    gs_entry_payload(now) != gs_entry_payload(e) || now & GS_FLAG_WB) {
-		if (cl)
-			gs_cluster_unlock(cl);
+		spin_unlock(&cl->lock);
 		zs_free(s->pool, handle);
-		gs_obj_unpin(s, slot, e);
+		gs_obj_unpin(s, cl, slot, e, 0);
 		return -EAGAIN;
 	}
 	/*
 	 * COLD (the cold clock's mark) it keeps; the user's idle mark is in the
-	 * age byte, untouched. The rest of its flags were about the old form.
+	 * age byte, untouched. The rest of its flags were about the old form,
+	 * the pin among them: the slot is still used, the cluster lives on.
 	 */
 	ne = gs_entry(GS_KIND_COMPRESSED,
 		      (now & GS_FLAG_COLD) | gs_prio_flags(prio), payload);
 	atomic_long_set(&cl->table[i], ne);
 	gs_aux_set(cl->aux, i, len);
-	gs_cluster_unlock(cl);
+	cl->pins--;
+	spin_unlock(&cl->lock);
 	if (gs_entry_kind(e) == GS_KIND_RAW) {
 		gs_stat_dec(&s->stats, GS_STAT_HUGE_PAGES);
 		gs_stat_inc(&s->stats, GS_STAT_COMP_PAGES);
@@ -825,15 +848,14 @@ int gs_slot_recompress(struct gs_store *s, u64 slot, unsigned int prio,
 		return -EAGAIN;
 	}
 	len = gs_obj_len(e, cl->aux, i);
-	e |= GS_FLAG_PINNED;
-	atomic_long_set(&cl->table[i], e);
+	e = gs_obj_pin(cl, i, e);
 	gs_cluster_unlock(cl);
 
 	st = gs_stream_get(s->comp);
 	ret = gs_obj_read(s, st, e, len, page);
 	if (ret) {
 		gs_stream_put(st);
-		gs_obj_unpin(s, slot, e);
+		gs_obj_unpin(s, cl, slot, e, 0);
 		return ret;
 	}
 	/*
@@ -848,13 +870,11 @@ int gs_slot_recompress(struct gs_store *s, u64 slot, unsigned int prio,
 		new_len = 0;
 	if (!new_len) {
 		gs_stream_put(st);
-		gs_obj_unpin(s, slot, e);
-		if (mark_nogain)
-			gs_slot_replace(s, slot, e & ~GS_FLAG_PINNED,
-					(e & ~GS_FLAG_PINNED) | GS_FLAG_NOGAIN);
+		gs_obj_unpin(s, cl, slot, e,
+			     mark_nogain ? GS_FLAG_NOGAIN : 0);
 		return 0;
 	}
-	ret = gs_obj_replace(s, slot, e, len, st->buf, new_len, prio,
+	ret = gs_obj_replace(s, cl, slot, e, len, st->buf, new_len, prio,
 			     GFP_NOIO);
 	gs_stream_put(st);
 	return ret;

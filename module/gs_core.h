@@ -28,6 +28,12 @@ struct gs_cluster {
 	u16 used;		/* non-EMPTY slots */
 	bool dead;		/* erased from the XArray, freed after RCU */
 	u8 age_shift;		/* an age unit is 2^age_shift seconds */
+	/*
+	 * Entries pinned (GS_FLAG_PINNED) by a reader, which holds no lock:
+	 * the cluster lives on while any is, even with no slot used, so the
+	 * reader unpins without looking it up again.
+	 */
+	u16 pins;
 	atomic_long_t *table;	/* GS_CLUSTER_SLOTS words, one page */
 	union {
 		struct {

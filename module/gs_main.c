@@ -206,7 +206,7 @@ static int gs_rw(struct gs_dev *d, struct bio *bio, struct bvec_iter *iter,
 	struct gs_store *s = d->store;
 	unsigned int off = 0, done, n;
 	struct bvec_iter it, at = *iter;
-	struct gs_run run = { .nr = 0 };
+	struct gs_run run;
 	bool runnable, joins;
 	int ret;
 	struct bio_vec bv;
@@ -218,6 +218,8 @@ static int gs_rw(struct gs_dev *d, struct bio *bio, struct bvec_iter *iter,
 		atomic_long_inc(&s->stats.invalid_io);
 		return -EINVAL;
 	}
+	/* Only the count: its page array (256 bytes) is filled as it grows. */
+	run.nr = 0;
 
 	__bio_for_each_segment(bv, bio, it, *iter) {
 		for (done = 0; done < bv.bv_len; done += n) {
