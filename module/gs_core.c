@@ -606,6 +606,16 @@ static int gs_obj_read(struct gs_store *s, struct gs_stream *st,
 }
 
 /*
+ * Whether the entry @now still holds the pool object of @e: its flags
+ * may have changed meanwhile (COLD, WB, PINNED), the object is what counts.
+ */
+static bool gs_entry_holds_obj(unsigned long now, unsigned long e)
+{
+	return gs_entry_kind(now) == gs_entry_kind(e) &&
+	       gs_entry_payload(now) == gs_entry_payload(e);
+}
+
+/*
  * Pin @e, the COMPRESSED or RAW entry in slot @i of @cl (locked), for a
  * read with the lock dropped: the entry keeps its object and the cluster
  * lives on until gs_obj_unpin().
@@ -635,9 +645,7 @@ static void gs_obj_unpin(struct gs_store *s, struct gs_cluster *cl, u64 slot,
 
 	spin_lock(&cl->lock);
 	now = atomic_long_read(&cl->table[i]);
-	/* Flags may have changed (COLD, WB): the object is what counts. */
-	ours = gs_entry_kind(now) == gs_entry_kind(e) &&
-	       gs_entry_payload(now) == gs_entry_payload(e);
+	ours = gs_entry_holds_obj(now, e);
 	if (ours) {
 		now &= ~GS_FLAG_PINNED;
 		if (now == (e & ~GS_FLAG_PINNED))
@@ -796,8 +804,7 @@ static int gs_obj_replace(struct gs_store *s, struct gs_cluster *cl,
 	}
 	spin_lock(&cl->lock);
 	now = atomic_long_read(&cl->table[i]);
-	if (gs_entry_kind(now) != gs_entry_kind(e) ||
-	    gs_entry_payload(now) != gs_entry_payload(e) || now & GS_FLAG_WB) {
+	if (!gs_entry_holds_obj(now, e) || now & GS_FLAG_WB) {
 		spin_unlock(&cl->lock);
 		zs_free(s->pool, handle);
 		gs_obj_unpin(s, cl, slot, e, 0);
