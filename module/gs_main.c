@@ -190,35 +190,72 @@ static int gs_run_start(struct gs_store *s, struct bio *bio, bool write,
 }
 
 /*
- * Reads and writes, from *@iter on. Whole-page segments go straight to the
- * store; a slot split over several segments goes through a bounce page.
- * With @nowait, returns -EAGAIN where backing device I/O is needed, *@iter
- * at the first segment of that slot (and *@direct that slot if its page
- * is to be stored on the backing device as it is): the caller has a
- * worker go on from there (a slot can be read or written again from its
- * start). Else returns 0 or the errno the bio fails with.
+ * The whole page @bv to or from the store, without waiting. Returns what
+ * gs_store_write_nowait() or gs_store_read_nowait() return.
  */
-static int gs_rw(struct gs_dev *d, struct bio *bio, struct bvec_iter *iter,
-		 u64 *direct, bool nowait)
+static int gs_page_nowait(struct gs_store *s, u64 slot, struct bio_vec *bv,
+			  bool write)
 {
-	bool write = op_is_write(bio_op(bio));
+	void *p = bvec_kmap_local(bv);
+	int err;
+
+	err = write ? gs_store_write_nowait(s, slot, p, GFP_NOIO) :
+		      gs_store_read_nowait(s, slot, p);
+	kunmap_local(p);
+	if (!write && !err)
+		flush_dcache_page(bv->bv_page);
+	return err;
+}
+
+/* Whether that page needs the backing device: it joins a run. */
+static bool gs_page_joins(int err, bool write)
+{
+	return err == (write ? GS_WRITE_DIRECT : -EAGAIN);
+}
+
+/*
+ * A bio of one whole page, swap's and O_DIRECT's usual 4 KiB, in the
+ * submit path: what gs_rw_segments() does, without its walk over
+ * segments and runs.
+ */
+static int gs_rw_page(struct gs_store *s, struct bio *bio, bool write,
+		      struct bvec_iter *iter, u64 *direct)
+{
+	struct bio_vec bv = bio_iter_iovec(bio, *iter);
 	u64 slot = iter->bi_sector / GS_SECTORS_PER_SLOT;
-	struct gs_store *s = d->store;
+	/* Only the first page is filled: no need to clear 256 bytes. */
+	struct gs_run run __uninitialized;
+	int err;
+
+	err = gs_page_nowait(s, slot, &bv, write);
+	if (!gs_page_joins(err, write))
+		return err;
+	run.slot = slot;
+	run.nr = 1;
+	run.at = *iter;
+	run.pages[0] = bv.bv_page;
+	return gs_run_start(s, bio, write, &run, iter, direct);
+}
+
+/*
+ * Reads and writes, from *@iter on, as gs_rw() says. Whole-page segments
+ * go straight to the store; a slot split over several segments goes
+ * through a bounce page.
+ */
+static int gs_rw_segments(struct gs_store *s, struct bio *bio, bool write,
+			  struct bvec_iter *iter, u64 *direct, bool nowait)
+{
+	u64 slot = iter->bi_sector / GS_SECTORS_PER_SLOT;
 	unsigned int off = 0, done, n;
 	struct bvec_iter it, at = *iter;
-	struct gs_run run;
+	/* Filled as it grows: no need to clear its 256 bytes of pages. */
+	struct gs_run run __uninitialized;
 	bool runnable, joins;
 	int ret;
 	struct bio_vec bv;
 	void *bounce = NULL, *p;
 	int err = 0;
 
-	if (!IS_ALIGNED(iter->bi_sector, GS_SECTORS_PER_SLOT) ||
-	    !IS_ALIGNED(iter->bi_size, PAGE_SIZE)) {
-		atomic_long_inc(&s->stats.invalid_io);
-		return -EINVAL;
-	}
-	/* Only the count: its page array (256 bytes) is filled as it grows. */
 	run.nr = 0;
 
 	__bio_for_each_segment(bv, bio, it, *iter) {
@@ -238,14 +275,8 @@ static int gs_rw(struct gs_dev *d, struct bio *bio, struct bvec_iter *iter,
 					break;
 			}
 			if (runnable) {
-				p = bvec_kmap_local(&bv);
-				err = write ? gs_store_write_nowait(s, slot, p,
-								    GFP_NOIO) :
-					      gs_store_read_nowait(s, slot, p);
-				kunmap_local(p);
-				joins = err == (write ? GS_WRITE_DIRECT : -EAGAIN);
-				if (!write && !err)
-					flush_dcache_page(bv.bv_page);
+				err = gs_page_nowait(s, slot, &bv, write);
+				joins = gs_page_joins(err, write);
 				if (run.nr && !joins) {
 					ret = gs_run_start(s, bio, write, &run,
 							   &at, direct);
@@ -315,8 +346,36 @@ static int gs_rw(struct gs_dev *d, struct bio *bio, struct bvec_iter *iter,
 		err = gs_run_start(s, bio, write, &run, &at, direct);
 	if (err == -EAGAIN)
 		*iter = at;
+	return err;
+}
+
+/*
+ * Reads and writes, from *@iter on. With @nowait, returns -EAGAIN where
+ * backing device I/O is needed, *@iter at the first segment of that slot
+ * (and *@direct that slot if its page is to be stored on the backing
+ * device as it is): the caller has a worker go on from there (a slot can
+ * be read or written again from its start). Else returns 0 or the errno
+ * the bio fails with.
+ */
+static int gs_rw(struct gs_dev *d, struct bio *bio, struct bvec_iter *iter,
+		 u64 *direct, bool nowait)
+{
+	bool write = op_is_write(bio_op(bio));
+	struct gs_store *s = d->store;
+	int err;
+
+	if (!IS_ALIGNED(iter->bi_sector, GS_SECTORS_PER_SLOT) ||
+	    !IS_ALIGNED(iter->bi_size, PAGE_SIZE)) {
+		atomic_long_inc(&s->stats.invalid_io);
+		return -EINVAL;
+	}
+	if (nowait && iter->bi_size == PAGE_SIZE &&
+	    bio_iter_len(bio, *iter) == PAGE_SIZE)
+		err = gs_rw_page(s, bio, write, iter, direct);
+	else
+		err = gs_rw_segments(s, bio, write, iter, direct, nowait);
 	/* The one place that counts failed bios (the store counts none). */
-	else if (err)
+	if (err && err != -EAGAIN)
 		atomic_long_inc(write ? &s->stats.failed_writes :
 				&s->stats.failed_reads);
 	return err;
