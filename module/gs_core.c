@@ -215,12 +215,17 @@ static void gs_cluster_account(struct gs_store *s)
 struct gs_cluster *gs_cluster_get(struct gs_store *s, unsigned long ci,
 				  gfp_t gfp)
 {
+	XA_STATE(xas, &s->clusters, ci);
 	struct gs_cluster *cl, *new = NULL;
 	void *old;
 
 	for (;;) {
+		/* xa_load() without its own RCU section: we hold one. */
 		rcu_read_lock();
-		cl = xa_load(&s->clusters, ci);
+		xas_reset(&xas);
+		do {
+			cl = xas_load(&xas);
+		} while (xas_retry(&xas, cl));
 		if (cl) {
 			spin_lock(&cl->lock);
 			if (likely(!cl->dead)) {
