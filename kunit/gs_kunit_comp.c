@@ -944,9 +944,12 @@ static void gs_heur_known(struct kunit *test)
 	gs_kc_prandom(p, PAGE_SIZE / 2, 5);
 	memcpy(p + PAGE_SIZE / 2, p, PAGE_SIZE / 2);
 	KUNIT_EXPECT_EQ(test, gs_page_heuristic(p), GS_HEUR_REPEATS);
-	/* Half random, half zero. */
+	/* Half random, half zero, either way round. */
 	gs_kc_prandom(p, PAGE_SIZE / 2, 6);
 	memset(p + PAGE_SIZE / 2, 0, PAGE_SIZE / 2);
+	KUNIT_EXPECT_FALSE(test, gs_page_looks_incompressible(p));
+	memset(p, 0, PAGE_SIZE / 2);
+	gs_kc_prandom(p + PAGE_SIZE / 2, PAGE_SIZE / 2, 6);
 	KUNIT_EXPECT_FALSE(test, gs_page_looks_incompressible(p));
 	/* Skewed bytes (one in eight zero): worth a try, if not a gain. */
 	gs_kc_prandom(p, PAGE_SIZE, 7);

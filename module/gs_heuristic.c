@@ -7,7 +7,12 @@
  * arrays of structures do not show the same field every time) and
  * repeats every 8 words (so that a page whose halves or quarters are
  * equal shows equal words). Two tests run on it, word by word, and the
- * first that speaks stops the look:
+ * first that speaks stops the look. The words are looked at in
+ * bit-reversed order (0, 16, 8, 24, 4, ...), so that the first few
+ * already spread over the whole page: a page with data in one part and
+ * zeroes in the rest (a heap page in use at its start, a stack page at
+ * its end) shows both within a few words. The order changes how soon a
+ * verdict comes, never which: both tests only ever see more.
  *
  * - Equal byte pairs. Among n bytes of uniformly random data, two are
  *   equal with probability 1/256: n(n-1)/512 equal pairs are expected
@@ -66,13 +71,19 @@ static inline u64 gs_heur_word(const void *page, unsigned int i)
 			      (((i & 7) * 24) & 120));
 }
 
-/* Is word @i, @x, equal to one sampled before it? */
-static bool gs_heur_seen(const void *page, unsigned int i, u64 x)
+/* The order the words are looked at: their indices bit-reversed. */
+static const u8 gs_heur_order[GS_HEUR_WORDS] = {
+	0, 16, 8, 24, 4, 20, 12, 28, 2, 18, 10, 26, 6, 22, 14, 30,
+	1, 17, 9, 25, 5, 21, 13, 29, 3, 19, 11, 27, 7, 23, 15, 31,
+};
+
+/* Is @x, the @k-th word looked at, equal to one looked at before it? */
+static bool gs_heur_seen(const void *page, unsigned int k, u64 x)
 {
 	unsigned int j;
 
-	for (j = 0; j < i; j++)
-		if (gs_heur_word(page, j) == x)
+	for (j = 0; j < k; j++)
+		if (gs_heur_word(page, gs_heur_order[j]) == x)
 			return true;
 	return false;
 }
@@ -80,7 +91,7 @@ static bool gs_heur_seen(const void *page, unsigned int i, u64 x)
 enum gs_heur_verdict gs_page_heuristic(const void *page)
 {
 	DECLARE_BITMAP(hashes, 1 << GS_HEUR_HASH_BITS);
-	unsigned int pairs = 0, i, b;
+	unsigned int pairs = 0, k, b;
 	/*
 	 * A count stays below 256: 23 equal bytes already make more pairs
 	 * than GS_HEUR_PAIRS_MIN, and the sum is checked every 8 bytes.
@@ -91,10 +102,10 @@ enum gs_heur_verdict gs_page_heuristic(const void *page)
 	static_assert(GS_HEUR_PAIRS_MIN < 23 * 22 / 2);
 	memset(count, 0, sizeof(count));
 	bitmap_zero(hashes, 1 << GS_HEUR_HASH_BITS);
-	for (i = 0; i < GS_HEUR_WORDS; i++) {
-		x = gs_heur_word(page, i);
+	for (k = 0; k < GS_HEUR_WORDS; k++) {
+		x = gs_heur_word(page, gs_heur_order[k]);
 		if (__test_and_set_bit(hash_64(x, GS_HEUR_HASH_BITS), hashes) &&
-		    gs_heur_seen(page, i, x))
+		    gs_heur_seen(page, k, x))
 			return GS_HEUR_REPEATS;
 		for (b = 0; b < 8; b++, x >>= 8)
 			pairs += count[x & 0xff]++;
