@@ -214,27 +214,39 @@ static bool gs_page_joins(int err, bool write)
 }
 
 /*
- * A bio of one whole page, swap's and O_DIRECT's usual 4 KiB, in the
+ * The page of a one-page bio needs the backing device: a run of one,
+ * started as gs_rw_segments() would start it. Out of line: the run's
+ * array stays out of the fast path's stack frame.
+ */
+static noinline int gs_page_run(struct gs_store *s, struct bio *bio,
+				bool write, struct bvec_iter *iter,
+				struct page *page, u64 *direct)
+{
+	/* Only the first page is filled: no need to clear 256 bytes. */
+	struct gs_run run __uninitialized;
+
+	run.slot = iter->bi_sector / GS_SECTORS_PER_SLOT;
+	run.nr = 1;
+	run.at = *iter;
+	run.pages[0] = page;
+	return gs_run_start(s, bio, write, &run, iter, direct);
+}
+
+/*
+ * A bio of one whole page @bv, swap's and O_DIRECT's usual 4 KiB, in the
  * submit path: what gs_rw_segments() does, without its walk over
  * segments and runs.
  */
 static int gs_rw_page(struct gs_store *s, struct bio *bio, bool write,
-		      struct bvec_iter *iter, u64 *direct)
+		      struct bvec_iter *iter, struct bio_vec *bv, u64 *direct)
 {
-	struct bio_vec bv = bio_iter_iovec(bio, *iter);
-	u64 slot = iter->bi_sector / GS_SECTORS_PER_SLOT;
-	/* Only the first page is filled: no need to clear 256 bytes. */
-	struct gs_run run __uninitialized;
 	int err;
 
-	err = gs_page_nowait(s, slot, &bv, write);
+	err = gs_page_nowait(s, iter->bi_sector / GS_SECTORS_PER_SLOT, bv,
+			     write);
 	if (!gs_page_joins(err, write))
 		return err;
-	run.slot = slot;
-	run.nr = 1;
-	run.at = *iter;
-	run.pages[0] = bv.bv_page;
-	return gs_run_start(s, bio, write, &run, iter, direct);
+	return gs_page_run(s, bio, write, iter, bv->bv_page, direct);
 }
 
 /*
@@ -362,6 +374,7 @@ static int gs_rw(struct gs_dev *d, struct bio *bio, struct bvec_iter *iter,
 {
 	bool write = op_is_write(bio_op(bio));
 	struct gs_store *s = d->store;
+	struct bio_vec bv = { .bv_len = 0 };
 	int err;
 
 	if (!IS_ALIGNED(iter->bi_sector, GS_SECTORS_PER_SLOT) ||
@@ -369,9 +382,11 @@ static int gs_rw(struct gs_dev *d, struct bio *bio, struct bvec_iter *iter,
 		atomic_long_inc(&s->stats.invalid_io);
 		return -EINVAL;
 	}
-	if (nowait && iter->bi_size == PAGE_SIZE &&
-	    bio_iter_len(bio, *iter) == PAGE_SIZE)
-		err = gs_rw_page(s, bio, write, iter, direct);
+	/* One whole page in one segment (its first, if it has one). */
+	if (nowait && iter->bi_size == PAGE_SIZE)
+		bv = bio_iter_iovec(bio, *iter);
+	if (bv.bv_len == PAGE_SIZE)
+		err = gs_rw_page(s, bio, write, iter, &bv, direct);
 	else
 		err = gs_rw_segments(s, bio, write, iter, direct, nowait);
 	/* The one place that counts failed bios (the store counts none). */
