@@ -69,6 +69,10 @@ def load(resdir):
     scale = os.path.join(resdir, "guest-scale", "bench.jsonl")
     if os.path.exists(scale):
         rows += load_jsonl(scale, "scale")
+    # The fio rows counted in instructions, in a guest of their own.
+    icount = os.path.join(resdir, "guest-icount", "bench.jsonl")
+    if os.path.exists(icount):
+        rows += load_jsonl(icount, "icount")
     # The static cost measured again on the 6.12 LTS kernel, if it ran.
     lts = os.path.join(resdir, "guest-lts", "bench.jsonl")
     if os.path.exists(lts):
@@ -158,7 +162,7 @@ def merge_runs(rows, keys):
 
 def shape(rows, host, resdir):
     res = {"host": host, "env": {}, "env_lts": {}, "static_lts": [],
-           "scale": [], "env_scale": {},
+           "scale": [], "env_scale": {}, "icount": [], "env_icount": {},
            "static": [], "meta": [], "ratio": [],
            "ratio_swap": [], "workload": [], "fio": [], "writeback": {},
            "comp": [], "comp_recomp": [], "comp_dict": {}, "zswap": [],
@@ -177,6 +181,15 @@ def shape(rows, host, resdir):
                 res["scale"].append(r)
             elif sec == "env":
                 res["env_scale"] = r
+            continue
+        if r.get("lane") == "icount":
+            if sec == "icount":
+                s = fio_summary(resdir, r["file"], "guest-icount")
+                if s:
+                    r.update(s)
+                res["icount"].append(r)
+            elif sec == "env":
+                res["env_icount"] = r
             continue
         if r.get("lane") == "lts":
             if sec == "static":
@@ -221,6 +234,7 @@ def shape(rows, host, resdir):
     res["fio"] = merge_runs(res["fio"],
                             ("driver", "rw", "iodepth", "numjobs"))
     res["scale"] = merge_runs(res["scale"], ("driver", "rw", "numjobs"))
+    res["icount"] = merge_runs(res["icount"], ("driver", "rw", "iodepth"))
     for m in merge_runs(wb_runs, ("driver",)):
         res["writeback"][m["driver"]] = m
     return res
@@ -663,6 +677,39 @@ def t_scale(res):
     return out
 
 
+def t_icount(res):
+    """The fio rows on the guest whose clock counts instructions: IOPS,
+    and what one I/O costs in instructions (10^9 / IOPS at 1 ns each)."""
+    out = ["| rw | iodepth | ghostswap IOPS | zram IOPS | ghostswap / zram | "
+           "instructions per I/O, ghostswap | zram | difference |",
+           "|---|---|---|---|---|---|---|---|"]
+    for rw in ("randread", "randwrite", "randrw"):
+        for qd in (1, 32):
+            g = find(res["icount"], driver="ghostswap", rw=rw, iodepth=qd)
+            z = find(res["icount"], driver="zram", rw=rw, iodepth=qd)
+            if not g or not z or not g.get("iops") or not z.get("iops"):
+                continue
+            gi, zi = 1e9 / g["iops"], 1e9 / z["iops"]
+            out.append("| %s | %d | %s | %s | %.3f | %.0f | %.0f | %+.0f |" % (
+                rw, qd, with_spread(g["iops"], g, "%.0f"),
+                with_spread(z["iops"], z, "%.0f"), g["iops"] / z["iops"],
+                gi, zi, gi - zi))
+    runs = max((r.get("runs", 1) for r in res["icount"]), default=1)
+    out.append("")
+    out.append("fio, 4 KiB, direct, libaio, 1 job kept on vCPU 1, as in the "
+               "fio table, on a guest run by QEMU's instruction counter "
+               "(%s): its clock advances 1 ns per instruction executed by "
+               "either vCPU, so IOPS count instructions and the host's "
+               "load does not move them. Instructions per I/O: 10^9 / "
+               "IOPS, what one I/O costs the whole guest (fio and the "
+               "kernel included). Every instruction counts the same here, "
+               "whatever it costs on real hardware (a cache miss, a "
+               "division). Medians of "
+               "%d runs, the drivers alternating." % (
+                   res["host"].get("icount_qemu", "?"), runs))
+    return out
+
+
 def t_writeback(res):
     wb = res["writeback"]
     disk = wb.get("disk_kib_s")
@@ -845,7 +892,8 @@ def plots(res, resdir):
 
 def report(res, made, resdir):
     h = res["host"]
-    e = res["env"] or res["env_scale"]   # only the scale guest ran
+    # Only the scale or the icount guest ran.
+    e = res["env"] or res["env_scale"] or res["env_icount"]
     md = ["# ghostswap benchmarks", ""]
     md.append("Host: %s (%s CPUs), kernel %s; %s; accelerator: **%s**%s." % (
         h.get("host_cpu", "?"), h.get("host_cpus", "?"),
@@ -898,6 +946,8 @@ def report(res, made, resdir):
         sec("fio on the raw devices", t_fio(res), "fio_iops.png")
     if res["scale"]:
         sec("fio with 1, 2 and 4 jobs", t_scale(res))
+    if res["icount"]:
+        sec("fio counted in instructions", t_icount(res))
     if res["writeback"]:
         sec("Writeback", t_writeback(res), "writeback.png")
     if res["profile"]:

@@ -17,7 +17,9 @@
 # without KVM; default multi, one host thread a vCPU).
 #
 # The section "scale" (fio with 1, 2 and 4 jobs) runs in a guest of its
-# own with 4 vCPUs, booted after the main one.
+# own with 4 vCPUs, booted after the main one; "icount" (the fio rows
+# counted in instructions) in one on QEMU's instruction counter, where
+# there is no KVM.
 set -euo pipefail
 . "$(dirname "$0")/../testbed/lib.sh"
 
@@ -54,10 +56,15 @@ if [ ! -x "$pyenv/bin/python" ] || ! "$pyenv/bin/python" -c 'import matplotlib' 
 fi
 
 # The sections of the main guest, and which guests run. None named:
-# the main guest runs all of bench.sh's own, then the scale guest.
-main=() scale=0
-for s in ${*:-scale}; do
-	if [ "$s" = scale ]; then scale=1; else main+=("$s"); fi
+# the main guest runs all of bench.sh's own, then the scale and icount
+# guests.
+main=() scale=0 icount=0
+for s in ${*:-scale icount}; do
+	case $s in
+	scale) scale=1 ;;
+	icount) icount=1 ;;
+	*) main+=("$s") ;;
+	esac
 done
 run_main=1
 [ $# != 0 ] && [ ${#main[@]} = 0 ] && run_main=0
@@ -90,6 +97,22 @@ if [ $scale = 1 ]; then
 		gs_die "the scale section did not complete, see $out/guest-scale/console.log"
 fi
 
+# QEMU's instruction counter runs only under single-threaded TCG: with
+# KVM the section is left out (the timed fio rows are the measure there).
+if [ $icount = 1 ] && [ $kvm = kvm ]; then
+	gs_log "icount: not with KVM, left out"
+elif [ $icount = 1 ]; then
+	t0=$(date +%s)
+	mkdir -p "$out/guest-icount"
+	GHOSTSWAP_KVM=0 GHOSTSWAP_TCG=single GHOSTSWAP_ICOUNT=0 \
+		GS_GUEST_TIMEOUT=1800 "$GS_TOP/testbed/guest.sh" "$out/guest-icount" \
+		"BENCH_QUICK=${BENCH_QUICK:-0} BENCH_REPS=${BENCH_REPS:-2}" \
+		"bash /opt/gs-src/bench/guest/bench.sh icount" || true
+	gs_log "icount guest: $(($(date +%s) - t0)) s"
+	[ -f "$out/guest-icount/done" ] ||
+		gs_die "the icount section did not complete, see $out/guest-icount/console.log"
+fi
+
 # The static cost again on Debian's 6.12 LTS kernel, whose swap core
 # allocates memory for every slot at swapon: a second, short boot.
 lts=$(gs_kver_lts)
@@ -111,6 +134,7 @@ fi
 	echo "\"guest_mem\": \"${GS_MEM:-2G}\","
 	echo "\"guest_cpus\": ${GS_CPUS:-2},"
 	echo "\"scale_qemu\": \"$(GHOSTSWAP_TCG=${BENCH_SCALE_TCG:-multi} gs_qemu_env && echo "$GS_QEMU_DESC")\","
+	echo "\"icount_qemu\": \"$(GHOSTSWAP_KVM=0 GHOSTSWAP_TCG=single GHOSTSWAP_ICOUNT=0 gs_qemu_env && echo "$GS_QEMU_DESC")\","
 	echo "\"module_version\": \"$(gs_version)\","
 	echo "\"commit\": \"$(git -C "$GS_TOP" rev-parse --short HEAD 2>/dev/null || echo unknown)\","
 	echo "\"date\": \"$(date -u +%Y-%m-%dT%H:%M:%SZ)\""

@@ -136,7 +136,11 @@ gs_version_ge() {
 # gs_qemu_env: choose the emulator: GS_QEMU_BIN (the binary), GS_QEMU_OPTS
 # (extra QEMU options) and GS_QEMU_DESC (for logs and reports).
 # GHOSTSWAP_QEMU=BIN forces a binary, GHOSTSWAP_TCG=multi one TCG thread
-# per vCPU (unsafe: see above).
+# per vCPU (unsafe: see above). GHOSTSWAP_ICOUNT=N (single-threaded TCG
+# only) runs the guest on QEMU's instruction counter: its clock advances
+# 2^N ns per instruction executed, by any vCPU, and jumps over idle time
+# (sleep=off). Guest time then counts instructions, whatever else the
+# host is doing: bench/run.sh's icount section.
 gs_qemu_env() {
 	local v tcg cpu
 	GS_QEMU_BIN=${GHOSTSWAP_QEMU:-}
@@ -160,6 +164,14 @@ gs_qemu_env() {
 		GS_QEMU_OPTS="-accel tcg,thread=$tcg"
 		GS_QEMU_DESC="$GS_QEMU_DESC, TCG $tcg-threaded"
 		cpu=max
+	fi
+	if [ -n "${GHOSTSWAP_ICOUNT:-}" ]; then
+		[[ $GHOSTSWAP_ICOUNT =~ ^[0-9]$ ]] ||
+			gs_die "GHOSTSWAP_ICOUNT=$GHOSTSWAP_ICOUNT: a shift from 0 to 9"
+		[ "${cpu:-}" = max ] && [ "${tcg:-}" = single ] ||
+			gs_die "GHOSTSWAP_ICOUNT needs single-threaded TCG (GHOSTSWAP_KVM=0, GHOSTSWAP_TCG=single)"
+		GS_QEMU_OPTS="$GS_QEMU_OPTS -icount shift=$GHOSTSWAP_ICOUNT,sleep=off"
+		GS_QEMU_DESC="$GS_QEMU_DESC, icount shift=$GHOSTSWAP_ICOUNT"
 	fi
 	if [ "${GS_GUEST_LA57:-1}" = 0 ]; then
 		GS_QEMU_OPTS="${GS_QEMU_OPTS:+$GS_QEMU_OPTS }-cpu $cpu,la57=off"

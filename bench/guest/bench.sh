@@ -10,7 +10,8 @@
 #
 # usage: bench.sh [SECTION ...]   (default: all, in order)
 #   sections: static meta ratio workload zswap comp fio writeback profile
-#   (and scale, which wants 4 vCPUs: bench/run.sh gives it a guest of its own)
+#   (and scale, which wants 4 vCPUs, and icount, which wants QEMU's
+#   instruction counter: bench/run.sh gives each a guest of its own)
 # Environment: BENCH_QUICK=1 shrinks every workload (a smoke run);
 # BENCH_DRIVERS: the swap workload's drivers (ghostswap zram zswap).
 set -u
@@ -518,11 +519,13 @@ fill_devices() {
 
 # fio_rand DRIVER RW IODEPTH JOBS SECONDS SIZE FILE: one timed fio run of
 # 4 KiB random I/O on the raw device of DRIVER (ghostswap or zram), its
-# JSON in $OUT/FILE; returns fio's exit status.
+# JSON in $OUT/FILE; returns fio's exit status. FIO_CPUS: the CPUs its
+# jobs may run on (default: any).
 fio_rand() {
 	local dev=$DEV
 	[ $1 = zram ] && dev=/dev/zram0
 	fio --name=$2 --filename=$dev --rw=$2 --bs=4k --size=$6 --direct=1 \
+		${FIO_CPUS:+--cpus_allowed=$FIO_CPUS} \
 		--ioengine=libaio --iodepth=$3 --numjobs=$4 --group_reporting \
 		--runtime=$5 --time_based --buffer_compress_percentage=50 \
 		--buffer_compress_chunk=4k --refill_buffers --randrepeat=0 \
@@ -572,6 +575,36 @@ b_scale() {
 					log "scale $drv $rw jobs$nj #$rep"
 					fio_rand $drv $rw 1 $nj $rt $size $f
 					jl section=scale driver=$drv rw=$rw numjobs=$nj \
+						rep=$rep rc=$? file=$f
+				done
+			done
+		done
+	done
+	gs_fresh && zram_fresh
+}
+
+# ---------------------------------------------------------------- icount
+
+# The fio rows again on a guest whose clock is QEMU's instruction counter
+# (bench/run.sh boots it with GHOSTSWAP_ICOUNT=0: 1 ns an instruction).
+# IOPS then count instructions: 10^9 / IOPS is what one I/O costs the
+# whole guest, both vCPUs, in instructions. Nothing the host does moves
+# it, so two runs agree to a few parts in 10^4. fio is kept on vCPU 1
+# for both drivers: where the scheduler puts it changes what the other
+# vCPU does meanwhile, and that counts too.
+b_icount() {
+	local drv rw qd rep rt=2 size=256M f
+	[ "$QUICK" = 1 ] && rt=1 size=64M
+	gs_fresh lz4 && zram_fresh lz4 && echo 1G >$Z/disksize || return 1
+	fill_devices $size || return 1
+	for rw in randread randwrite randrw; do
+		for qd in 1 32; do
+			for ((rep = 1; rep <= REPS; rep++)); do
+				for drv in $(drivers_order $rep ghostswap zram); do
+					f=fio/icount-$drv-$rw-qd$qd-$rep.json
+					log "icount $drv $rw qd$qd #$rep"
+					FIO_CPUS=1 fio_rand $drv $rw $qd 1 $rt $size $f
+					jl section=icount driver=$drv rw=$rw iodepth=$qd \
 						rep=$rep rc=$? file=$f
 				done
 			done

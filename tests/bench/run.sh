@@ -25,6 +25,22 @@ usemem_bad_args() {
 	! "$tmp/usemem" 8 1 zq && ! "$tmp/usemem" 0 1 z && ! "$tmp/usemem"
 }
 
+# The icount guest's QEMU options: the instruction counter under
+# single-threaded TCG; refused with KVM, multi-threaded TCG or a bad shift
+# (gs_die exits: each try runs in a subshell).
+icount_opts() {
+	local o
+	o=$(GHOSTSWAP_QEMU=/bin/true GHOSTSWAP_KVM=0 GHOSTSWAP_TCG=single \
+		GHOSTSWAP_ICOUNT=0 bash -c ". '$GS_TOP/testbed/lib.sh' && gs_qemu_env && echo \"\$GS_QEMU_OPTS|\$GS_QEMU_DESC\"") &&
+		echo "$o" && [ "$o" = "-accel tcg,thread=single -icount shift=0,sleep=off|QEMU ?, TCG single-threaded, icount shift=0" ] || return 1
+	for bad in "GHOSTSWAP_KVM=1 GHOSTSWAP_ICOUNT=0" \
+		"GHOSTSWAP_KVM=0 GHOSTSWAP_TCG=multi GHOSTSWAP_ICOUNT=0" \
+		"GHOSTSWAP_KVM=0 GHOSTSWAP_ICOUNT=x"; do
+		! env GHOSTSWAP_QEMU=/bin/true $bad bash -c ". '$GS_TOP/testbed/lib.sh' && gs_qemu_env" ||
+			{ echo "accepted: $bad"; return 1; }
+	done
+}
+
 tap_step "bench/run.sh and bench/guest/bench.sh parse (bash -n)" parse \
 	sh -c "bash -n '$GS_TOP/bench/run.sh' && bash -n '$GS_TOP/bench/guest/bench.sh'"
 tap_step "usemem builds with -Wall -Wextra -Werror" build \
@@ -32,6 +48,7 @@ tap_step "usemem builds with -Wall -Wextra -Werror" build \
 	"$GS_TOP/bench/guest/usemem.c"
 tap_step "usemem: JSON result, every page verified" json usemem_json
 tap_step "usemem: bad arguments refused" args usemem_bad_args
+tap_step "icount: QEMU's instruction counter under single-threaded TCG only" icount icount_opts
 python3 "$GS_TOP/tests/bench/test_report.py" >"$tmp/report.tap" 2>&1 || tap_rc=1
 tap_append "$tmp/report.tap"
 tap_plan

@@ -192,8 +192,29 @@ def fixture(d):
                                     "rw": "randread", "numjobs": nj,
                                     "rep": rep, "rc": 0, "file": name}) +
                         "\n")
+    # The icount section, from a guest of its own: two runs each; 10^9 /
+    # IOPS is instructions per I/O.
+    ic = os.path.join(d, "guest-icount")
+    os.makedirs(os.path.join(ic, "fio"))
+    iops = {("ghostswap", "randread"): (80000, 80008),
+            ("zram", "randread"): (78000, 78002),
+            ("ghostswap", "randwrite"): (20000, 20000),
+            ("zram", "randwrite"): (25000, 25000)}
+    with open(os.path.join(ic, "bench.jsonl"), "w") as f:
+        f.write(json.dumps({"section": "env", "kernel": "7.3.4+deb13-amd64",
+                            "cpus": 2, "mem_total": 2 << 30}) + "\n")
+        for (drv, rw), runs in iops.items():
+            for rep, v in enumerate(runs, 1):
+                name = "fio/icount-%s-%s-qd1-%d.json" % (drv, rw, rep)
+                with open(os.path.join(ic, name), "w") as g2:
+                    g2.write(fio_json(v if rw == "randread" else 0,
+                                      v if rw == "randwrite" else 0, 1000))
+                f.write(json.dumps({"section": "icount", "driver": drv,
+                                    "rw": rw, "iodepth": 1, "rep": rep,
+                                    "rc": 0, "file": name}) + "\n")
     with open(os.path.join(d, "host.json"), "w") as f:
         json.dump({"host_cpu": "Test CPU", "host_cpus": 2, "accel": "tcg",
+                   "icount_qemu": "QEMU 7.2, TCG single-threaded, icount shift=0",
                    "scale_qemu": "QEMU 7.2, TCG multi-threaded",
                    "qemu": "QEMU 7.2", "host_kernel": "6.18",
                    "module_version": "0.1.0", "commit": "abc",
@@ -273,6 +294,13 @@ def main():
               "(16000-24000) | 2.00x | 1.60 |" in md and
               "4 vCPUs (QEMU 7.2, TCG multi-threaded)" in md and
               "| randread | 2 | 20000" in md, md)
+        # Medians 80004 and 78001: 12499 and 12820 instructions per I/O.
+        check("icount: IOPS ratio and instructions per I/O, per driver",
+              "| randread | 1 | 80004 (80000-80008) | 78001 (78000-78002) "
+              "| 1.026 | 12499 | 12820 | -321 |" in md and
+              "| randwrite | 1 | 20000 (20000-20000) | 25000 (25000-25000) "
+              "| 0.800 | 50000 | 40000 | +10000 |" in md and
+              "(QEMU 7.2, TCG single-threaded, icount shift=0)" in md, md)
         # 25600 pages * 4 KiB / 1 s = 100 MiB/s; disk 200 MiB/s.
         check("writeback: rate against the disk's own",
               "| ghostswap writeback (all, checksums: the default) | 25600 "
@@ -310,9 +338,17 @@ def main():
         p = subprocess.run([sys.executable, REPORT, d], capture_output=True,
                            text=True)
         md = open(os.path.join(d, "report.md")).read()
-        check("only the scale guest ran: its table alone",
+        check("only the scale and icount guests ran: their tables alone",
               p.returncode == 0 and "## fio with 1, 2 and 4 jobs" in md and
+              "## fio counted in instructions" in md and
               "## Static cost" not in md, p.stderr + md)
+        shutil.rmtree(os.path.join(d, "guest-scale"))
+        p = subprocess.run([sys.executable, REPORT, d], capture_output=True,
+                           text=True)
+        md = open(os.path.join(d, "report.md")).read()
+        check("only the icount guest ran: its table alone",
+              p.returncode == 0 and "## fio counted in instructions" in md and
+              "## fio with 1, 2 and 4 jobs" not in md, p.stderr + md)
     finally:
         shutil.rmtree(d)
         print("1..%d" % n)
