@@ -173,25 +173,18 @@ def shape(rows, host, resdir):
         if "error" in r:
             res["errors"].append(r)
             continue
-        if r.get("lane") == "scale":
-            if sec == "scale":
-                s = fio_summary(resdir, r["file"], "guest-scale")
+        # The fio guests of their own: lane, section and guest share a name.
+        lane = r.get("lane")
+        if lane in ("scale", "icount"):
+            if sec == lane:
+                s = fio_summary(resdir, r["file"], "guest-" + lane)
                 if s:
                     r.update(s)
-                res["scale"].append(r)
+                res[lane].append(r)
             elif sec == "env":
-                res["env_scale"] = r
+                res["env_" + lane] = r
             continue
-        if r.get("lane") == "icount":
-            if sec == "icount":
-                s = fio_summary(resdir, r["file"], "guest-icount")
-                if s:
-                    r.update(s)
-                res["icount"].append(r)
-            elif sec == "env":
-                res["env_icount"] = r
-            continue
-        if r.get("lane") == "lts":
+        if lane == "lts":
             if sec == "static":
                 res["static_lts"].append(r)
             elif sec == "env":

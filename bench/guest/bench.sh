@@ -532,28 +532,41 @@ fio_rand() {
 		--output-format=json >"$OUT/$7" 2>/dev/null
 }
 
-b_fio() {
-	local drv rw qd nj rep rt=5 size=256M f
-	[ "$QUICK" = 1 ] && rt=2 size=64M
+# fio_rows SECTION SECONDS SIZE JOBS...: the fio rows, randread,
+# randwrite and randrw at iodepth 1 and 32, with each number of JOBS, on
+# both raw devices filled first with SIZE of compressible data (reads then
+# find data, like memory); the drivers alternating, one line of SECTION a
+# run. FIO_CPUS as for fio_rand.
+fio_rows() {
+	local sec=$1 rt=$2 size=$3 drv rw qd nj rep f
+	shift 3
 	gs_fresh lz4 && zram_fresh lz4 && echo 1G >$Z/disksize || return 1
-	# Fill first so that reads find data (compressible, like memory).
 	fill_devices $size || return 1
 	for rw in randread randwrite randrw; do
 		for qd in 1 32; do
-			for nj in 1 2; do
+			for nj in "$@"; do
 				for ((rep = 1; rep <= REPS; rep++)); do
 					for drv in $(drivers_order $rep ghostswap zram); do
-						f=fio/$drv-$rw-qd$qd-j$nj-$rep.json
-						log "fio $drv $rw qd$qd jobs$nj #$rep"
+						f=fio/$sec-$drv-$rw-qd$qd-j$nj-$rep.json
+						log "$sec $drv $rw qd$qd jobs$nj #$rep"
 						fio_rand $drv $rw $qd $nj $rt $size $f
-						jl section=fio driver=$drv rw=$rw iodepth=$qd \
-							numjobs=$nj rep=$rep rc=$? file=$f
+						jl section=$sec driver=$drv rw=$rw \
+							iodepth=$qd numjobs=$nj rep=$rep \
+							rc=$? file=$f
 					done
 				done
 			done
 		done
 	done
 	gs_fresh && zram_fresh
+}
+
+b_fio() {
+	if [ "$QUICK" = 1 ]; then
+		fio_rows fio 2 64M 1 2
+	else
+		fio_rows fio 5 256M 1 2
+	fi
 }
 
 # ----------------------------------------------------------------- scale
@@ -593,24 +606,11 @@ b_scale() {
 # for both drivers: where the scheduler puts it changes what the other
 # vCPU does meanwhile, and that counts too.
 b_icount() {
-	local drv rw qd rep rt=2 size=256M f
-	[ "$QUICK" = 1 ] && rt=1 size=64M
-	gs_fresh lz4 && zram_fresh lz4 && echo 1G >$Z/disksize || return 1
-	fill_devices $size || return 1
-	for rw in randread randwrite randrw; do
-		for qd in 1 32; do
-			for ((rep = 1; rep <= REPS; rep++)); do
-				for drv in $(drivers_order $rep ghostswap zram); do
-					f=fio/icount-$drv-$rw-qd$qd-$rep.json
-					log "icount $drv $rw qd$qd #$rep"
-					FIO_CPUS=1 fio_rand $drv $rw $qd 1 $rt $size $f
-					jl section=icount driver=$drv rw=$rw iodepth=$qd \
-						rep=$rep rc=$? file=$f
-				done
-			done
-		done
-	done
-	gs_fresh && zram_fresh
+	if [ "$QUICK" = 1 ]; then
+		FIO_CPUS=1 fio_rows icount 1 64M 1
+	else
+		FIO_CPUS=1 fio_rows icount 2 256M 1
+	fi
 }
 
 # ------------------------------------------------------------- writeback

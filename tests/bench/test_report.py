@@ -55,6 +55,23 @@ def workload(drv, mix, oc, mib_s, p99, bad=0, rc=0):
                        "verified_pages": 1000, "bad_pages": bad}}
 
 
+def fio_guest(d, section, cpus, runs):
+    """A guest of its own that ran only the fio section SECTION: its env
+    line, then for each (fields, read IOPS, write IOPS) of RUNS a fio JSON
+    and the line that names it."""
+    g = os.path.join(d, "guest-" + section)
+    os.makedirs(os.path.join(g, "fio"))
+    with open(os.path.join(g, "bench.jsonl"), "w") as f:
+        f.write(json.dumps({"section": "env", "kernel": "7.3.4+deb13-amd64",
+                            "cpus": cpus, "mem_total": 2 << 30}) + "\n")
+        for i, (fields, rd, wr) in enumerate(runs):
+            name = "fio/%s-%d.json" % (section, i)
+            with open(os.path.join(g, name), "w") as j:
+                j.write(fio_json(rd, wr, 1000))
+            f.write(json.dumps(dict(fields, section=section, rep=i, rc=0,
+                                    file=name)) + "\n")
+
+
 def fixture(d):
     g = os.path.join(d, "guest")
     os.makedirs(os.path.join(g, "fio"))
@@ -175,46 +192,26 @@ def fixture(d):
                  "swapon_kmem": 19 << 20, "swapon_free": 52 << 20}):
             f.write(json.dumps(r) + "\n")
     # The scale section, from a 4-vCPU guest of its own: two runs each.
-    sc = os.path.join(d, "guest-scale")
-    os.makedirs(os.path.join(sc, "fio"))
     iops = {("ghostswap", 1): (10000, 12000), ("ghostswap", 2): (19000, 21000),
             ("ghostswap", 4): (30000, 34000), ("zram", 1): (10000, 10000),
             ("zram", 2): (18000, 18000), ("zram", 4): (16000, 24000)}
-    with open(os.path.join(sc, "bench.jsonl"), "w") as f:
-        f.write(json.dumps({"section": "env", "kernel": "7.3.4+deb13-amd64",
-                            "cpus": 4, "mem_total": 2 << 30}) + "\n")
-        for (drv, nj), runs in iops.items():
-            for rep, v in enumerate(runs, 1):
-                name = "fio/scale-%s-randread-j%d-%d.json" % (drv, nj, rep)
-                with open(os.path.join(sc, name), "w") as g2:
-                    g2.write(fio_json(v, 0, 1000))
-                f.write(json.dumps({"section": "scale", "driver": drv,
-                                    "rw": "randread", "numjobs": nj,
-                                    "rep": rep, "rc": 0, "file": name}) +
-                        "\n")
+    fio_guest(d, "scale", 4, [
+        ({"driver": drv, "rw": "randread", "numjobs": nj}, v, 0)
+        for (drv, nj), runs in iops.items() for v in runs])
     # The icount section, from a guest of its own: two runs each; 10^9 /
     # IOPS is instructions per I/O.
-    ic = os.path.join(d, "guest-icount")
-    os.makedirs(os.path.join(ic, "fio"))
     iops = {("ghostswap", "randread"): (80000, 80008),
             ("zram", "randread"): (78000, 78002),
             ("ghostswap", "randwrite"): (20000, 20000),
             ("zram", "randwrite"): (25000, 25000)}
-    with open(os.path.join(ic, "bench.jsonl"), "w") as f:
-        f.write(json.dumps({"section": "env", "kernel": "7.3.4+deb13-amd64",
-                            "cpus": 2, "mem_total": 2 << 30}) + "\n")
-        for (drv, rw), runs in iops.items():
-            for rep, v in enumerate(runs, 1):
-                name = "fio/icount-%s-%s-qd1-%d.json" % (drv, rw, rep)
-                with open(os.path.join(ic, name), "w") as g2:
-                    g2.write(fio_json(v if rw == "randread" else 0,
-                                      v if rw == "randwrite" else 0, 1000))
-                f.write(json.dumps({"section": "icount", "driver": drv,
-                                    "rw": rw, "iodepth": 1, "rep": rep,
-                                    "rc": 0, "file": name}) + "\n")
+    fio_guest(d, "icount", 2, [
+        ({"driver": drv, "rw": rw, "iodepth": 1},
+         v if rw == "randread" else 0, v if rw == "randwrite" else 0)
+        for (drv, rw), runs in iops.items() for v in runs])
     with open(os.path.join(d, "host.json"), "w") as f:
         json.dump({"host_cpu": "Test CPU", "host_cpus": 2, "accel": "tcg",
-                   "icount_qemu": "QEMU 7.2, TCG single-threaded, icount shift=0",
+                   "icount_qemu":
+                   "QEMU 7.2, TCG single-threaded, icount shift=0",
                    "scale_qemu": "QEMU 7.2, TCG multi-threaded",
                    "qemu": "QEMU 7.2", "host_kernel": "6.18",
                    "module_version": "0.1.0", "commit": "abc",
