@@ -12,6 +12,7 @@
 #include <linux/string.h>
 #include <linux/vmalloc.h>
 #include "gs_backing.h"
+#include "gs_core.h"
 #include "gs_store.h"
 #include "gs_writeback.h"
 
@@ -371,6 +372,32 @@ static inline struct gs_store *gs_kunit_wb_store(struct kunit *test,
 }
 
 /* Text-like page @n of a series: each n gives different contents. */
+/*
+ * With no read in flight, nothing is left pinned: no entry PINNED (its
+ * object would never be freed) and no cluster held for a reader.
+ */
+static inline void gs_kunit_expect_unpinned(struct kunit *test,
+					    struct gs_store *s)
+{
+	unsigned int i, pinned = 0, pins = 0;
+	struct gs_cluster *cl;
+	unsigned long ci = 0, e;
+
+	for (; (cl = gs_cluster_next(s, &ci, ULONG_MAX)); ci++) {
+		for (i = 0; i < GS_CLUSTER_SLOTS; i++) {
+			e = atomic_long_read(&cl->table[i]);
+			if ((gs_entry_kind(e) == GS_KIND_COMPRESSED ||
+			     gs_entry_kind(e) == GS_KIND_RAW) &&
+			    e & GS_FLAG_PINNED)
+				pinned++;
+		}
+		pins += cl->pins;
+		gs_cluster_unlock(cl);
+	}
+	KUNIT_EXPECT_EQ(test, pinned, 0U);
+	KUNIT_EXPECT_EQ(test, pins, 0U);
+}
+
 static inline void gs_kunit_fill_text(void *p, u32 n)
 {
 	static const char *const words[] = {

@@ -308,6 +308,7 @@ static void gs_cluster_race(struct kunit *test)
 			gs_stat_read(&s->stats, GS_STAT_SAME_PAGES) +
 			gs_stat_read(&s->stats, GS_STAT_COMP_PAGES) +
 			gs_stat_read(&s->stats, GS_STAT_HUGE_PAGES));
+	gs_kunit_expect_unpinned(test, s);
 	freed = gs_store_free_range(s, 0, 1ULL << 20);
 	kunit_info(test, "%u ops, %llu slots left at the end\n",
 		   GS_RACE_THREADS * GS_RACE_OPS, freed);

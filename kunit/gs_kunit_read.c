@@ -31,12 +31,14 @@ enum gs_race {
 	GS_RACE_WRITEBACK,
 	GS_RACE_READER,
 	GS_RACE_FREE_REFILL,	/* the slot freed, another of its cluster written */
+	GS_RACE_WB_FAILS,	/* the cold clock marks it, its writeback fails */
 };
 
 struct gs_read_race {
 	enum gs_race race;
 	const void *newer;	/* OVERWRITE, FREE_REFILL: what is written */
 	void *second;		/* GS_RACE_READER: what it read */
+	struct gs_kbk *k;	/* the backing store */
 	int ret;		/* the racing call's result */
 	unsigned long entry;	/* the entry as the window found it */
 	long clusters;		/* live clusters after the race */
@@ -72,6 +74,17 @@ static void gs_read_window_stub(struct gs_store *s, u64 slot)
 		gs_store_free(s, slot);
 		r->ret = gs_store_write(s, slot + 1, r->newer, GFP_KERNEL);
 		break;
+	case GS_RACE_WB_FAILS:
+		/*
+		 * The hand marks it COLD, comes round, takes it (WB) and
+		 * fails to write it: the entry keeps the mark, not WB.
+		 */
+		atomic_set(&r->k->fail_writes, INT_MAX);
+		r->ret = gs_store_writeback(s, GS_WB_COLD, 1, &done);
+		atomic_set(&r->k->fail_writes, 0);
+		if (done)
+			r->ret = -EEXIST;
+		break;
 	}
 	r->clusters = atomic_long_read(&s->stats.clusters);
 }
@@ -93,6 +106,8 @@ static const struct gs_read_param gs_read_params[] = {
 	{ "second reader raw", GS_RACE_READER, true },
 	{ "free and refill compressed", GS_RACE_FREE_REFILL, false },
 	{ "free and refill raw", GS_RACE_FREE_REFILL, true },
+	{ "failed writeback compressed", GS_RACE_WB_FAILS, false },
+	{ "failed writeback raw", GS_RACE_WB_FAILS, true },
 };
 
 static void gs_read_param_desc(const struct gs_read_param *p, char *desc)
@@ -112,8 +127,10 @@ static void gs_read_pinned_race(struct kunit *test)
 	void *dst = gs_kunit_page(test);
 	struct gs_kbk *k;
 	struct gs_store *s;
+	u64 done;
 
 	s = gs_kunit_wb_store(test, "lz4", 1024, 16, &k);
+	r.k = k;
 	r.newer = gs_kunit_text(test, 2);
 	r.second = gs_kunit_page(test);
 	KUNIT_ASSERT_EQ(test, gs_store_write(s, 7, page, GFP_KERNEL), 0);
@@ -128,10 +145,11 @@ static void gs_read_pinned_race(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, r.runs, 1);
 	KUNIT_EXPECT_TRUE(test, r.entry & GS_FLAG_PINNED);
 	KUNIT_EXPECT_EQ(test, gs_entry_kind(r.entry), kind);
-	KUNIT_EXPECT_EQ(test, r.ret, 0);
+	KUNIT_EXPECT_EQ(test, r.ret, p->race == GS_RACE_WB_FAILS ? -EIO : 0);
 	KUNIT_EXPECT_MEMEQ(test, dst, page, PAGE_SIZE);
-	/* Nothing stays pinned. */
+	/* Nothing stays pinned, and no cluster is held for a reader. */
 	KUNIT_EXPECT_FALSE(test, gs_store_entry(s, 7) & GS_FLAG_PINNED);
+	gs_kunit_expect_unpinned(test, s);
 	/* The pin kept the cluster alive, even with no slot in use. */
 	KUNIT_EXPECT_EQ(test, r.clusters, 1);
 
@@ -175,6 +193,18 @@ static void gs_read_pinned_race(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, gs_store_read(s, 7, dst), 0);
 		KUNIT_EXPECT_MEMEQ(test, dst, page, PAGE_SIZE);
 		KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0);
+		break;
+	case GS_RACE_WB_FAILS:
+		/* The unpin (no lock) kept the mark made meanwhile. */
+		KUNIT_EXPECT_EQ(test, gs_store_entry(s, 7),
+				(r.entry & ~GS_FLAG_PINNED) | GS_FLAG_COLD);
+		KUNIT_EXPECT_EQ(test, gs_store_writeback(s, GS_WB_COLD, 1, &done),
+				0);
+		KUNIT_EXPECT_EQ(test, done, 1ULL);
+		KUNIT_EXPECT_EQ(test, gs_store_kind(s, 7, NULL),
+				GS_KIND_WRITTEN_BACK);
+		KUNIT_EXPECT_EQ(test, gs_store_read(s, 7, dst), 0);
+		KUNIT_EXPECT_MEMEQ(test, dst, page, PAGE_SIZE);
 		break;
 	case GS_RACE_READER:
 		KUNIT_EXPECT_MEMEQ(test, r.second, page, PAGE_SIZE);

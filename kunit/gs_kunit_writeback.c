@@ -1707,6 +1707,7 @@ static void gs_wb_stress(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&r->bad), 0);
 	KUNIT_EXPECT_GT(test, gs_stat(&s->stats.bd_reads), 0);
 	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0L);
+	gs_kunit_expect_unpinned(test, s);
 	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_SLOTS_USED),
 			gs_stat_read(&s->stats, GS_STAT_SAME_PAGES) +
 			gs_stat_read(&s->stats, GS_STAT_COMP_PAGES) +

@@ -20,11 +20,13 @@
  * cluster lock sleeps, so freeing works from swap_slot_free_notify(), which
  * the swap core calls under its own spinlock. A reader pins the entry of
  * a pool object (PINNED) and reads it after dropping the cluster lock,
- * holding only its stream's mutex: a free or overwrite meanwhile leaves
- * the object to the reader, and the cluster's pin count keeps the cluster
- * alive until the reader unpins it. Lock order is stream mutex, then
- * cluster lock, then the backing store's reverse map lock, then
- * zsmalloc's own locks.
+ * holding only its stream's mutex, then unpins it with no lock at all (a
+ * compare-and-exchange of the entry), so whatever else changes an entry
+ * that may be pinned does so atomically too (gs_entry_take()). A free or
+ * overwrite meanwhile leaves the object to the reader, and the cluster's
+ * pin count keeps the cluster alive until the reader unpins it. Lock
+ * order is stream mutex, then cluster lock, then the backing store's
+ * reverse map lock, then zsmalloc's own locks.
  *
  * With a backing device, a slot can also be WRITTEN_BACK: the writeback
  * tier (gs_writeback.c) moves entries there and reads them back; the core
@@ -352,9 +354,10 @@ static bool gs_slot_clear(struct gs_store *s, struct gs_cluster *cl,
 {
 	unsigned long e = atomic_long_read(&cl->table[i]);
 
-	switch (gs_entry_kind(e)) {
-	case GS_KIND_EMPTY:
+	if (gs_entry_kind(e) == GS_KIND_EMPTY)
 		return false;
+	e = gs_entry_take(cl, i, 0);
+	switch (gs_entry_kind(e)) {
 	case GS_KIND_SAME:
 		gs_stat_dec(&s->stats, GS_STAT_SAME_PAGES);
 		break;
@@ -378,7 +381,6 @@ static bool gs_slot_clear(struct gs_store *s, struct gs_cluster *cl,
 		WARN_ONCE(1, "ghostswap: bad entry %lx\n", e);
 		break;
 	}
-	atomic_long_set(&cl->table[i], 0);
 	gs_aux_set(cl->aux, i, 0);
 	cl->used--;
 	gs_stat_dec(&s->stats, GS_STAT_SLOTS_USED);
@@ -621,48 +623,76 @@ static bool gs_entry_holds_obj(unsigned long now, unsigned long e)
 }
 
 /*
- * Pin @e, the COMPRESSED or RAW entry in slot @i of @cl (locked), for a
- * read with the lock dropped: the entry keeps its object and the cluster
- * lives on until gs_obj_unpin().
+ * Pin @e, the COMPRESSED or RAW entry in slot @i of @cl (locked), not
+ * pinned, for a read with the lock dropped: until gs_obj_unpin(), the
+ * object stays, and so does the cluster.
  */
 static unsigned long gs_obj_pin(struct gs_cluster *cl, unsigned int i,
 				unsigned long e)
 {
 	e |= GS_FLAG_PINNED;
 	atomic_long_set(&cl->table[i], e);
-	cl->pins++;
 	return e;
 }
 
 /*
- * Drop our pin of @e in slot @slot of @cl, which the pin kept alive; kill
- * the cluster if it went empty meanwhile. If the entry let go of the
- * object meanwhile (freed, overwritten, written back), it left the object
- * to us: free it. Else the entry gains @flags, if nothing else about it
- * changed (a writeback in flight compares the whole entry).
+ * The entry let go of the object of @e, which we pinned in slot @slot of
+ * @cl: it is ours to free, and we end the cluster's hold for us (its pin
+ * count), killing it if it went empty meanwhile.
  */
-static void gs_obj_unpin(struct gs_store *s, struct gs_cluster *cl, u64 slot,
-			 unsigned long e, unsigned long flags)
+static void gs_obj_unpin_orphan(struct gs_store *s, struct gs_cluster *cl,
+				u64 slot, unsigned long e)
 {
-	unsigned int i = slot & (GS_CLUSTER_SLOTS - 1);
-	unsigned long now;
-	bool ours;
-
 	spin_lock(&cl->lock);
-	now = atomic_long_read(&cl->table[i]);
-	ours = gs_entry_holds_obj(now, e);
-	if (ours) {
-		now &= ~GS_FLAG_PINNED;
-		if (now == (e & ~GS_FLAG_PINNED))
-			now |= flags;
-		atomic_long_set(&cl->table[i], now);
-	}
 	cl->pins--;
 	/* Handed over to gs_cluster_put(), which unlocks it. */
 	__release(&cl->lock);
 	gs_cluster_put(s, slot >> GS_CLUSTER_SHIFT, cl);
-	if (!ours)
-		zs_free(s->pool, gs_handle_decode(gs_entry_payload(e)));
+	zs_free(s->pool, gs_handle_decode(gs_entry_payload(e)));
+}
+
+/*
+ * Drop our pin of @e in slot @slot of @cl, with no lock: while the entry
+ * holds the object, the cluster lives (the slot is used) and only we
+ * clear PINNED, and whatever else changes the entry does so atomically
+ * (see gs_entry_take()). If the entry let go of the object meanwhile
+ * (freed, overwritten, written back), it left the object to us.
+ */
+static void gs_obj_unpin(struct gs_store *s, struct gs_cluster *cl, u64 slot,
+			 unsigned long e)
+{
+	atomic_long_t *entry = &cl->table[slot & (GS_CLUSTER_SLOTS - 1)];
+	unsigned long now = atomic_long_read(entry);
+
+	while (gs_entry_holds_obj(now, e))
+		if (atomic_long_try_cmpxchg(entry, &now,
+					    now & ~GS_FLAG_PINNED))
+			return;
+	gs_obj_unpin_orphan(s, cl, slot, e);
+}
+
+/*
+ * gs_obj_unpin(), and the entry gains @flags if nothing else about it
+ * changed meanwhile (a writeback in flight compares the whole entry).
+ */
+static void gs_obj_unpin_mark(struct gs_store *s, struct gs_cluster *cl,
+			      u64 slot, unsigned long e, unsigned long flags)
+{
+	atomic_long_t *entry = &cl->table[slot & (GS_CLUSTER_SLOTS - 1)];
+	unsigned long now;
+
+	spin_lock(&cl->lock);
+	now = atomic_long_read(entry);
+	if (gs_entry_holds_obj(now, e)) {
+		if (now == e)
+			now |= flags;
+		/* Nobody else changes it: we hold the lock and the pin. */
+		atomic_long_set(entry, now & ~GS_FLAG_PINNED);
+		spin_unlock(&cl->lock);
+		return;
+	}
+	spin_unlock(&cl->lock);
+	gs_obj_unpin_orphan(s, cl, slot, e);
 }
 
 /*
@@ -705,13 +735,16 @@ again:
 	case GS_KIND_COMPRESSED:
 	case GS_KIND_RAW:
 		len = gs_obj_len(e, cl->aux, i);
-		/* Read: the cold clock starts again. */
-		e &= ~GS_FLAG_COLD;
 		if (!(e & GS_FLAG_PINNED)) {
-			e = gs_obj_pin(cl, i, e);
+			/* Read: the cold clock starts again. */
+			e = gs_obj_pin(cl, i, e & ~GS_FLAG_COLD);
 			pinned = true;
 			break;
-		} else if (gs_entry_kind(e) == GS_KIND_RAW) {
+		}
+		/* Its reader unpins it with no lock: change it atomically. */
+		if (e & GS_FLAG_COLD)
+			atomic_long_andnot(GS_FLAG_COLD, &cl->table[i]);
+		if (gs_entry_kind(e) == GS_KIND_RAW) {
 			gs_obj_copy(s, e, dst, PAGE_SIZE);
 		} else if (st) {
 			gs_obj_copy(s, e, st->buf, len);
@@ -725,7 +758,6 @@ again:
 			st = gs_stream_get(s->comp);
 			goto again;
 		}
-		atomic_long_set(&cl->table[i], e);
 		break;
 	case GS_KIND_WRITTEN_BACK:
 		/* For the writeback tier: no stream held across its I/O. */
@@ -761,7 +793,7 @@ again:
 			if (gs_entry_kind(e) == GS_KIND_COMPRESSED && !st)
 				st = gs_stream_get(s->comp);
 			ret = gs_obj_read(s, st, e, len, dst);
-			gs_obj_unpin(s, cl, slot, e, 0);
+			gs_obj_unpin(s, cl, slot, e);
 		} else if (gs_entry_kind(e) == GS_KIND_COMPRESSED) {
 			ret = gs_decompress(s->comp, st, gs_entry_prio(e),
 					    st->buf, len, dst);
@@ -798,13 +830,13 @@ static int gs_obj_replace(struct gs_store *s, struct gs_cluster *cl,
 	handle = zs_malloc(s->pool, len, gfp | __GFP_NOWARN | __GFP_HIGHMEM |
 			   __GFP_MOVABLE, NUMA_NO_NODE);
 	if (IS_ERR_VALUE(handle)) {
-		gs_obj_unpin(s, cl, slot, e, 0);
+		gs_obj_unpin(s, cl, slot, e);
 		return -ENOMEM;
 	}
 	zs_obj_write(s->pool, handle, (void *)data, len);
 	if (!gs_handle_encode(handle, &payload)) {
 		zs_free(s->pool, handle);
-		gs_obj_unpin(s, cl, slot, e, 0);
+		gs_obj_unpin(s, cl, slot, e);
 		return -EIO;
 	}
 	spin_lock(&cl->lock);
@@ -812,7 +844,7 @@ static int gs_obj_replace(struct gs_store *s, struct gs_cluster *cl,
 	if (!gs_entry_holds_obj(now, e) || now & GS_FLAG_WB) {
 		spin_unlock(&cl->lock);
 		zs_free(s->pool, handle);
-		gs_obj_unpin(s, cl, slot, e, 0);
+		gs_obj_unpin(s, cl, slot, e);
 		return -EAGAIN;
 	}
 	/*
@@ -824,7 +856,6 @@ static int gs_obj_replace(struct gs_store *s, struct gs_cluster *cl,
 		      (now & GS_FLAG_COLD) | gs_prio_flags(prio), payload);
 	atomic_long_set(&cl->table[i], ne);
 	gs_aux_set(cl->aux, i, len);
-	cl->pins--;
 	spin_unlock(&cl->lock);
 	if (gs_entry_kind(e) == GS_KIND_RAW) {
 		gs_stat_dec(&s->stats, GS_STAT_HUGE_PAGES);
@@ -867,7 +898,7 @@ int gs_slot_recompress(struct gs_store *s, u64 slot, unsigned int prio,
 	ret = gs_obj_read(s, st, e, len, page);
 	if (ret) {
 		gs_stream_put(st);
-		gs_obj_unpin(s, cl, slot, e, 0);
+		gs_obj_unpin(s, cl, slot, e);
 		return ret;
 	}
 	/*
@@ -882,8 +913,8 @@ int gs_slot_recompress(struct gs_store *s, u64 slot, unsigned int prio,
 		new_len = 0;
 	if (!new_len) {
 		gs_stream_put(st);
-		gs_obj_unpin(s, cl, slot, e,
-			     mark_nogain ? GS_FLAG_NOGAIN : 0);
+		gs_obj_unpin_mark(s, cl, slot, e,
+				  mark_nogain ? GS_FLAG_NOGAIN : 0);
 		return 0;
 	}
 	ret = gs_obj_replace(s, cl, slot, e, len, st->buf, new_len, prio,
@@ -900,9 +931,8 @@ bool gs_slot_replace(struct gs_store *s, u64 slot, unsigned long old,
 	bool same;
 
 	cl = gs_cluster_get(s, slot >> GS_CLUSTER_SHIFT, 0);
-	same = cl && atomic_long_read(&cl->table[i]) == old;
-	if (same)
-		atomic_long_set(&cl->table[i], new);
+	/* Atomic: a pinned entry's reader unpins it with no lock. */
+	same = cl && atomic_long_try_cmpxchg(&cl->table[i], &old, new);
 	if (cl)
 		gs_cluster_unlock(cl);
 	return same;

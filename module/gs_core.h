@@ -29,9 +29,9 @@ struct gs_cluster {
 	bool dead;		/* erased from the XArray, freed after RCU */
 	u8 age_shift;		/* an age unit is 2^age_shift seconds */
 	/*
-	 * Entries pinned (GS_FLAG_PINNED) by a reader, which holds no lock:
-	 * the cluster lives on while any is, even with no slot used, so the
-	 * reader unpins without looking it up again.
+	 * Readers whose pinned entry (GS_FLAG_PINNED) let go of its object
+	 * (see gs_entry_take()): the cluster lives on for them, even with no
+	 * slot used, so each unpins without looking it up again.
 	 */
 	u16 pins;
 	atomic_long_t *table;	/* GS_CLUSTER_SLOTS words, one page */
@@ -49,6 +49,24 @@ struct gs_cluster {
 		};
 	};
 };
+
+/*
+ * Make the entry of slot @i of @cl (locked) @new, and return what it
+ * was. Any change to an entry that may be PINNED goes through here or
+ * another atomic read-modify-write: its reader clears PINNED with no lock.
+ * If the entry was PINNED, the pool object it let go of is its reader's
+ * to free, and the cluster lives on until that reader unpins.
+ */
+static inline unsigned long gs_entry_take(struct gs_cluster *cl,
+					  unsigned int i, unsigned long new)
+{
+	unsigned long old = atomic_long_xchg(&cl->table[i], new);
+
+	if ((gs_entry_kind(old) == GS_KIND_COMPRESSED ||
+	     gs_entry_kind(old) == GS_KIND_RAW) && old & GS_FLAG_PINNED)
+		cl->pins++;
+	return old;
+}
 
 /* The age unit @now falls in, past GS_AGE_UNIT_MAX if out of the window. */
 static inline u32 gs_age_unit(const struct gs_cluster *cl, u32 now)

@@ -47,7 +47,9 @@
  *   |         |     |                  | outside the cluster lock: whoever    |
  *   |         |     |                  | takes the object out of the entry    |
  *   |         |     |                  | (free, overwrite, writeback) leaves  |
- *   |         |     |                  | it to the reader to free             |
+ *   |         |     |                  | it to the reader to free; the reader |
+ *   |         |     |                  | clears it with no lock, so such an   |
+ *   |         |     |                  | entry only changes atomically        |
  *   | PRIO    | 7-8 | COMPRESSED,      | which algorithm compressed the data: |
  *   |         |     | WRITTEN_BACK     | 0 the primary, 1..3 a secondary one  |
  *   |         |     |                  | (recompression)                      |

@@ -310,9 +310,10 @@ static unsigned int gs_wb_collect(struct gs_store *s,
 			e = atomic_long_read(&cl->table[i]);
 			mark = false;
 			if (!gs_wb_wanted(e, cl->age[i], mode, &mark)) {
+				/* Atomic: a reader may unpin it meanwhile. */
 				if (mark)
-					atomic_long_set(&cl->table[i],
-							e | GS_FLAG_COLD);
+					atomic_long_or(GS_FLAG_COLD,
+						       &cl->table[i]);
 				continue;
 			}
 			cand->aux = gs_entry_kind(e) == GS_KIND_RAW ? 0 :
@@ -321,7 +322,7 @@ static unsigned int gs_wb_collect(struct gs_store *s,
 			gs_obj_copy(s, e, batch->bufs[n], len);
 			memset(batch->bufs[n] + len, 0, PAGE_SIZE - len);
 			cand->e = e | GS_FLAG_WB;
-			atomic_long_set(&cl->table[i], cand->e);
+			atomic_long_or(GS_FLAG_WB, &cl->table[i]);
 			cand->slot = base + i;
 			cand->b = GS_NO_SLOT;
 			cand->err = 0;
@@ -440,19 +441,19 @@ static bool gs_wb_finish(struct gs_store *s, struct gs_wb_candidate *cand)
 				    -(long)cand->aux);
 		}
 		gs_stat_inc(&s->stats, GS_STAT_WB_PAGES);
+		/* Compressed data keeps the algorithm it needs. */
+		e = gs_entry_take(cl, i, gs_entry(GS_KIND_WRITTEN_BACK,
+						  cand->aux ?
+						  e & GS_FLAG_PRIO : 0,
+						  cand->b));
 		/* A reader has it mapped: the reader frees it. */
 		if (!(e & GS_FLAG_PINNED))
 			zs_free(s->pool,
 				gs_handle_decode(gs_entry_payload(e)));
-		/* Compressed data keeps the algorithm it needs. */
-		atomic_long_set(&cl->table[i],
-				gs_entry(GS_KIND_WRITTEN_BACK,
-					 cand->aux ? e & GS_FLAG_PRIO : 0,
-					 cand->b));
 		gs_aux_set(cl->aux, i, cand->aux);
 		moved = true;
 	} else if (same) {
-		atomic_long_set(&cl->table[i], e & ~GS_FLAG_WB);
+		atomic_long_andnot(GS_FLAG_WB, &cl->table[i]);
 	}
 	if (cl)
 		gs_cluster_unlock(cl);
