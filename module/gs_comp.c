@@ -3,7 +3,7 @@
  * ghostswap compression: a store's algorithms and their per-CPU streams.
  *
  * A gs_comp owns the parameters of up to GS_MAX_COMPS algorithms and one
- * stream per possible CPU: a PAGE_SIZE buffer and a context of every
+ * stream per possible CPU: a buffer (GS_STREAM_BUF) and a context of every
  * algorithm. Callers take the stream of the CPU they run on and hold its
  * mutex while they use it; after a migration they keep using the stream
  * they locked, which is correct, only less local.
@@ -60,7 +60,7 @@ static void gs_stream_free(struct gs_comp *comp, struct gs_stream *st)
 		if (comp->params[prio])
 			gs_ctx_destroy(comp->params[prio], &st->ctx[prio]);
 	if (st->buf)
-		atomic_long_sub(PAGE_SIZE, &comp->buf_bytes);
+		atomic_long_sub(GS_STREAM_BUF, &comp->buf_bytes);
 	kfree(st->buf);
 	st->buf = NULL;
 }
@@ -76,10 +76,10 @@ static int gs_stream_setup(struct gs_comp *comp, unsigned int cpu)
 	/* Already there from an earlier online/offline cycle. */
 	if (st->buf)
 		return 0;
-	st->buf = kmalloc_node(PAGE_SIZE, GFP_KERNEL, node);
+	st->buf = kmalloc_node(GS_STREAM_BUF, GFP_KERNEL, node);
 	if (!st->buf)
 		return -ENOMEM;
-	atomic_long_add(PAGE_SIZE, &comp->buf_bytes);
+	atomic_long_add(GS_STREAM_BUF, &comp->buf_bytes);
 	for (prio = 0; prio < GS_MAX_COMPS; prio++) {
 		p = comp->params[prio];
 		if (!p)
@@ -289,8 +289,8 @@ unsigned int gs_compress(struct gs_comp *comp, struct gs_stream *st,
 	 * Whatever does not fit below @max, or fails (-ENOSPC, or the
 	 * library's own error), is stored as it is.
 	 */
-	if (p->be->compress(p, st->ctx[prio], src, st->buf,
-			    min_t(unsigned int, max, PAGE_SIZE), &len) ||
+	if (p->be->compress(p, st->ctx[prio], src, st->buf, GS_STREAM_BUF,
+			    &len) ||
 	    len >= max)
 		return 0;
 	return len;

@@ -6,7 +6,7 @@
  * (0), which compresses every page stored, and up to three secondary ones
  * (1..3) that recompression uses. Each is a backend (gs_backend.h) with
  * its parameters (level, dictionary). One stream per possible CPU holds a
- * context of every algorithm and a PAGE_SIZE buffer, behind a mutex.
+ * context of every algorithm and a buffer, behind a mutex.
  *
  * An algorithm is changed only while the store holds no page it
  * compressed, with no I/O running (the device claimed for reconfiguring).
@@ -16,14 +16,23 @@
 
 #include <linux/mutex.h>
 #include <linux/types.h>
+#include <asm/page.h>
 #include "gs_params.h"
 
 struct gs_comp;
 
+/*
+ * A stream's buffer: two pages, as in zram. A compressor whose output
+ * has room for anything it can make of a page (lz4's bound is 4128
+ * bytes) runs its plain loop, not the one that checks the room left at
+ * every step; whether the result is small enough is decided after.
+ */
+#define GS_STREAM_BUF		(2 * PAGE_SIZE)
+
 struct gs_stream {
 	struct mutex lock;	/* held by the stream's user */
 	void *ctx[GS_MAX_COMPS];	/* per algorithm, NULL where none */
-	u8 *buf;		/* PAGE_SIZE: compressed data, in or out */
+	u8 *buf;		/* GS_STREAM_BUF: compressed data, in or out */
 };
 
 /* Algorithms offered by name, ours first, where the kernel has them. */
