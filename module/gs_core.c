@@ -210,6 +210,36 @@ static void gs_cluster_account(struct gs_store *s)
 }
 
 /*
+ * The live cluster of @ci, locked, or NULL: a lookup under RCU (one
+ * section: xa_load() would take a second one), then the cluster lock,
+ * and a cluster that died in between counts as none. Inlined into the
+ * read path.
+ */
+static __always_inline struct gs_cluster *gs_cluster_find(struct gs_store *s,
+							  unsigned long ci)
+{
+	XA_STATE(xas, &s->clusters, ci);
+	struct gs_cluster *cl;
+
+	rcu_read_lock();
+	do {
+		cl = xas_load(&xas);
+	} while (xas_retry(&xas, cl));
+	if (cl) {
+		spin_lock(&cl->lock);
+		if (likely(!cl->dead)) {
+			rcu_read_unlock();
+			/* The caller ends the hold (gs_cluster_unlock(), ...). */
+			__release(&cl->lock);
+			return cl;
+		}
+		spin_unlock(&cl->lock);
+	}
+	rcu_read_unlock();
+	return NULL;
+}
+
+/*
  * Find the cluster of @ci and return it locked, or NULL if it does not
  * exist and @gfp is 0. With @gfp, a missing cluster is created; returns an
  * ERR_PTR on allocation failure.
@@ -217,26 +247,13 @@ static void gs_cluster_account(struct gs_store *s)
 struct gs_cluster *gs_cluster_get(struct gs_store *s, unsigned long ci,
 				  gfp_t gfp)
 {
-	XA_STATE(xas, &s->clusters, ci);
 	struct gs_cluster *cl, *new = NULL;
 	void *old;
 
 	for (;;) {
-		/* xa_load() without its own RCU section: we hold one. */
-		rcu_read_lock();
-		xas_reset(&xas);
-		do {
-			cl = xas_load(&xas);
-		} while (xas_retry(&xas, cl));
-		if (cl) {
-			spin_lock(&cl->lock);
-			if (likely(!cl->dead)) {
-				rcu_read_unlock();
-				break;
-			}
-			spin_unlock(&cl->lock);
-		}
-		rcu_read_unlock();
+		cl = gs_cluster_find(s, ci);
+		if (cl)
+			break;
 		if (!gfp)
 			return NULL;
 		if (!new) {
@@ -262,8 +279,6 @@ struct gs_cluster *gs_cluster_get(struct gs_store *s, unsigned long ci,
 	}
 	if (new)
 		gs_cluster_give(s, new);
-	/* The caller ends the hold (gs_cluster_unlock(), gs_cluster_put()). */
-	__release(&cl->lock);
 	return cl;
 }
 
@@ -595,8 +610,10 @@ void gs_obj_copy(struct gs_store *s, unsigned long e, void *dst,
  * at @dst: decompressed straight from zsmalloc's mapping where it lies in
  * one page, else from the copy zsmalloc makes in the stream's buffer.
  */
-static int gs_obj_read(struct gs_store *s, struct gs_stream *st,
-		       unsigned long e, unsigned int len, void *dst)
+static __always_inline int gs_obj_read(struct gs_store *s,
+				       struct gs_stream *st,
+				       unsigned long e, unsigned int len,
+				       void *dst)
 {
 	unsigned long handle = gs_handle_decode(gs_entry_payload(e));
 	void *src;
@@ -640,8 +657,9 @@ static unsigned long gs_obj_pin(struct gs_cluster *cl, unsigned int i,
  * @cl: it is ours to free, and we end the cluster's hold for us (its pin
  * count), killing it if it went empty meanwhile.
  */
-static void gs_obj_unpin_orphan(struct gs_store *s, struct gs_cluster *cl,
-				u64 slot, unsigned long e)
+static noinline void gs_obj_unpin_orphan(struct gs_store *s,
+					 struct gs_cluster *cl, u64 slot,
+					 unsigned long e)
 {
 	spin_lock(&cl->lock);
 	cl->pins--;
@@ -658,8 +676,9 @@ static void gs_obj_unpin_orphan(struct gs_store *s, struct gs_cluster *cl,
  * (see gs_entry_take()). If the entry let go of the object meanwhile
  * (freed, overwritten, written back), it left the object to us.
  */
-static void gs_obj_unpin(struct gs_store *s, struct gs_cluster *cl, u64 slot,
-			 unsigned long e)
+static __always_inline void gs_obj_unpin(struct gs_store *s,
+					 struct gs_cluster *cl,
+					 u64 slot, unsigned long e)
 {
 	atomic_long_t *entry = &cl->table[slot & (GS_CLUSTER_SLOTS - 1)];
 	unsigned long now = atomic_long_read(entry);
@@ -724,7 +743,7 @@ int gs_slot_read(struct gs_store *s, u64 slot, void *dst)
 	int ret = 0;
 
 again:
-	cl = gs_cluster_get(s, ci, 0);
+	cl = gs_cluster_find(s, ci);
 	e = cl ? atomic_long_read(&cl->table[i]) : 0;
 	switch (gs_entry_kind(e)) {
 	case GS_KIND_EMPTY:
