@@ -16,7 +16,6 @@
 #include <linux/fs_struct.h>
 #include <linux/hex.h>
 #include <linux/kernel.h>
-#include <linux/ktime.h>
 #include <linux/lz4.h>
 #include <linux/lzo.h>
 #include <linux/mm.h>
@@ -1093,42 +1092,6 @@ static void gs_heur_text_false_positives(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, big, 0);
 }
 
-/* What the heuristic costs next to an lz4 compression of the same page. */
-static void gs_heur_cost(struct kunit *test)
-{
-	struct gs_kc_cfg cfg = { "lz4", GS_PARAM_UNSET, GS_PARAM_UNSET };
-	struct gs_comp_params *p = gs_kc_params(test, &cfg);
-	void *ctx = gs_kc_ctx(test, p);
-	u8 *dst = kunit_kmalloc(test, 2 * PAGE_SIZE, GFP_KERNEL);
-	u64 heur[2] = { U64_MAX, U64_MAX }, lz4[2] = { U64_MAX, U64_MAX };
-	void *pages[2];
-	unsigned int dlen;
-	int round, i, k, sink = 0;
-	u64 t;
-
-	KUNIT_ASSERT_NOT_NULL(test, dst);
-	pages[0] = gs_kc_page(test, GS_KC_RANDOM, 3);
-	pages[1] = gs_kc_page(test, GS_KC_TEXT, 3);
-	/* The best of several rounds: the least disturbed by other work. */
-	for (round = 0; round < 8; round++) {
-		for (k = 0; k < 2; k++) {
-			t = ktime_get_ns();
-			for (i = 0; i < 256; i++)
-				sink += gs_page_heuristic(pages[k]);
-			heur[k] = min(heur[k], (ktime_get_ns() - t) / 256);
-			t = ktime_get_ns();
-			for (i = 0; i < 256; i++)
-				sink += p->be->compress(p, ctx, pages[k], dst,
-							2 * PAGE_SIZE, &dlen);
-			lz4[k] = min(lz4[k], (ktime_get_ns() - t) / 256);
-		}
-	}
-	kunit_info(test, "random page: heuristic %llu ns, lz4 %llu ns; text page: heuristic %llu ns, lz4 %llu ns (%d)\n",
-		   heur[0], lz4[0], heur[1], lz4[1], sink & 1);
-	KUNIT_EXPECT_LT(test, heur[0] * 2, lz4[0]);
-	KUNIT_EXPECT_LT(test, heur[1] * 10, lz4[1]);
-}
-
 static struct kunit_case gs_comp_cases[] = {
 	KUNIT_CASE_PARAM(gs_comp_roundtrip, gs_kc_cfg_gen_params),
 	KUNIT_CASE_PARAM(gs_comp_corrupt, gs_kc_cfg_gen_params),
@@ -1144,7 +1107,6 @@ static struct kunit_case gs_comp_cases[] = {
 	KUNIT_CASE(gs_params_recomp),
 	KUNIT_CASE(gs_heur_known),
 	KUNIT_CASE(gs_heur_text_false_positives),
-	KUNIT_CASE(gs_heur_cost),
 	{}
 };
 

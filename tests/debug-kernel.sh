@@ -180,7 +180,8 @@ mkdir -p "$out/guest"
 rm -f "$out/guest/results.tap" "$out/guest/done"
 t0=$SECONDS
 # shellcheck disable=SC2086
-# GS_GUEST_LA57=0: 4-level paging (testbed/lib.sh, gs_qemu_env).
+# GS_GUEST_LA57=0: 4-level paging (testbed/lib.sh, gs_qemu_env); said
+# again inside the guest, where tests/guest/core.sh checks the depth.
 GS_KVER=$rel GS_DISKS="gsback:1G gssmall:8M" GS_GUEST_LA57=0 \
 	GS_APPEND="kfence.sample_interval=20 kasan_multi_shot" \
 	GS_GUEST_TIMEOUT=${GS_DEBUG_TIMEOUT:-2400} \
