@@ -372,6 +372,46 @@ static inline struct gs_store *gs_kunit_wb_store(struct kunit *test,
 }
 
 /* Text-like page @n of a series: each n gives different contents. */
+/* The cluster of @ci in the store's index, NULL if none. */
+static inline struct gs_cluster *gs_kunit_cluster_at(struct gs_store *s,
+						     unsigned long ci)
+{
+	struct gs_cluster *cl;
+
+	rcu_read_lock();
+	cl = gs_index_load(&s->clusters, ci);
+	rcu_read_unlock();
+	return cl;
+}
+
+/* Clusters in the store's index. */
+static inline unsigned long gs_kunit_cluster_count(struct gs_store *s)
+{
+	unsigned long ci = 0, n = 0;
+
+	rcu_read_lock();
+	while (gs_index_find(&s->clusters, &ci, ULONG_MAX)) {
+		n++;
+		if (ci++ == ULONG_MAX)
+			break;
+	}
+	rcu_read_unlock();
+	return n;
+}
+
+/* No cluster, and no node of the index either. */
+static inline bool gs_kunit_index_empty(struct gs_store *s)
+{
+	return !rcu_access_pointer(s->clusters.root);
+}
+
+/* What the index's nodes take, counted in meta_bytes with the clusters. */
+static inline long gs_kunit_index_bytes(struct gs_store *s)
+{
+	/* A statistic of a quiet store: nothing changes it meanwhile. */
+	return (long)data_race(s->clusters.nodes) * gs_index_node_bytes();
+}
+
 /*
  * With no read in flight, nothing is left pinned: no entry PINNED (its
  * object would never be freed) and no cluster held for a reader.

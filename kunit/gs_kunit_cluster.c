@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit suite "ghostswap_cluster": clusters of the store core exist only
- * while they hold data, the XArray holds exactly the live clusters, and
+ * while they hold data, the index holds exactly the live clusters, and
  * concurrent stores and frees on one cluster keep everything balanced.
  */
 #include <kunit/test.h>
@@ -12,7 +12,6 @@
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/string.h>
-#include <linux/xarray.h>
 #include "gs_store.h"
 #include "gs_kunit.h"
 
@@ -30,40 +29,32 @@ static void gs_expect_stats_zero(struct kunit *test, struct gs_store *s)
 	KUNIT_EXPECT_EQ(test, gs_store_pool_pages(s), 0);
 }
 
-/* Number of clusters in the XArray. */
-static unsigned long gs_xa_count(struct gs_store *s)
-{
-	unsigned long idx, n = 0;
-	void *cl;
-
-	xa_for_each(&s->clusters, idx, cl)
-		n++;
-	return n;
-}
-
 /* The first write creates exactly one cluster; freeing the slot drops it. */
 static void gs_cluster_write_free(struct kunit *test)
 {
 	struct gs_store *s = gs_kunit_store(test, "lz4", 4 * GS_CLUSTER_SLOTS);
 	void *text = gs_kunit_text(test, 1);
 
-	KUNIT_EXPECT_TRUE(test, xa_empty(&s->clusters));
+	KUNIT_EXPECT_TRUE(test, gs_kunit_index_empty(s));
 	KUNIT_ASSERT_EQ(test, gs_store_write(s, 600, text, GFP_KERNEL), 0);
-	KUNIT_EXPECT_NULL(test, xa_load(&s->clusters, 0));
-	KUNIT_EXPECT_NOT_NULL(test, xa_load(&s->clusters, 1));
-	KUNIT_EXPECT_EQ(test, gs_xa_count(s), 1);
+	KUNIT_EXPECT_NULL(test, gs_kunit_cluster_at(s, 0));
+	KUNIT_EXPECT_NOT_NULL(test, gs_kunit_cluster_at(s, 1));
+	KUNIT_EXPECT_EQ(test, gs_kunit_cluster_count(s), 1);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.clusters), 1);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.clusters_peak), 1);
+	/* One cluster, and the one node of a 4-cluster store's index. */
+	KUNIT_EXPECT_EQ(test, s->clusters.levels, 1U);
+	KUNIT_EXPECT_EQ(test, s->clusters.nodes, 1UL);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.meta_bytes),
-			(long)gs_cluster_bytes());
+			(long)(gs_cluster_bytes() + gs_index_node_bytes()));
 	/* A second slot in the same cluster costs no new cluster. */
 	KUNIT_ASSERT_EQ(test, gs_store_write(s, 1023, text, GFP_KERNEL), 0);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.clusters), 1);
 
 	gs_store_free(s, 600);
-	KUNIT_EXPECT_NOT_NULL(test, xa_load(&s->clusters, 1));
+	KUNIT_EXPECT_NOT_NULL(test, gs_kunit_cluster_at(s, 1));
 	gs_store_free(s, 1023);
-	KUNIT_EXPECT_TRUE(test, xa_empty(&s->clusters));
+	KUNIT_EXPECT_TRUE(test, gs_kunit_index_empty(s));
 	KUNIT_EXPECT_EQ(test, gs_store_kind(s, 600, NULL), GS_KIND_EMPTY);
 	gs_expect_stats_zero(test, s);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.clusters_peak), 1);
@@ -97,18 +88,21 @@ static void gs_cluster_highest_slot(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, gs_store_write(s, last, src, GFP_KERNEL), 0);
 	KUNIT_EXPECT_EQ(test, gs_store_kind(s, last, NULL), GS_KIND_COMPRESSED);
-	KUNIT_EXPECT_NOT_NULL(test, xa_load(&s->clusters,
-					    last >> GS_CLUSTER_SHIFT));
-	KUNIT_EXPECT_EQ(test, gs_xa_count(s), 1);
+	KUNIT_EXPECT_NOT_NULL(test, gs_kunit_cluster_at(s,
+							last >> GS_CLUSTER_SHIFT));
+	/* 2^31 clusters: four levels, one node each on the way. */
+	KUNIT_EXPECT_EQ(test, s->clusters.levels, 4U);
+	KUNIT_EXPECT_EQ(test, s->clusters.nodes, 4UL);
+	KUNIT_EXPECT_EQ(test, gs_kunit_cluster_count(s), 1);
 	KUNIT_ASSERT_EQ(test, gs_store_read(s, last, dst), 0);
 	KUNIT_EXPECT_MEMEQ(test, dst, src, PAGE_SIZE);
 
 	/* Beyond the end: refused, and nothing is created. */
 	KUNIT_EXPECT_EQ(test, gs_store_write(s, nr, src, GFP_KERNEL), -EINVAL);
 	KUNIT_EXPECT_EQ(test, gs_store_read(s, nr, dst), -EINVAL);
-	KUNIT_EXPECT_EQ(test, gs_xa_count(s), 1);
+	KUNIT_EXPECT_EQ(test, gs_kunit_cluster_count(s), 1);
 	gs_store_free(s, last);
-	KUNIT_EXPECT_TRUE(test, xa_empty(&s->clusters));
+	KUNIT_EXPECT_TRUE(test, gs_kunit_index_empty(s));
 }
 
 /* free_range over a sparse huge space visits and frees only what exists. */
@@ -125,14 +119,14 @@ static void gs_cluster_free_range(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, gs_store_write(s, GS_CLUSTER_SLOTS, rnd,
 					     GFP_KERNEL), 0);
 	KUNIT_ASSERT_EQ(test, gs_store_write(s, nr - 1, same, GFP_KERNEL), 0);
-	KUNIT_EXPECT_EQ(test, gs_xa_count(s), 3);
+	KUNIT_EXPECT_EQ(test, gs_kunit_cluster_count(s), 3);
 	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_SLOTS_USED), 4);
 
 	/* A range that covers part of cluster 0 only. */
 	KUNIT_EXPECT_EQ(test, gs_store_free_range(s, 1, 10), 1ULL);
-	KUNIT_EXPECT_EQ(test, gs_xa_count(s), 3);
+	KUNIT_EXPECT_EQ(test, gs_kunit_cluster_count(s), 3);
 	KUNIT_EXPECT_EQ(test, gs_store_free_range(s, 0, nr), 3ULL);
-	KUNIT_EXPECT_TRUE(test, xa_empty(&s->clusters));
+	KUNIT_EXPECT_TRUE(test, gs_kunit_index_empty(s));
 	gs_expect_stats_zero(test, s);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.clusters_peak), 3);
 }
@@ -225,7 +219,8 @@ static void gs_cluster_reserve(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, gs_store_write(s, 1, same, GFP_KERNEL), 0);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.clusters),
 			GS_CLUSTER_RESERVE);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.meta_bytes), (long)full);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.meta_bytes),
+			(long)full + gs_kunit_index_bytes(s));
 	/* A cluster that goes (after an RCU grace period) refills it. */
 	gs_store_free(s, 0);
 	gs_store_free(s, 1);
@@ -274,7 +269,7 @@ static void gs_cluster_free_batches(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, gs_store_free_range(s, 0, 4 * GS_CLUSTER_SLOTS),
 			(u64)GS_CLUSTER_SLOTS - 101);
 	gs_expect_stats_zero(test, s);
-	KUNIT_EXPECT_TRUE(test, xa_empty(&s->clusters));
+	KUNIT_EXPECT_TRUE(test, gs_kunit_index_empty(s));
 }
 
 static void gs_cluster_race(struct kunit *test)
@@ -301,8 +296,8 @@ static void gs_cluster_race(struct kunit *test)
 
 	KUNIT_EXPECT_EQ(test, atomic_read(&r->errors), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&r->bad), 0);
-	KUNIT_EXPECT_LE(test, gs_xa_count(s), 2);
-	KUNIT_EXPECT_EQ(test, gs_xa_count(s),
+	KUNIT_EXPECT_LE(test, gs_kunit_cluster_count(s), 2);
+	KUNIT_EXPECT_EQ(test, gs_kunit_cluster_count(s),
 			atomic_long_read(&s->stats.clusters));
 	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_SLOTS_USED),
 			gs_stat_read(&s->stats, GS_STAT_SAME_PAGES) +
@@ -312,7 +307,7 @@ static void gs_cluster_race(struct kunit *test)
 	freed = gs_store_free_range(s, 0, 1ULL << 20);
 	kunit_info(test, "%u ops, %llu slots left at the end\n",
 		   GS_RACE_THREADS * GS_RACE_OPS, freed);
-	KUNIT_EXPECT_TRUE(test, xa_empty(&s->clusters));
+	KUNIT_EXPECT_TRUE(test, gs_kunit_index_empty(s));
 	gs_expect_stats_zero(test, s);
 }
 

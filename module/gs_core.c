@@ -2,7 +2,7 @@
 /*
  * ghostswap store core.
  *
- * The ghost address space is an XArray of clusters indexed by slot >>
+ * The ghost address space is an index (gs_index.h) of clusters by slot >>
  * GS_CLUSTER_SHIFT. A cluster is allocated by the first write into its
  * range and freed when its last slot is freed, so space that holds nothing
  * costs nothing.
@@ -15,8 +15,8 @@
  * Locking: each cluster has a spinlock that covers its table, aux array,
  * used count and dead flag. Lookups run under RCU, take the cluster lock and
  * retry if the cluster died in between. A cluster dies with its lock held:
- * it is marked dead and erased from the XArray (lock order: cluster lock,
- * then XArray lock), then freed after an RCU grace period. Nothing under a
+ * it is marked dead and erased from the index (lock order: cluster lock,
+ * then index lock), then freed after an RCU grace period. Nothing under a
  * cluster lock sleeps, so freeing works from swap_slot_free_notify(), which
  * the swap core calls under its own spinlock. A reader pins the entry of
  * a pool object (PINNED) and reads it after dropping the cluster lock,
@@ -210,21 +210,17 @@ static void gs_cluster_account(struct gs_store *s)
 }
 
 /*
- * The live cluster of @ci, locked, or NULL: a lookup under RCU (one
- * section: xa_load() would take a second one), then the cluster lock,
- * and a cluster that died in between counts as none. Inlined into the
- * read path.
+ * The live cluster of @ci, locked, or NULL: a lookup under RCU, then the
+ * cluster lock, and a cluster that died in between counts as none.
+ * Inlined into the read path.
  */
 static __always_inline struct gs_cluster *gs_cluster_find(struct gs_store *s,
 							  unsigned long ci)
 {
-	XA_STATE(xas, &s->clusters, ci);
 	struct gs_cluster *cl;
 
 	rcu_read_lock();
-	do {
-		cl = xas_load(&xas);
-	} while (xas_retry(&xas, cl));
+	cl = gs_index_load(&s->clusters, ci);
 	if (cl) {
 		spin_lock(&cl->lock);
 		if (likely(!cl->dead)) {
@@ -261,11 +257,11 @@ struct gs_cluster *gs_cluster_get(struct gs_store *s, unsigned long ci,
 			if (!new)
 				return ERR_PTR(-ENOMEM);
 		}
-		old = xa_cmpxchg(&s->clusters, ci, NULL, new,
-				 gfp | __GFP_NOWARN);
-		if (xa_is_err(old)) {
+		old = gs_index_insert(&s->clusters, ci, new,
+				      gfp | __GFP_NOWARN);
+		if (IS_ERR(old)) {
 			gs_cluster_give(s, new);
-			return ERR_PTR(xa_err(old));
+			return old;
 		}
 		if (!old) {
 			/*
@@ -284,8 +280,8 @@ struct gs_cluster *gs_cluster_get(struct gs_store *s, unsigned long ci,
 
 /*
  * The first live cluster at index *@ci..@last, locked, with *@ci set to
- * its index; NULL if there is none. Holes cost nothing: the XArray skips
- * them.
+ * its index; NULL if there is none. Holes cost little: the index skips
+ * a missing node's whole range.
  */
 struct gs_cluster *gs_cluster_next(struct gs_store *s, unsigned long *ci,
 				   unsigned long last)
@@ -294,7 +290,7 @@ struct gs_cluster *gs_cluster_next(struct gs_store *s, unsigned long *ci,
 
 	for (;;) {
 		rcu_read_lock();
-		cl = xa_find(&s->clusters, ci, last, XA_PRESENT);
+		cl = gs_index_find(&s->clusters, ci, last);
 		rcu_read_unlock();
 		if (!cl)
 			return NULL;
@@ -347,7 +343,7 @@ void gs_cluster_put(struct gs_store *s, unsigned long ci,
 	}
 	cl->dead = true;
 	cl->store = s;
-	xa_erase(&s->clusters, ci);
+	gs_index_erase(&s->clusters, ci);
 	gs_cluster_unlock(cl);
 	atomic_long_dec(&s->stats.clusters);
 	atomic_long_sub(gs_cluster_bytes(), &s->stats.meta_bytes);
@@ -1152,7 +1148,9 @@ struct gs_store *gs_core_create(const char *alg, u64 nr_slots)
 	s->stats.hot = alloc_percpu(struct gs_hot_stats);
 	if (!s->stats.hot)
 		goto out_free;
-	xa_init(&s->clusters);
+	gs_index_create(&s->clusters,
+			nr_slots ? (nr_slots - 1) >> GS_CLUSTER_SHIFT : 0,
+			&s->stats.meta_bytes);
 	s->nr_slots = nr_slots;
 	/* zsmalloc wants a distinct name per pool (debugfs). */
 	snprintf(name, sizeof(name), "ghostswap%d",
@@ -1192,8 +1190,7 @@ void gs_core_free_all(struct gs_store *s)
 
 void gs_core_destroy(struct gs_store *s)
 {
-	WARN_ON(!xa_empty(&s->clusters));
-	xa_destroy(&s->clusters);
+	gs_index_destroy(&s->clusters);
 	gs_comp_destroy(s->comp);
 	zs_destroy_pool(s->pool);
 	/* The RCU callbacks give dead clusters to the reserve: wait for them. */
@@ -1221,9 +1218,12 @@ int gs_core_init(void)
 	gs_cluster_cache = KMEM_CACHE(gs_cluster, SLAB_NO_MERGE);
 	if (!gs_cluster_cache)
 		return -ENOMEM;
-	ret = gs_backing_init();
+	ret = gs_index_init();
 	if (ret)
 		goto out_cache;
+	ret = gs_backing_init();
+	if (ret)
+		goto out_index;
 	ret = gs_comp_init();
 	if (ret)
 		goto out_backing;
@@ -1231,6 +1231,8 @@ int gs_core_init(void)
 
 out_backing:
 	gs_backing_exit();
+out_index:
+	gs_index_exit();
 out_cache:
 	kmem_cache_destroy(gs_cluster_cache);
 	return ret;
@@ -1240,6 +1242,7 @@ void gs_core_exit(void)
 {
 	gs_comp_exit();
 	gs_backing_exit();
+	gs_index_exit();
 	rcu_barrier();
 	kmem_cache_destroy(gs_cluster_cache);
 }

@@ -26,6 +26,7 @@
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
+#include "gs_index.h"
 #include "gs_table.h"
 
 struct gs_backing;
@@ -198,7 +199,7 @@ struct gs_recomp {
 };
 
 struct gs_store {
-	struct xarray clusters;		/* cluster index -> struct gs_cluster */
+	struct gs_index clusters;	/* cluster number -> struct gs_cluster */
 	u64 nr_slots;			/* size of the ghost address space */
 	struct zs_pool *pool;
 	struct gs_comp *comp;

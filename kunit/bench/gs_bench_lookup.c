@@ -6,12 +6,12 @@
  * figures; it fails only if the lookups disagree.
  *
  * The store is a 64 GiB device with one page in each of its 32768
- * clusters, the deepest XArray such a device has (three levels). Two
+ * clusters, the whole index such a device has (two levels). Two
  * orders of lookup:
  *  - run:    512 lookups of one cluster, then the next (what a swap-out
  *            or a readahead of consecutive slots does);
  *  - random: each lookup in a random cluster of the 32768.
- * Each is timed through gs_cluster_get() (XArray walk, cluster lock) and
+ * Each is timed through gs_cluster_get() (index walk, cluster lock) and
  * through the same with a per-CPU last-cluster cache in front of the
  * walk. The cache here skips what a real one needs (clearing every CPU's
  * entry when a cluster is freed), so it is its best case. For scale, the
@@ -30,7 +30,6 @@
 #include <linux/percpu.h>
 #include <linux/random.h>
 #include <linux/rcupdate.h>
-#include <linux/xarray.h>
 #include "gs_core.h"
 #include "../gs_kunit.h"
 
@@ -61,7 +60,7 @@ static struct gs_cluster *gs_bench_get_cached(struct gs_store *s,
 	if (last->ci == ci) {
 		cl = last->cl;
 	} else {
-		cl = xa_load(&s->clusters, ci);
+		cl = gs_index_load(&s->clusters, ci);
 		last->ci = ci;
 		last->cl = cl;
 	}

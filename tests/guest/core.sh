@@ -82,7 +82,7 @@ t_load() {
 t_unload_reload() {
 	rmmod ghostswap || fail "rmmod of an unused device"
 	[ ! -e $SYS ] || fail "$SYS still there"
-	grep -q '^gs_cluster ' /proc/slabinfo && fail "slab cache left behind"
+	grep -qE '^(gs_cluster|gs_index_node) ' /proc/slabinfo && fail "slab cache left behind"
 	out=$(modprobe ghostswap disksize=12Q 2>&1) && fail "bad param accepted"
 	echo "modprobe disksize=12Q: $out"
 	modprobe ghostswap disksize=1T || fail "modprobe disksize=1T"
@@ -174,7 +174,10 @@ t_swapon_1t() {
 	echo "MemAvailable drop at swapon of 1 TiB: $((drop / 1024)) KiB"
 	echo "module metadata at 1 TiB idle: $meta bytes, $(cstat clusters) clusters"
 	[ "$(cstat clusters)" = 1 ] || fail "want exactly the header cluster"
-	[ "$meta" -le 8192 ] || fail "module holds $meta bytes idle"
+	# That cluster, and one node of the index per level on its way.
+	[ "$meta" = $(($(cluster_obj_size) + 4096 + \
+		$(index_levels) * $(index_obj_size))) ] ||
+		fail "module holds $meta bytes idle"
 	[ "$drop" -lt $((limit << 20)) ] || fail "MemAvailable dropped $drop bytes (limit $limit MiB)"
 }
 
@@ -310,7 +313,7 @@ t_unload_final() {
 	swapoff $DEV 2>/dev/null
 	udevadm settle 2>/dev/null
 	rmmod ghostswap || fail rmmod
-	grep -q '^gs_cluster ' /proc/slabinfo && fail "slab cache left behind"
+	grep -qE '^(gs_cluster|gs_index_node) ' /proc/slabinfo && fail "slab cache left behind"
 	dmesg | grep -E 'BUG|WARNING|Oops|ghostswap' | tail -n 20
 	! dmesg | grep -qE 'BUG:|WARNING:|Oops' || fail "kernel reported problems"
 }

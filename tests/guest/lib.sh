@@ -237,6 +237,21 @@ slab_obj_size() {
 # Bytes of one cluster header, from the module's own slab cache.
 cluster_obj_size() { slab_obj_size gs_cluster; }
 
+# Bytes of one node of the cluster index (module/gs_index.h), likewise.
+index_obj_size() { slab_obj_size gs_index_node; }
+
+# Levels of the cluster index for the device's disksize: 8 bits of the
+# highest cluster number per level, at least one.
+index_levels() {
+	local max=$(( ($(cat $SYS/disksize) / 4096 - 1) >> 9 )) bits=0
+	while [ $max -gt 0 ]; do
+		bits=$((bits + 1))
+		max=$((max >> 1))
+	done
+	[ $bits = 0 ] && bits=1
+	echo $(((bits + 7) / 8))
+}
+
 # Live objects of slab cache NAME that KFENCE handed out from its own pool
 # (the guest runs with KFENCE on): /proc/slabinfo does not count them.
 # debugfs lists every KFENCE object, a block each; a live one has an
