@@ -105,6 +105,37 @@ static void gs_cluster_highest_slot(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, gs_kunit_index_empty(s));
 }
 
+/*
+ * A store resized while empty (disksize): its index takes the new depth,
+ * so the new last slot works; with a cluster in it, it keeps its size.
+ */
+static void gs_cluster_resize(struct kunit *test)
+{
+	const u64 nr = 1ULL << 40;
+	struct gs_store *s = gs_kunit_store(test, "lz4", 4 * GS_CLUSTER_SLOTS);
+	void *src = gs_kunit_text(test, 3);
+	void *dst = gs_kunit_page(test);
+
+	KUNIT_EXPECT_EQ(test, s->clusters.levels, 1U);
+	KUNIT_ASSERT_EQ(test, gs_store_set_size(s, nr), 0);
+	KUNIT_EXPECT_EQ(test, s->nr_slots, nr);
+	KUNIT_EXPECT_EQ(test, s->clusters.levels, 4U);
+	KUNIT_ASSERT_EQ(test, gs_store_write(s, nr - 1, src, GFP_KERNEL), 0);
+	KUNIT_ASSERT_EQ(test, gs_store_read(s, nr - 1, dst), 0);
+	KUNIT_EXPECT_MEMEQ(test, dst, src, PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, gs_store_set_size(s, 4 * GS_CLUSTER_SLOTS),
+			-EBUSY);
+	KUNIT_EXPECT_EQ(test, s->nr_slots, nr);
+	gs_store_free(s, nr - 1);
+	KUNIT_EXPECT_EQ(test, gs_store_set_size(s, 4 * GS_CLUSTER_SLOTS), 0);
+	KUNIT_EXPECT_EQ(test, s->clusters.levels, 1U);
+	KUNIT_EXPECT_EQ(test, gs_store_write(s, nr - 1, src, GFP_KERNEL),
+			-EINVAL);
+	KUNIT_ASSERT_EQ(test, gs_store_write(s, 5, src, GFP_KERNEL), 0);
+	gs_store_free(s, 5);
+	gs_expect_stats_zero(test, s);
+}
+
 /* free_range over a sparse huge space visits and frees only what exists. */
 static void gs_cluster_free_range(struct kunit *test)
 {
@@ -325,6 +356,7 @@ static struct kunit_case gs_cluster_cases[] = {
 	KUNIT_CASE(gs_cluster_write_free),
 	KUNIT_CASE(gs_cluster_cost),
 	KUNIT_CASE(gs_cluster_highest_slot),
+	KUNIT_CASE(gs_cluster_resize),
 	KUNIT_CASE(gs_cluster_free_range),
 	KUNIT_CASE(gs_cluster_reserve),
 	KUNIT_CASE(gs_cluster_free_batches),

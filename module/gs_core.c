@@ -1135,6 +1135,21 @@ int gs_core_set_algorithm(struct gs_store *s, const char *alg)
 	return gs_comp_set(s->comp, GS_PRIMARY_COMP, p);
 }
 
+/* The highest cluster number of @nr_slots slots. */
+static unsigned long gs_cluster_max(u64 nr_slots)
+{
+	return nr_slots ? (nr_slots - 1) >> GS_CLUSTER_SHIFT : 0;
+}
+
+int gs_core_set_size(struct gs_store *s, u64 nr_slots)
+{
+	int ret = gs_index_resize(&s->clusters, gs_cluster_max(nr_slots));
+
+	if (!ret)
+		s->nr_slots = nr_slots;
+	return ret;
+}
+
 struct gs_store *gs_core_create(const char *alg, u64 nr_slots)
 {
 	static atomic_t pool_id = ATOMIC_INIT(0);
@@ -1148,8 +1163,7 @@ struct gs_store *gs_core_create(const char *alg, u64 nr_slots)
 	s->stats.hot = alloc_percpu(struct gs_hot_stats);
 	if (!s->stats.hot)
 		goto out_free;
-	gs_index_create(&s->clusters,
-			nr_slots ? (nr_slots - 1) >> GS_CLUSTER_SHIFT : 0,
+	gs_index_create(&s->clusters, gs_cluster_max(nr_slots),
 			&s->stats.meta_bytes);
 	s->nr_slots = nr_slots;
 	/* zsmalloc wants a distinct name per pool (debugfs). */

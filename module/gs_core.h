@@ -123,6 +123,8 @@ void gs_core_free_all(struct gs_store *s);
 void gs_core_destroy(struct gs_store *s);
 /* gs_store_set_algorithm() and gs_store_set_comp(), nothing running. */
 int gs_core_set_algorithm(struct gs_store *s, const char *alg);
+/* gs_store_set_size(). */
+int gs_core_set_size(struct gs_store *s, u64 nr_slots);
 int gs_core_set_comp(struct gs_store *s, unsigned int prio,
 		     struct gs_comp_params *p);
 

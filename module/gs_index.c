@@ -36,18 +36,37 @@ size_t gs_index_node_bytes(void)
 	return kmem_cache_size(gs_index_cache);
 }
 
-void gs_index_create(struct gs_index *ix, unsigned long max,
-		     atomic_long_t *bytes)
+/* Whole levels of GS_INDEX_SHIFT bits for indices up to @max. */
+static void gs_index_size(struct gs_index *ix, unsigned long max)
 {
 	unsigned int bits = max ? fls_long(max) : 1;
 
-	RCU_INIT_POINTER(ix->root, NULL);
 	ix->levels = DIV_ROUND_UP(bits, GS_INDEX_SHIFT);
 	ix->max = ix->levels * GS_INDEX_SHIFT >= BITS_PER_LONG ? ULONG_MAX :
 		  BIT(ix->levels * GS_INDEX_SHIFT) - 1;
+}
+
+void gs_index_create(struct gs_index *ix, unsigned long max,
+		     atomic_long_t *bytes)
+{
+	RCU_INIT_POINTER(ix->root, NULL);
+	gs_index_size(ix, max);
 	spin_lock_init(&ix->lock);
 	ix->nodes = 0;
 	ix->bytes = bytes;
+}
+
+int gs_index_resize(struct gs_index *ix, unsigned long max)
+{
+	int ret = 0;
+
+	spin_lock(&ix->lock);
+	if (rcu_access_pointer(ix->root))
+		ret = -EBUSY;
+	else
+		gs_index_size(ix, max);
+	spin_unlock(&ix->lock);
+	return ret;
 }
 
 static struct gs_index_node *gs_index_node_new(struct gs_index *ix, gfp_t gfp)

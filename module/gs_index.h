@@ -73,6 +73,11 @@ size_t gs_index_node_bytes(void);
  */
 void gs_index_create(struct gs_index *ix, unsigned long max,
 		     atomic_long_t *bytes);
+/*
+ * An empty index takes a new highest index, and the depth that goes with
+ * it; -EBUSY if it holds any entry. No lookup may run meanwhile.
+ */
+int gs_index_resize(struct gs_index *ix, unsigned long max);
 /* Frees what is left of an index whose entries were all erased. */
 void gs_index_destroy(struct gs_index *ix);
 /*

@@ -50,6 +50,11 @@ void gs_store_destroy(struct gs_store *s)
 	gs_core_destroy(s);
 }
 
+int gs_store_set_size(struct gs_store *s, u64 nr_slots)
+{
+	return gs_core_set_size(s, nr_slots);
+}
+
 /* The background recompression stops while an algorithm changes. */
 int gs_store_set_algorithm(struct gs_store *s, const char *alg)
 {

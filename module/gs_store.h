@@ -234,6 +234,11 @@ struct gs_store *gs_store_create(const char *alg, u64 nr_slots);
 void gs_store_destroy(struct gs_store *s);
 /* Switch the algorithm of an empty store; no I/O may run concurrently. */
 int gs_store_set_algorithm(struct gs_store *s, const char *alg);
+/*
+ * Resize a store that holds no cluster (its index takes the depth of the
+ * new size); -EBUSY if it holds one. No I/O may run concurrently.
+ */
+int gs_store_set_size(struct gs_store *s, u64 nr_slots);
 const char *gs_store_algorithm(struct gs_store *s);
 /*
  * Make @p (set up: gs_backend.h) the algorithm of priority @prio (0: the

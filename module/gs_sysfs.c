@@ -47,10 +47,13 @@ static void gs_unclaim(struct gs_dev *d)
 	mutex_unlock(&d->disk->open_mutex);
 }
 
-static void gs_set_size(struct gs_dev *d, u64 bytes)
+static int gs_set_size(struct gs_dev *d, u64 bytes)
 {
-	d->store->nr_slots = bytes >> PAGE_SHIFT;
-	set_capacity_and_notify(d->disk, bytes >> SECTOR_SHIFT);
+	int ret = gs_store_set_size(d->store, bytes >> PAGE_SHIFT);
+
+	if (!ret)
+		set_capacity_and_notify(d->disk, bytes >> SECTOR_SHIFT);
+	return ret;
 }
 
 struct gs_dev *dev_to_gs(struct device *dev)
@@ -93,8 +96,7 @@ int gs_reconfigure(struct gs_dev *d, bool empty,
 
 static int gs_do_set_size(struct gs_dev *d, const void *arg)
 {
-	gs_set_size(d, *(const u64 *)arg);
-	return 0;
+	return gs_set_size(d, *(const u64 *)arg);
 }
 
 static ssize_t disksize_store(struct device *dev, struct device_attribute *attr,
@@ -148,8 +150,8 @@ static int gs_do_reset(struct gs_dev *d, const void *arg)
 		return PTR_ERR(s);
 	gs_store_destroy(d->store);
 	d->store = s;
-	gs_set_size(d, gs_default_disksize);
-	return 0;
+	/* The size it was made with: nothing to fail. */
+	return gs_set_size(d, gs_default_disksize);
 }
 
 static ssize_t reset_store(struct device *dev, struct device_attribute *attr,
