@@ -421,16 +421,11 @@ static inline void gs_kunit_expect_unpinned(struct kunit *test,
 {
 	unsigned int i, pinned = 0, pins = 0;
 	struct gs_cluster *cl;
-	unsigned long ci = 0, e;
+	unsigned long ci = 0;
 
 	for (; (cl = gs_cluster_next(s, &ci, ULONG_MAX)); ci++) {
-		for (i = 0; i < GS_CLUSTER_SLOTS; i++) {
-			e = atomic_long_read(&cl->table[i]);
-			if ((gs_entry_kind(e) == GS_KIND_COMPRESSED ||
-			     gs_entry_kind(e) == GS_KIND_RAW) &&
-			    e & GS_FLAG_PINNED)
-				pinned++;
-		}
+		for (i = 0; i < GS_CLUSTER_SLOTS; i++)
+			pinned += gs_entry_pinned(atomic_long_read(&cl->table[i]));
 		pins += cl->pins;
 		gs_cluster_unlock(cl);
 	}

@@ -26,7 +26,7 @@ struct gs_cluster {
 	spinlock_t lock;	/* covers every field below */
 	u32 age_base;		/* boot time, seconds, of age unit 0 */
 	u16 used;		/* non-EMPTY slots */
-	bool dead;		/* erased from the XArray, freed after RCU */
+	bool dead;		/* erased from the index, freed after RCU */
 	u8 age_shift;		/* an age unit is 2^age_shift seconds */
 	/*
 	 * Readers whose pinned entry (GS_FLAG_PINNED) let go of its object
@@ -62,8 +62,7 @@ static inline unsigned long gs_entry_take(struct gs_cluster *cl,
 {
 	unsigned long old = atomic_long_xchg(&cl->table[i], new);
 
-	if ((gs_entry_kind(old) == GS_KIND_COMPRESSED ||
-	     gs_entry_kind(old) == GS_KIND_RAW) && old & GS_FLAG_PINNED)
+	if (gs_entry_pinned(old))
 		cl->pins++;
 	return old;
 }

@@ -25,7 +25,6 @@
 #include <linux/percpu.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
-#include <linux/xarray.h>
 #include "gs_index.h"
 #include "gs_table.h"
 

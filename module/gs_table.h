@@ -177,6 +177,16 @@ static inline unsigned long gs_entry_payload(unsigned long e)
 	return e >> GS_PAYLOAD_SHIFT;
 }
 
+/*
+ * A reader has the pool object of @e mapped: PINNED, which only
+ * COMPRESSED and RAW entries carry (bit 6 means nothing in the others).
+ */
+static inline bool gs_entry_pinned(unsigned long e)
+{
+	return (gs_entry_kind(e) == GS_KIND_COMPRESSED ||
+		gs_entry_kind(e) == GS_KIND_RAW) && e & GS_FLAG_PINNED;
+}
+
 /* The algorithm priority an entry's data is compressed with. */
 static inline unsigned int gs_entry_prio(unsigned long e)
 {
