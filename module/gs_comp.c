@@ -296,16 +296,27 @@ unsigned int gs_compress(struct gs_comp *comp, struct gs_stream *st,
 	return len;
 }
 
+/*
+ * Every read of a compressed page comes here. The priority is checked
+ * once, below: the bounds sanitizer's checks of the two arrays (where the
+ * kernel has it, as Debian's does) would cost every read a stack frame to
+ * call its report from.
+ */
+__no_sanitize_undefined
 int gs_decompress(struct gs_comp *comp, struct gs_stream *st,
 		  unsigned int prio, const void *src, unsigned int len,
 		  void *dst)
 {
-	struct gs_comp_params *p = prio < GS_MAX_COMPS ? comp->params[prio] :
-			NULL;
+	struct gs_comp_params *p;
+	void *ctx;
 
-	if (!p || !st->ctx[prio])
+	if (unlikely(prio >= GS_MAX_COMPS))
+		return -EIO;
+	p = comp->params[prio];
+	ctx = st->ctx[prio];
+	if (unlikely(!p || !ctx))
 		return -EIO;	/* an entry of an algorithm not set up */
-	return p->be->decompress(p, st->ctx[prio], src, len, dst);
+	return p->be->decompress(p, ctx, src, len, dst);
 }
 
 int gs_comp_init(void)

@@ -721,13 +721,18 @@ void gs_read_window(struct gs_store *s, u64 slot)
 }
 
 /*
+ * The store's read that needs no backing device I/O (see gs_store.h):
+ * here, beside the table, as it reads nothing else, and it is the device's
+ * every read. gs_store_read() and gs_store_read_start() (gs_store.c) go to
+ * the writeback tier where it returns -EAGAIN.
+ *
  * The lookup takes the cluster lock only to read the entry. A pool
  * object is read with the lock dropped, pinned (GS_FLAG_PINNED): only
  * one reader at a time pins an entry, and one that finds it pinned copies
  * the object out under the lock, as writeback does. Filling a page (EMPTY,
  * SAME) happens with no lock held either.
  */
-int gs_slot_read(struct gs_store *s, u64 slot, void *dst)
+int gs_store_read_nowait(struct gs_store *s, u64 slot, void *dst)
 {
 	unsigned long ci = slot >> GS_CLUSTER_SHIFT;
 	unsigned int i = slot & (GS_CLUSTER_SLOTS - 1);
@@ -738,6 +743,8 @@ int gs_slot_read(struct gs_store *s, u64 slot, void *dst)
 	bool pinned = false;
 	int ret = 0;
 
+	if (unlikely(slot >= s->nr_slots))
+		return -EINVAL;
 again:
 	cl = gs_cluster_find(s, ci);
 	e = cl ? atomic_long_read(&cl->table[i]) : 0;
@@ -776,7 +783,7 @@ again:
 		break;
 	case GS_KIND_WRITTEN_BACK:
 		/* For the writeback tier: no stream held across its I/O. */
-		ret = GS_READ_BACKING;
+		ret = -EAGAIN;
 		break;
 	default:
 		ret = -EIO;
@@ -813,11 +820,14 @@ again:
 			ret = gs_decompress(s->comp, st, gs_entry_prio(e),
 					    st->buf, len, dst);
 		}
-		if (ret)
+		if (unlikely(ret)) {
 			pr_err_ratelimited("slot %llu: %s cannot decompress %u bytes: %d\n",
 					   slot, gs_comp_name(s->comp,
 							      gs_entry_prio(e)) ?: "?",
 					   len, ret);
+			/* Whatever the backend said: not -EAGAIN. */
+			ret = -EIO;
+		}
 		break;
 	default:
 		break;

@@ -109,9 +109,6 @@ struct gs_packed {
 	unsigned long pool_pages;	/* pool size with its object, 0: none */
 };
 
-/* gs_slot_read(): the entry is WRITTEN_BACK, for the writeback tier. */
-#define GS_READ_BACKING		1
-
 /* -------------------------------------------------- life (gs_store.c) */
 
 /* A new empty store, table and pool only (the writeback tier zeroed). */
@@ -154,12 +151,6 @@ int gs_page_pack(struct gs_store *s, const void *src, gfp_t gfp,
  */
 int gs_slot_install(struct gs_store *s, u64 slot, unsigned long e,
 		    unsigned int aux, gfp_t gfp);
-/*
- * Read a slot from the table or the pool into @dst; 0 or a negative
- * errno, or GS_READ_BACKING: the entry is WRITTEN_BACK (nothing read).
- * Holds no lock and no stream on return.
- */
-int gs_slot_read(struct gs_store *s, u64 slot, void *dst);
 /*
  * Recompress the COMPRESSED or RAW entry of @slot with the algorithm of
  * @prio (a COMPRESSED one only if it was compressed with a lower one):

@@ -367,10 +367,11 @@ static int gs_rw_segments(struct gs_store *s, struct bio *bio, bool write,
  * (and *@direct that slot if its page is to be stored on the backing
  * device as it is): the caller has a worker go on from there (a slot can
  * be read or written again from its start). Else returns 0 or the errno
- * the bio fails with.
+ * the bio fails with. Inlined: the submit path's one call for a page.
  */
-static int gs_rw(struct gs_dev *d, struct bio *bio, struct bvec_iter *iter,
-		 u64 *direct, bool nowait)
+static __always_inline int gs_rw(struct gs_dev *d, struct bio *bio,
+				 struct bvec_iter *iter, u64 *direct,
+				 bool nowait)
 {
 	bool write = op_is_write(bio_op(bio));
 	struct gs_store *s = d->store;

@@ -142,34 +142,21 @@ int gs_store_read_run_start(struct gs_store *s, u64 slot,
 	return gs_wb_read_run_start(s, slot, pages, nr, end, arg);
 }
 
-static int __gs_store_read(struct gs_store *s, u64 slot, void *dst,
-			   bool nowait)
+/* gs_store_read_nowait() is the core's (gs_core.c): it reads the table. */
+int gs_store_read(struct gs_store *s, u64 slot, void *dst)
 {
 	int ret;
 
-	if (slot >= s->nr_slots)
-		return -EINVAL;
 	for (;;) {
-		ret = gs_slot_read(s, slot, dst);
-		if (ret != GS_READ_BACKING)
+		/* -EAGAIN: the entry is WRITTEN_BACK, nothing was read. */
+		ret = gs_store_read_nowait(s, slot, dst);
+		if (ret != -EAGAIN)
 			return ret;
-		if (nowait)
-			return -EAGAIN;
 		ret = gs_wb_read(s, slot, dst);
 		/* Else it changed, or another reader had it: look again. */
 		if (ret != -EAGAIN)
 			return ret;
 	}
-}
-
-int gs_store_read(struct gs_store *s, u64 slot, void *dst)
-{
-	return __gs_store_read(s, slot, dst, false);
-}
-
-int gs_store_read_nowait(struct gs_store *s, u64 slot, void *dst)
-{
-	return __gs_store_read(s, slot, dst, true);
 }
 
 int gs_store_read_start(struct gs_store *s, u64 slot, struct page *page,
@@ -178,13 +165,11 @@ int gs_store_read_start(struct gs_store *s, u64 slot, struct page *page,
 	void *dst;
 	int ret;
 
-	if (slot >= s->nr_slots)
-		return -EINVAL;
 	for (;;) {
 		dst = kmap_local_page(page);
-		ret = gs_slot_read(s, slot, dst);
+		ret = gs_store_read_nowait(s, slot, dst);
 		kunmap_local(dst);
-		if (ret != GS_READ_BACKING)
+		if (ret != -EAGAIN)
 			return ret;
 		ret = gs_wb_read_start(s, slot, page, end, arg);
 		/* Else it is no longer on the backing device: look again. */
