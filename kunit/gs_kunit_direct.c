@@ -127,12 +127,12 @@ static void gs_direct_run(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, r.err, 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&k->submit_writes), 2);
 	/* On the backing slots of their own numbers, as in a swap file. */
-	first = gs_entry_payload(gs_store_entry(s, 100));
+	first = gs_entry_value(gs_store_entry(s, 100));
 	KUNIT_EXPECT_EQ(test, first, 100ULL);
 	for (i = 0; i < GS_DIRECT_NR; i++) {
 		KUNIT_EXPECT_EQ(test, gs_store_kind(s, 100 + i, NULL),
 				GS_KIND_WRITTEN_BACK);
-		KUNIT_EXPECT_EQ(test, gs_entry_payload(gs_store_entry(s, 100 + i)),
+		KUNIT_EXPECT_EQ(test, gs_entry_value(gs_store_entry(s, 100 + i)),
 				first + i);
 		gs_direct_expect(test, s, 100 + i, pages[i]);
 	}
@@ -168,19 +168,19 @@ static void gs_direct_at(struct kunit *test)
 	s = gs_kunit_wb_store(test, "lz4", 4096, 64, &k);
 	KUNIT_ASSERT_EQ(test, gs_direct_start_wait(test, s, 10, pages, 2, &r),
 			2);
-	KUNIT_EXPECT_EQ(test, gs_entry_payload(gs_store_entry(s, 11)), 11UL);
+	KUNIT_EXPECT_EQ(test, gs_entry_value(gs_store_entry(s, 11)), 11UL);
 	/* 3000: past the device's end, after the last allocation. */
 	KUNIT_ASSERT_EQ(test, gs_direct_start_wait(test, s, 3000, pages + 2, 1,
 						   &r), 1);
-	KUNIT_EXPECT_EQ(test, gs_entry_payload(gs_store_entry(s, 3000)), 12UL);
+	KUNIT_EXPECT_EQ(test, gs_entry_value(gs_store_entry(s, 3000)), 12UL);
 	/* 12 is taken: the next free one. */
 	KUNIT_ASSERT_EQ(test, gs_direct_start_wait(test, s, 12, pages + 3, 1,
 						   &r), 1);
-	KUNIT_EXPECT_EQ(test, gs_entry_payload(gs_store_entry(s, 12)), 13UL);
+	KUNIT_EXPECT_EQ(test, gs_entry_value(gs_store_entry(s, 12)), 13UL);
 	/* The synchronous way does the same. */
 	memcpy(p, page_address(pages[4]), PAGE_SIZE);
 	KUNIT_ASSERT_EQ(test, gs_store_write_direct(s, 40, p, GFP_KERNEL), 0);
-	KUNIT_EXPECT_EQ(test, gs_entry_payload(gs_store_entry(s, 40)), 40UL);
+	KUNIT_EXPECT_EQ(test, gs_entry_value(gs_store_entry(s, 40)), 40UL);
 	gs_direct_expect(test, s, 3000, pages[2]);
 	gs_direct_expect(test, s, 12, pages[3]);
 	gs_direct_expect(test, s, 40, pages[4]);
@@ -214,7 +214,7 @@ static void gs_direct_replaces(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, gs_direct_start_wait(test, s, 11, pages + 3, 1,
 						   &r), 1);
 	KUNIT_EXPECT_EQ(test, r.err, 0);
-	KUNIT_EXPECT_EQ(test, gs_entry_payload(gs_store_entry(s, 11)), 12UL);
+	KUNIT_EXPECT_EQ(test, gs_entry_value(gs_store_entry(s, 11)), 12UL);
 	gs_direct_expect(test, s, 10, pages[2]);
 	gs_direct_expect(test, s, 11, pages[3]);
 	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_COMP_PAGES), 0);
@@ -342,7 +342,7 @@ static void gs_direct_encrypt(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, r.err, 0);
 	KUNIT_EXPECT_MEMEQ(test, page_address(pages[0]), copy, PAGE_SIZE);
 	for (i = 0; i < 8; i++) {
-		u64 b = gs_entry_payload(gs_store_entry(s, i));
+		u64 b = gs_entry_value(gs_store_entry(s, i));
 
 		KUNIT_EXPECT_MEMNEQ(test, k->mem + b * PAGE_SIZE,
 				    page_address(pages[i]), PAGE_SIZE);
@@ -564,7 +564,7 @@ static void gs_direct_read_run_errors(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.bd_read_errors), 4);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.bd_reads), 0);
 
-	byte = k->mem + gs_entry_payload(gs_store_entry(s, 2)) * PAGE_SIZE + 9;
+	byte = k->mem + gs_entry_value(gs_store_entry(s, 2)) * PAGE_SIZE + 9;
 	*byte ^= 1;
 	KUNIT_ASSERT_EQ(test, gs_direct_read_wait(test, s, 0, dst, 4, &r), 4);
 	KUNIT_EXPECT_EQ(test, r.err, -EIO);

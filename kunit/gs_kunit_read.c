@@ -455,7 +455,7 @@ static void gs_read_start_corrupt(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, dst);
 	s = gs_read_wb_page(test, page, &k);
-	byte = k->mem + gs_entry_payload(gs_store_entry(s, 5)) * PAGE_SIZE + 1;
+	byte = k->mem + gs_entry_value(gs_store_entry(s, 5)) * PAGE_SIZE + 1;
 	*byte ^= 1;
 	gs_kunit_ended_init(&r);
 	KUNIT_ASSERT_EQ(test, gs_store_read_start(s, 5, dst, gs_kunit_ended_fn,

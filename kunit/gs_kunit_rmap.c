@@ -229,7 +229,7 @@ static void gs_rmap_expect_pairs(struct kunit *test, struct gs_store *s,
 		if (gs_entry_kind(e) != GS_KIND_WRITTEN_BACK)
 			continue;
 		KUNIT_EXPECT_EQ(test, gs_backing_owner(s->bk,
-						       gs_entry_payload(e)),
+						       gs_entry_value(e)),
 				base + i * step);
 	}
 	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0L);

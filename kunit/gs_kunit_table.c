@@ -177,17 +177,17 @@ KUNIT_ARRAY_PARAM(gs_same, gs_same_words, gs_same_word_desc);
 static void gs_table_check_same(struct kunit *test, unsigned long word)
 {
 	unsigned long e;
-	unsigned int aux = 0;
+	unsigned int hi = ~0U;
 
-	e = gs_same_entry(word, &aux);
+	e = gs_same_entry(word, &hi);
 	KUNIT_EXPECT_EQ_MSG(test, gs_entry_kind(e), GS_KIND_SAME,
 			    "word %#lx", word);
-	KUNIT_EXPECT_EQ_MSG(test, gs_entry_flags(e), 0UL, "word %#lx", word);
-	KUNIT_EXPECT_EQ_MSG(test, gs_same_word(e, aux), word,
+	KUNIT_EXPECT_LE_MSG(test, hi, GS_AUX_HI_MAX, "word %#lx", word);
+	KUNIT_EXPECT_EQ_MSG(test, gs_same_word(e, hi), word,
 			    "word %#lx", word);
 }
 
-/* A same-filled word survives the split between entry and aux. */
+/* A same-filled word survives the split between entry and aux_hi. */
 static void gs_table_same_round_trip(struct kunit *test)
 {
 	gs_table_check_same(test, *(const unsigned long *)test->param_value);
@@ -204,94 +204,146 @@ static void gs_table_same_all_bits(struct kunit *test)
 	}
 }
 
-/* zsmalloc handles: kernel, UML-low and boundary addresses round trip. */
+/* An entry of @kind, @value and @aux gives them back, and moved too. */
+static void gs_table_check_value_aux(struct kunit *test, enum gs_kind kind,
+				     unsigned long value, unsigned int aux,
+				     unsigned long to)
+{
+	const unsigned long flags = GS_FLAG_COLD | GS_FLAG_NOGAIN;
+	unsigned int hi = gs_aux_hi(aux);
+	unsigned long e = gs_entry_aux(kind, flags, value, aux);
+
+	KUNIT_EXPECT_LE(test, hi, GS_AUX_HI_MAX);
+	KUNIT_EXPECT_EQ(test, gs_entry_kind(e), kind);
+	KUNIT_EXPECT_EQ(test, gs_entry_flags(e), flags);
+	KUNIT_EXPECT_EQ(test, gs_entry_value(e), value);
+	KUNIT_EXPECT_EQ(test, gs_entry_aux_get(e, hi), aux);
+	/* Moved: only the value changes. */
+	e = gs_entry_move(e, to);
+	KUNIT_EXPECT_EQ(test, gs_entry_kind(e), kind);
+	KUNIT_EXPECT_EQ(test, gs_entry_flags(e), flags);
+	KUNIT_EXPECT_EQ(test, gs_entry_value(e), to);
+	KUNIT_EXPECT_EQ(test, gs_entry_aux_get(e, hi), aux);
+}
+
+/* COMPRESSED, RAW and WRITTEN_BACK entries: value and aux come back. */
+static void gs_table_value_aux(struct kunit *test)
+{
+	static const enum gs_kind kinds[] = {
+		GS_KIND_COMPRESSED, GS_KIND_RAW, GS_KIND_WRITTEN_BACK,
+	};
+	static const unsigned long values[] = {
+		0, 1, 0xa5a5a5a5a5UL, GS_VALUE_MAX - 1, GS_VALUE_MAX,
+	};
+	static const unsigned int auxes[] = {
+		0, 1, GS_AUX_LO_MASK, GS_AUX_LO_MASK + 1, PAGE_SIZE / 2 + 3,
+		PAGE_SIZE - 1, GS_AUX_MAX,
+	};
+	const int nv = ARRAY_SIZE(values);
+	int k, v, a;
+
+	for (k = 0; k < ARRAY_SIZE(kinds); k++)
+		for (v = 0; v < nv; v++)
+			for (a = 0; a < ARRAY_SIZE(auxes); a++)
+				gs_table_check_value_aux(test, kinds[k],
+							 values[v], auxes[a],
+							 values[nv - 1 - v]);
+}
+
+/*
+ * zsmalloc handles: slab objects and direct map addresses up to the
+ * value's limit round trip; misaligned ones and those past it are
+ * refused.
+ */
 static void gs_table_handles(struct kunit *test)
 {
-	static const unsigned long good[] = {
-		0xffff888012345678UL, 0xffff888000000000UL,
-		0xff11000000000008UL,	/* 5-level paging direct map */
-		0x0000000060001000UL,	/* UML */
-		0x00fffffffffffff8UL, 0xff00000000000000UL, 0,
+	static const phys_addr_t good[] = {
+		0, 8, 0x12345678, (phys_addr_t)GS_VALUE_MAX << GS_HANDLE_SHIFT,
 	};
-	static const unsigned long bad[] = {
-		0xffff888012345679UL,	/* not 8-byte aligned */
-		0x0100000000000000UL,	/* bit 56 set, bits 57..63 clear */
-		0x7f00000000000000UL,	/* bits 57..63 not a sign extension */
-		0xfe00000000000000UL,	/* bit 56 clear, bits 57..63 set */
-	};
-	unsigned long payload, e;
+	unsigned long value, e, h;
+	void *obj[16];
 	int i;
 
-	for (i = 0; i < ARRAY_SIZE(good); i++) {
-		KUNIT_EXPECT_TRUE(test, gs_handle_encode(good[i], &payload));
-		KUNIT_EXPECT_LE(test, payload, GS_PAYLOAD_MAX);
-		e = gs_entry(GS_KIND_COMPRESSED, GS_FLAG_COLD, payload);
-		KUNIT_EXPECT_EQ(test, gs_entry_kind(e), GS_KIND_COMPRESSED);
-		KUNIT_EXPECT_EQ(test, gs_handle_decode(gs_entry_payload(e)),
-				good[i]);
+	for (i = 0; i < ARRAY_SIZE(obj); i++) {
+		obj[i] = kunit_kmalloc(test, sizeof(unsigned long), GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, obj[i]);
+		h = (unsigned long)obj[i];
+		KUNIT_EXPECT_TRUE(test, gs_handle_encode(h, &value));
+		KUNIT_EXPECT_LE(test, value, GS_VALUE_MAX);
+		e = gs_entry_aux(GS_KIND_COMPRESSED, GS_FLAG_COLD, value,
+				 GS_AUX_MAX);
+		KUNIT_EXPECT_EQ(test, gs_handle_decode(gs_entry_value(e)), h);
 	}
-	for (i = 0; i < ARRAY_SIZE(bad); i++)
-		KUNIT_EXPECT_FALSE(test, gs_handle_encode(bad[i], &payload));
+	for (i = 0; i < ARRAY_SIZE(good); i++) {
+		h = (unsigned long)__va(good[i]);
+		KUNIT_EXPECT_TRUE(test, gs_handle_encode(h, &value));
+		KUNIT_EXPECT_EQ(test, value, good[i] >> GS_HANDLE_SHIFT);
+		KUNIT_EXPECT_EQ(test, gs_handle_decode(value), h);
+	}
+	/* Not 8-byte aligned; past the 48-bit value. */
+	KUNIT_EXPECT_FALSE(test, gs_handle_encode((unsigned long)obj[0] + 4,
+						  &value));
+	h = (unsigned long)__va(((phys_addr_t)GS_VALUE_MAX + 1) <<
+				GS_HANDLE_SHIFT);
+	KUNIT_EXPECT_FALSE(test, gs_handle_encode(h, &value));
 }
 
 /*
  * arm64 with tag-based KASAN (software tags or MTE): a tag in bits 56..63
- * of a slab pointer. Only the 2 tags that happen to be a sign extension
- * of bit 56 fit (0x00 and 0xff); every other tagged handle is refused,
- * never stored wrongly. (That is why the module refuses to load on such
- * kernels.)
+ * of a slab pointer. Only the pointer as it is (whatever its top byte
+ * happens to be) fits; every other tag is refused, never stored wrongly.
+ * (That is why the module refuses to load on such kernels.)
  */
 static void gs_table_handles_tagged(struct kunit *test)
 {
-	const unsigned long addr = 0x00ff000012345678UL;
-	unsigned long tag, h, payload;
+	const unsigned long addr = (unsigned long)__va(0x12345678);
+	unsigned long tag, h, value;
 	int fit = 0;
 
 	for (tag = 0; tag < 256; tag++) {
-		h = addr | tag << 56;
-		if (!gs_handle_encode(h, &payload))
+		h = (addr & ~(0xffUL << 56)) | tag << 56;
+		if (!gs_handle_encode(h, &value))
 			continue;
 		fit++;
-		KUNIT_EXPECT_EQ(test, gs_handle_decode(payload), h);
-		KUNIT_EXPECT_TRUE_MSG(test, tag == 0x00 || tag == 0xff,
-				      "tag %#lx", tag);
+		KUNIT_EXPECT_EQ(test, h, addr);
+		KUNIT_EXPECT_EQ(test, gs_handle_decode(value), h);
 	}
-	KUNIT_EXPECT_EQ(test, fit, 2);
-	/* An MTE-tagged handle, and the same untagged (match-all tag). */
-	KUNIT_EXPECT_FALSE(test, gs_handle_encode(0xf3ff000012345678UL,
-						  &payload));
-	KUNIT_EXPECT_TRUE(test, gs_handle_encode(0xffff000012345678UL,
-						 &payload));
+	KUNIT_EXPECT_EQ(test, fit, 1);
 }
 
-/* 12-bit aux values: every slot independent of its neighbours. */
-static void gs_table_aux(struct kunit *test)
+/* 6-bit aux_hi values: every slot independent of its neighbours. */
+static void gs_table_aux_hi(struct kunit *test)
 {
-	u8 *aux = kunit_kzalloc(test, GS_AUX_BYTES, GFP_KERNEL);
+	u8 *hi = kunit_kzalloc(test, GS_AUX_HI_BYTES, GFP_KERNEL);
 	unsigned int i;
 
-	KUNIT_ASSERT_NOT_NULL(test, aux);
+	KUNIT_ASSERT_NOT_NULL(test, hi);
 	for (i = 0; i < GS_CLUSTER_SLOTS; i++)
-		gs_aux_set(aux, i, (i * 2654435761u) & GS_AUX_MAX);
+		gs_aux_hi_set(hi, i, (i * 2654435761u) & GS_AUX_HI_MAX);
 	for (i = 0; i < GS_CLUSTER_SLOTS; i++)
-		KUNIT_EXPECT_EQ(test, gs_aux_get(aux, i),
-				(i * 2654435761u) & GS_AUX_MAX);
+		KUNIT_EXPECT_EQ(test, gs_aux_hi_get(hi, i),
+				(i * 2654435761u) & GS_AUX_HI_MAX);
 	/* Extremes next to each other, then cleared one by one. */
-	gs_aux_set(aux, 10, GS_AUX_MAX);
-	gs_aux_set(aux, 11, 0);
-	gs_aux_set(aux, 12, GS_AUX_MAX);
-	KUNIT_EXPECT_EQ(test, gs_aux_get(aux, 10), GS_AUX_MAX);
-	KUNIT_EXPECT_EQ(test, gs_aux_get(aux, 11), 0);
-	KUNIT_EXPECT_EQ(test, gs_aux_get(aux, 12), GS_AUX_MAX);
-	gs_aux_set(aux, 11, PAGE_SIZE - 1);
-	KUNIT_EXPECT_EQ(test, gs_aux_get(aux, 10), GS_AUX_MAX);
-	KUNIT_EXPECT_EQ(test, gs_aux_get(aux, 11), PAGE_SIZE - 1);
+	for (i = 8; i < 13; i++)
+		gs_aux_hi_set(hi, i, i & 1 ? 0 : GS_AUX_HI_MAX);
+	for (i = 8; i < 13; i++)
+		KUNIT_EXPECT_EQ(test, gs_aux_hi_get(hi, i),
+				i & 1 ? 0 : GS_AUX_HI_MAX);
+	gs_aux_hi_set(hi, 11, 0x2a);
+	KUNIT_EXPECT_EQ(test, gs_aux_hi_get(hi, 10), GS_AUX_HI_MAX);
+	KUNIT_EXPECT_EQ(test, gs_aux_hi_get(hi, 11), 0x2a);
+	KUNIT_EXPECT_EQ(test, gs_aux_hi_get(hi, 12), GS_AUX_HI_MAX);
+	/* Bits above the 6 are not stored. */
+	gs_aux_hi_set(hi, 9, 0xffc0);
+	KUNIT_EXPECT_EQ(test, gs_aux_hi_get(hi, 9), 0);
+	KUNIT_EXPECT_EQ(test, gs_aux_hi_get(hi, 8), GS_AUX_HI_MAX);
+	KUNIT_EXPECT_EQ(test, gs_aux_hi_get(hi, 10), GS_AUX_HI_MAX);
 	for (i = 0; i < GS_CLUSTER_SLOTS; i++)
-		gs_aux_set(aux, i, 0);
-	KUNIT_EXPECT_NULL(test, memchr_inv(aux, 0, GS_AUX_BYTES));
+		gs_aux_hi_set(hi, i, 0);
+	KUNIT_EXPECT_NULL(test, memchr_inv(hi, 0, GS_AUX_HI_BYTES));
 	/* The last slot ends exactly at the end of the array. */
-	gs_aux_set(aux, GS_CLUSTER_SLOTS - 1, GS_AUX_MAX);
-	KUNIT_EXPECT_EQ(test, aux[GS_AUX_BYTES - 1], 0xff);
+	gs_aux_hi_set(hi, GS_CLUSTER_SLOTS - 1, GS_AUX_HI_MAX);
+	KUNIT_EXPECT_EQ(test, hi[GS_AUX_HI_BYTES - 1], 0xfc);
 }
 
 /* Does slot @i's age byte agree with its last access at @when? */
@@ -395,7 +447,8 @@ static struct kunit_case gs_table_cases[] = {
 	KUNIT_CASE(gs_table_same_all_bits),
 	KUNIT_CASE(gs_table_handles),
 	KUNIT_CASE(gs_table_handles_tagged),
-	KUNIT_CASE(gs_table_aux),
+	KUNIT_CASE(gs_table_value_aux),
+	KUNIT_CASE(gs_table_aux_hi),
 	KUNIT_CASE(gs_table_age),
 	{}
 };

@@ -599,7 +599,7 @@ static void gs_wb_hook_read_overwrite(struct gs_kbk *k, bool write, u64 b)
 	e = gs_store_entry(r->s, 7);
 	KUNIT_EXPECT_EQ(r->test, gs_entry_kind(e), GS_KIND_WRITTEN_BACK);
 	/* Not on the slot still being read. */
-	KUNIT_EXPECT_NE(r->test, gs_entry_payload(e), b);
+	KUNIT_EXPECT_NE(r->test, gs_entry_value(e), b);
 }
 
 static void gs_wb_race_read(struct kunit *test)
@@ -1128,7 +1128,7 @@ static void gs_wb_hook_relocate(struct gs_kbk *k, bool write, u64 b)
 	/* Straight to the device (direct policy), never to slot @b. */
 	KUNIT_EXPECT_EQ(r->test, gs_store_write(r->s, 7, r->newp, GFP_KERNEL),
 			0);
-	KUNIT_EXPECT_NE(r->test, gs_entry_payload(gs_store_entry(r->s, 7)), b);
+	KUNIT_EXPECT_NE(r->test, gs_entry_value(gs_store_entry(r->s, 7)), b);
 }
 
 /*
@@ -1176,7 +1176,7 @@ static void gs_wb_flip(struct gs_kbk *k, u64 b, unsigned int byte)
 
 static u64 gs_wb_backing_slot(struct gs_store *s, u64 slot)
 {
-	return gs_entry_payload(gs_store_entry(s, slot));
+	return gs_entry_value(gs_store_entry(s, slot));
 }
 
 /*

@@ -12,9 +12,9 @@
  * in a zsmalloc pool (COMPRESSED), or kept there as is if it does not
  * shrink below zsmalloc's huge class size (RAW).
  *
- * Locking: each cluster has a spinlock that covers its table, aux array,
- * used count and dead flag. Lookups run under RCU, take the cluster lock and
- * retry if the cluster died in between. A cluster dies with its lock held:
+ * Locking: each cluster has a spinlock that covers its table, aux_hi
+ * array, used count and dead flag. Lookups run under RCU, take the
+ * cluster lock and retry if the cluster died in between. A cluster dies with its lock held:
  * it is marked dead and erased from the index (lock order: cluster lock,
  * then index lock), then freed after an RCU grace period. Nothing under a
  * cluster lock sleeps, so freeing works from swap_slot_free_notify(), which
@@ -350,10 +350,12 @@ void gs_cluster_put(struct gs_store *s, unsigned long ci,
 	call_rcu(&cl->rcu, gs_cluster_free_rcu);
 }
 
-/* Bytes a pool object of this entry takes (compr_data_size). */
-static unsigned int gs_obj_len(unsigned long e, const u8 *aux, unsigned int i)
+/* Bytes the pool object of @e, in slot @i of @cl, takes (compr_data_size). */
+static unsigned int gs_obj_len(const struct gs_cluster *cl, unsigned int i,
+			       unsigned long e)
 {
-	return gs_entry_kind(e) == GS_KIND_RAW ? PAGE_SIZE : gs_aux_get(aux, i);
+	return gs_entry_kind(e) == GS_KIND_RAW ? PAGE_SIZE :
+	       gs_slot_aux(cl, i, e);
 }
 
 /*
@@ -375,24 +377,24 @@ static bool gs_slot_clear(struct gs_store *s, struct gs_cluster *cl,
 	case GS_KIND_COMPRESSED:
 	case GS_KIND_RAW:
 		gs_stat_add(&s->stats, GS_STAT_COMPR_BYTES,
-			    -(long)gs_obj_len(e, cl->aux, i));
+			    -(long)gs_obj_len(cl, i, e));
 		gs_stat_dec(&s->stats, gs_entry_kind(e) == GS_KIND_RAW ?
 			    GS_STAT_HUGE_PAGES : GS_STAT_COMP_PAGES);
 		/* A reader has it mapped: the reader frees it. */
 		if (!(e & GS_FLAG_PINNED))
-			zs_free(s->pool, gs_handle_decode(gs_entry_payload(e)));
+			zs_free(s->pool, gs_handle_decode(gs_entry_value(e)));
 		break;
 	case GS_KIND_WRITTEN_BACK:
 		gs_stat_dec(&s->stats, GS_STAT_WB_PAGES);
 		/* A reader has it pinned: the reader frees it. */
 		if (!(e & GS_FLAG_READING))
-			gs_backing_free(s->bk, gs_entry_payload(e));
+			gs_backing_free(s->bk, gs_entry_value(e));
 		break;
 	default:
 		WARN_ONCE(1, "ghostswap: bad entry %lx\n", e);
 		break;
 	}
-	gs_aux_set(cl->aux, i, 0);
+	gs_aux_hi_set(cl->aux_hi, i, 0);
 	cl->used--;
 	gs_stat_dec(&s->stats, GS_STAT_SLOTS_USED);
 	return true;
@@ -445,7 +447,7 @@ static int gs_pool_pack(struct gs_store *s, const void *src, gfp_t gfp,
 			enum gs_direct direct, struct gs_packed *p)
 {
 	enum gs_kind kind = GS_KIND_COMPRESSED;
-	unsigned long handle, payload, pages, flags = 0;
+	unsigned long handle, value, pages, flags = 0;
 	struct gs_stream *st = NULL;
 	unsigned int len = 0;
 	const void *data;
@@ -491,15 +493,17 @@ static int gs_pool_pack(struct gs_store *s, const void *src, gfp_t gfp,
 	zs_obj_write(s->pool, handle, (void *)data, len);
 	if (st)
 		gs_stream_put(st);
-	if (WARN_ONCE(!gs_handle_encode(handle, &payload),
+	if (WARN_ONCE(!gs_handle_encode(handle, &value),
 		      "ghostswap: zsmalloc handle %lx does not fit the table\n",
 		      handle)) {
 		zs_free(s->pool, handle);
 		return -EIO;
 	}
-	p->aux = kind == GS_KIND_COMPRESSED ? len : 0;
-	p->entry = gs_entry(kind, flags | gs_prio_flags(GS_PRIMARY_COMP),
-			    payload);
+	if (kind != GS_KIND_COMPRESSED)
+		len = 0;
+	p->aux_hi = gs_aux_hi(len);
+	p->entry = gs_entry_aux(kind, flags | gs_prio_flags(GS_PRIMARY_COMP),
+				value, len);
 	p->pool_pages = pages;
 	return 0;
 
@@ -517,7 +521,7 @@ int gs_page_pack(struct gs_store *s, const void *src, gfp_t gfp,
 
 	if (!gs_page_same_filled(src, &word))
 		return gs_pool_pack(s, src, gfp, direct, p);
-	p->entry = gs_same_entry(word, &p->aux);
+	p->entry = gs_same_entry(word, &p->aux_hi);
 	p->pool_pages = 0;
 	return 0;
 }
@@ -528,10 +532,10 @@ static void gs_entry_discard(struct gs_store *s, unsigned long e)
 	switch (gs_entry_kind(e)) {
 	case GS_KIND_COMPRESSED:
 	case GS_KIND_RAW:
-		zs_free(s->pool, gs_handle_decode(gs_entry_payload(e)));
+		zs_free(s->pool, gs_handle_decode(gs_entry_value(e)));
 		break;
 	case GS_KIND_WRITTEN_BACK:
-		gs_backing_free(s->bk, gs_entry_payload(e));
+		gs_backing_free(s->bk, gs_entry_value(e));
 		break;
 	default:
 		break;
@@ -543,7 +547,7 @@ static void gs_entry_discard(struct gs_store *s, unsigned long e)
  * memory for a new cluster) what @e holds is given back.
  */
 int gs_slot_install(struct gs_store *s, u64 slot, unsigned long e,
-		    unsigned int aux, gfp_t gfp)
+		    unsigned int aux_hi, gfp_t gfp)
 {
 	unsigned long ci = slot >> GS_CLUSTER_SHIFT;
 	unsigned int i = slot & (GS_CLUSTER_SLOTS - 1);
@@ -558,7 +562,7 @@ int gs_slot_install(struct gs_store *s, u64 slot, unsigned long e,
 	/* The timekeeper's last tick (coarse): no clock read. */
 	gs_age_touch(cl, i, ktime_get_boottime_seconds());
 	atomic_long_set(&cl->table[i], e);
-	gs_aux_set(cl->aux, i, aux);
+	gs_aux_hi_set(cl->aux_hi, i, aux_hi);
 	cl->used++;
 	gs_cluster_unlock(cl);
 
@@ -576,7 +580,8 @@ int gs_slot_install(struct gs_store *s, u64 slot, unsigned long e,
 		break;
 	case GS_KIND_COMPRESSED:
 		gs_stat_inc(&s->stats, GS_STAT_COMP_PAGES);
-		gs_stat_add(&s->stats, GS_STAT_COMPR_BYTES, aux);
+		gs_stat_add(&s->stats, GS_STAT_COMPR_BYTES,
+			    gs_entry_aux_get(e, aux_hi));
 		break;
 	default:
 		gs_stat_inc(&s->stats, GS_STAT_WB_PAGES);
@@ -592,7 +597,7 @@ int gs_slot_install(struct gs_store *s, u64 slot, unsigned long e,
 void gs_obj_copy(struct gs_store *s, unsigned long e, void *dst,
 		 unsigned int len)
 {
-	unsigned long handle = gs_handle_decode(gs_entry_payload(e));
+	unsigned long handle = gs_handle_decode(gs_entry_value(e));
 	void *src;
 
 	src = zs_obj_read_begin(s->pool, handle, len, dst);
@@ -611,7 +616,7 @@ static __always_inline int gs_obj_read(struct gs_store *s,
 				       unsigned long e, unsigned int len,
 				       void *dst)
 {
-	unsigned long handle = gs_handle_decode(gs_entry_payload(e));
+	unsigned long handle = gs_handle_decode(gs_entry_value(e));
 	void *src;
 	int ret = 0;
 
@@ -662,7 +667,7 @@ static noinline void gs_obj_unpin_orphan(struct gs_store *s,
 	/* Handed over to gs_cluster_put(), which unlocks it. */
 	__release(&cl->lock);
 	gs_cluster_put(s, slot >> GS_CLUSTER_SHIFT, cl);
-	zs_free(s->pool, gs_handle_decode(gs_entry_payload(e)));
+	zs_free(s->pool, gs_handle_decode(gs_entry_value(e)));
 }
 
 /*
@@ -752,11 +757,11 @@ again:
 	case GS_KIND_EMPTY:
 		break;
 	case GS_KIND_SAME:
-		fill = gs_same_word(e, gs_aux_get(cl->aux, i));
+		fill = gs_same_word(e, gs_aux_hi_get(cl->aux_hi, i));
 		break;
 	case GS_KIND_COMPRESSED:
 	case GS_KIND_RAW:
-		len = gs_obj_len(e, cl->aux, i);
+		len = gs_obj_len(cl, i, e);
 		if (!(e & GS_FLAG_PINNED)) {
 			/* Read: the cold clock starts again. */
 			e = gs_obj_pin(cl, i, e & ~GS_FLAG_COLD);
@@ -850,7 +855,7 @@ static int gs_obj_replace(struct gs_store *s, struct gs_cluster *cl,
 			  gfp_t gfp)
 {
 	unsigned int i = slot & (GS_CLUSTER_SLOTS - 1);
-	unsigned long handle, payload, now, ne;
+	unsigned long handle, value, now, ne;
 
 	handle = zs_malloc(s->pool, len, gfp | __GFP_NOWARN | __GFP_HIGHMEM |
 			   __GFP_MOVABLE, NUMA_NO_NODE);
@@ -859,7 +864,7 @@ static int gs_obj_replace(struct gs_store *s, struct gs_cluster *cl,
 		return -ENOMEM;
 	}
 	zs_obj_write(s->pool, handle, (void *)data, len);
-	if (!gs_handle_encode(handle, &payload)) {
+	if (!gs_handle_encode(handle, &value)) {
 		zs_free(s->pool, handle);
 		gs_obj_unpin(s, cl, slot, e);
 		return -EIO;
@@ -877,10 +882,10 @@ static int gs_obj_replace(struct gs_store *s, struct gs_cluster *cl,
 	 * age byte, untouched. The rest of its flags were about the old form,
 	 * the pin among them: the slot is still used, the cluster lives on.
 	 */
-	ne = gs_entry(GS_KIND_COMPRESSED,
-		      (now & GS_FLAG_COLD) | gs_prio_flags(prio), payload);
+	ne = gs_entry_aux(GS_KIND_COMPRESSED,
+			  (now & GS_FLAG_COLD) | gs_prio_flags(prio), value, len);
 	atomic_long_set(&cl->table[i], ne);
-	gs_aux_set(cl->aux, i, len);
+	gs_aux_hi_set(cl->aux_hi, i, gs_aux_hi(len));
 	spin_unlock(&cl->lock);
 	if (gs_entry_kind(e) == GS_KIND_RAW) {
 		gs_stat_dec(&s->stats, GS_STAT_HUGE_PAGES);
@@ -888,7 +893,7 @@ static int gs_obj_replace(struct gs_store *s, struct gs_cluster *cl,
 	}
 	gs_stat_add(&s->stats, GS_STAT_COMPR_BYTES, (long)len - old_len);
 	/* The old object: ours, the entry let go of it. */
-	zs_free(s->pool, gs_handle_decode(gs_entry_payload(e)));
+	zs_free(s->pool, gs_handle_decode(gs_entry_value(e)));
 	return 1;
 }
 
@@ -915,7 +920,7 @@ int gs_slot_recompress(struct gs_store *s, u64 slot, unsigned int prio,
 		gs_cluster_unlock(cl);
 		return -EAGAIN;
 	}
-	len = gs_obj_len(e, cl->aux, i);
+	len = gs_obj_len(cl, i, e);
 	e = gs_obj_pin(cl, i, e);
 	gs_cluster_unlock(cl);
 
@@ -1026,9 +1031,9 @@ enum gs_kind gs_store_kind(struct gs_store *s, u64 slot, unsigned int *len)
 		*len = 0;
 		if (gs_entry_kind(e) == GS_KIND_COMPRESSED ||
 		    gs_entry_kind(e) == GS_KIND_RAW)
-			*len = gs_obj_len(e, cl->aux, i);
+			*len = gs_obj_len(cl, i, e);
 		else if (gs_entry_kind(e) == GS_KIND_WRITTEN_BACK)
-			*len = gs_aux_get(cl->aux, i) ?: PAGE_SIZE;
+			*len = gs_slot_aux(cl, i, e) ?: PAGE_SIZE;
 	}
 	if (cl)
 		gs_cluster_unlock(cl);
@@ -1108,7 +1113,7 @@ static bool gs_store_uses_prio(struct gs_store *s, unsigned int prio)
 			e = atomic_long_read(&cl->table[i]);
 			used = (gs_entry_kind(e) == GS_KIND_COMPRESSED ||
 				(gs_entry_kind(e) == GS_KIND_WRITTEN_BACK &&
-				 gs_aux_get(cl->aux, i))) &&
+				 gs_slot_aux(cl, i, e))) &&
 			       gs_entry_prio(e) == prio;
 		}
 		gs_cluster_unlock(cl);
@@ -1231,8 +1236,9 @@ int gs_core_init(void)
 	/*
 	 * Tag-based KASAN (software tags, or MTE's hardware tags on arm64)
 	 * keeps a tag in bits 56..63 of slab pointers, zsmalloc's handles
-	 * included; the table keeps bits 3..58 of a handle and cannot hold
-	 * one (see gs_table.h). Refuse to load rather than fail every store.
+	 * included; the table keeps a handle's physical address and cannot
+	 * give the tag back (see gs_table.h). Refuse to load rather than
+	 * fail every store.
 	 */
 	if (IS_ENABLED(CONFIG_KASAN_SW_TAGS) || IS_ENABLED(CONFIG_KASAN_HW_TAGS)) {
 		pr_err("kernels with tag-based KASAN are not supported: tagged zsmalloc handles do not fit the slot table\n");

@@ -37,12 +37,12 @@ struct gs_cluster {
 	atomic_long_t *table;	/* GS_CLUSTER_SLOTS words, one page */
 	union {
 		struct {
-			/* 12 bits per slot, see gs_aux_get() */
-			u8 aux[GS_AUX_BYTES];
+			/* 6 bits per slot, see gs_aux_hi_get() */
+			u8 aux_hi[GS_AUX_HI_BYTES];
 			/* the age byte of each slot, see gs_table.h */
 			u8 age[GS_CLUSTER_SLOTS];
 		};
-		/* Once dead: nobody reads aux or ages any more. */
+		/* Once dead: nobody reads aux_hi or ages any more. */
 		struct {
 			struct rcu_head rcu;
 			struct gs_store *store;	/* whose reserve takes it */
@@ -102,10 +102,20 @@ static inline u32 gs_age_secs(const struct gs_cluster *cl, unsigned int i,
 	return d > 0 ? d : 0;
 }
 
+/*
+ * The aux of slot @i of @cl (locked), whose entry @e is COMPRESSED, RAW or
+ * WRITTEN_BACK: its low bits are in @e, its high bits in aux_hi.
+ */
+static inline unsigned int gs_slot_aux(const struct gs_cluster *cl,
+				       unsigned int i, unsigned long e)
+{
+	return gs_entry_aux_get(e, gs_aux_hi_get(cl->aux_hi, i));
+}
+
 /* A page made ready for a slot by gs_page_pack(). */
 struct gs_packed {
 	unsigned long entry;
-	unsigned int aux;
+	unsigned int aux_hi;	/* for the slot's aux_hi */
 	unsigned long pool_pages;	/* pool size with its object, 0: none */
 };
 
@@ -150,7 +160,7 @@ int gs_page_pack(struct gs_store *s, const void *src, gfp_t gfp,
  * memory for a new cluster) what @e holds is given back.
  */
 int gs_slot_install(struct gs_store *s, u64 slot, unsigned long e,
-		    unsigned int aux, gfp_t gfp);
+		    unsigned int aux_hi, gfp_t gfp);
 /*
  * Recompress the COMPRESSED or RAW entry of @slot with the algorithm of
  * @prio (a COMPRESSED one only if it was compressed with a lower one):

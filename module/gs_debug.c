@@ -61,7 +61,7 @@ long gs_store_check(struct gs_store *s, struct seq_file *m)
 				continue;
 			fwd++;
 			slot = ((u64)ci << GS_CLUSTER_SHIFT) + i;
-			b = gs_entry_payload(e);
+			b = gs_entry_value(e);
 			if (!bk || b >= bk->nr_slots)
 				gs_check_report(m, &bad, "no such backing slot",
 						slot, b, 0);
@@ -87,7 +87,7 @@ long gs_store_check(struct gs_store *s, struct seq_file *m)
 			slot = owners[i] - 1;
 			e = slot < s->nr_slots ? gs_store_entry(s, slot) : 0;
 			if (gs_entry_kind(e) != GS_KIND_WRITTEN_BACK ||
-			    gs_entry_payload(e) != b)
+			    gs_entry_value(e) != b)
 				gs_check_report(m, &bad, "orphan backing slot",
 						slot, b, e);
 		}
@@ -125,7 +125,16 @@ void gs_store_dump_cluster(struct gs_store *s, unsigned long ci,
 		e = atomic_long_read(&cl->table[i]);
 		if (!e)
 			continue;
-		seq_printf(m, "%llu %s%s%s%s%s%s payload %lx aux %u age %u\n",
+		if (gs_entry_kind(e) == GS_KIND_SAME) {
+			seq_printf(m, "%llu same%s fill %lx age %u\n",
+				   ((u64)ci << GS_CLUSTER_SHIFT) + i,
+				   cl->age[i] & GS_AGE_IDLE ? " idle" : "",
+				   gs_same_word(e, gs_aux_hi_get(cl->aux_hi,
+								 i)),
+				   (u32)(cl->age[i] & GS_AGE_UNIT));
+			continue;
+		}
+		seq_printf(m, "%llu %s%s%s%s%s%s value %lx aux %u age %u\n",
 			   ((u64)ci << GS_CLUSTER_SHIFT) + i,
 			   gs_entry_kind(e) < ARRAY_SIZE(kinds) ?
 			   kinds[gs_entry_kind(e)] : "bad",
@@ -136,7 +145,7 @@ void gs_store_dump_cluster(struct gs_store *s, unsigned long ci,
 			    " reading" : " writeback") : "",
 			   e & GS_FLAG_INCOMP ? " incompressible" : "",
 			   e & GS_FLAG_PINNED ? " pinned" : "",
-			   gs_entry_payload(e), gs_aux_get(cl->aux, i),
+			   gs_entry_value(e), gs_slot_aux(cl, i, e),
 			   (u32)(cl->age[i] & GS_AGE_UNIT));
 	}
 	gs_cluster_unlock(cl);

@@ -59,7 +59,7 @@ static bool gs_recomp_wanted(const struct gs_recomp_req *r,
 	if (kind == GS_KIND_COMPRESSED && gs_entry_prio(e) >= r->prio_max)
 		return false;
 	if (r->threshold && (kind == GS_KIND_RAW ? PAGE_SIZE :
-			     gs_aux_get(cl->aux, i)) < r->threshold)
+			     gs_slot_aux(cl, i, e)) < r->threshold)
 		return false;
 	idle = cl->age[i] & GS_AGE_IDLE ||
 	       (r->age && gs_age_secs(cl, i, now) >= r->age);

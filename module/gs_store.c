@@ -92,7 +92,7 @@ int gs_store_write_nowait(struct gs_store *s, u64 slot, const void *src,
 		return ret;
 	if (p.pool_pages)
 		gs_wb_kick(s, p.pool_pages);
-	return gs_slot_install(s, slot, p.entry, p.aux, gfp);
+	return gs_slot_install(s, slot, p.entry, p.aux_hi, gfp);
 }
 
 int gs_store_write(struct gs_store *s, u64 slot, const void *src, gfp_t gfp)

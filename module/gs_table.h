@@ -3,10 +3,9 @@
  * ghostswap per-slot virtual table.
  *
  * Every cluster of GS_CLUSTER_SLOTS slots holds one packed word per slot
- * (atomic_long_t, 64 bits) plus one 12-bit auxiliary value per slot, packed
- * two per three bytes. The word says what the slot holds; the auxiliary
- * value carries what does not fit into the word. All writes happen under
- * the cluster lock.
+ * (atomic_long_t, 64 bits) plus 6 more bits per slot, packed four per
+ * three bytes (aux_hi). The word says what the slot holds; aux_hi carries
+ * what does not fit into it. All writes happen under the cluster lock.
  *
  * Word layout:
  *
@@ -16,18 +15,24 @@
  *   | 3..9   | flags   | GS_FLAG_* below                                     |
  *   | 10..63 | payload | 54 bits, meaning depends on the kind                |
  *
- * Kinds:
+ * The payload of COMPRESSED, RAW and WRITTEN_BACK entries is a 48-bit
+ * value (bits 0..47) and the low 6 bits of a 12-bit aux value (bits
+ * 48..53), whose high 6 bits are the slot's aux_hi:
  *
- *   | kind         | val | payload                     | aux                  |
- *   |--------------|-----|-----------------------------|----------------------|
- *   | EMPTY        | 0   | 0 (the whole word is 0)     | 0                    |
- *   | SAME         | 1   | bits 0..53 of the fill word | bits 54..63 of word  |
- *   | COMPRESSED   | 2   | zsmalloc handle (encoded)   | compressed length    |
- *   | RAW          | 3   | zsmalloc handle (encoded),  | 0                    |
- *   |              |     | object holds the page as is |                      |
- *   | WRITTEN_BACK | 4   | backing device slot         | compressed length,   |
- *   |              |     |                             | 0: the page as is    |
- *   | 5..7         |     | reserved                    |                      |
+ *   | kind         | val | value                   | aux                     |
+ *   |--------------|-----|-------------------------|-------------------------|
+ *   | EMPTY        | 0   | 0 (the whole word is 0) | 0                       |
+ *   | SAME         | 1   | see below               |                         |
+ *   | COMPRESSED   | 2   | zsmalloc handle         | compressed length       |
+ *   | RAW          | 3   | zsmalloc handle, the    | 0                       |
+ *   |              |     | object holds the page   |                         |
+ *   | WRITTEN_BACK | 4   | backing device slot     | compressed length,      |
+ *   |              |     |                         | 0: the page as is       |
+ *   | 5..7         |     | reserved                |                         |
+ *
+ * A SAME entry has no flags: bits 3..63 of its word hold bits 0..60 of the
+ * fill word, aux_hi its bits 61..63. A SAME slot costs no memory beyond
+ * the table. An EMPTY slot reads as zeroes.
  *
  * Flags (bits 3..9), their meaning depends on the kind:
  *
@@ -57,22 +62,16 @@
  *   |         |     |                  | algorithm did not make it smaller:   |
  *   |         |     |                  | not tried again                      |
  *
- * An EMPTY slot reads as zeroes. A SAME slot costs no memory beyond the
- * table: the 64-bit fill word is split between the payload and aux.
- *
- * A zsmalloc handle is the address of an 8-byte aligned slab object; the
- * payload keeps its bits 3..56 and decoding sign-extends bit 56. That is
- * exact for kernel addresses on x86-64 (4- and 5-level paging: bits 56..63
- * are all set) and arm64 (at most 52-bit virtual addresses), and for
- * UML's low addresses, as long as the pointers carry no tag: with
- * tag-based KASAN (arm64 software tags or MTE hardware tags), bits 56..63
- * of a slab pointer hold a tag that bits 3..56 cannot keep, so the module
- * refuses to load on such kernels (gs_core_init()). The encoding is also
+ * A zsmalloc handle is the address of an 8-byte aligned slab object, in
+ * the kernel's direct map: the value is its physical address divided by
+ * 8, which 48 bits hold up to 2 PiB (x86-64 and arm64 address at most
+ * 4 PiB, 52 bits, but no machine puts memory that high). The encoding is
  * checked on every store (gs_handle_encode() fails if the round trip is
- * not exact), so another address layout fails writes cleanly rather than
- * losing data.
+ * not exact): an object above 2 PiB, or a pointer that carries a tag
+ * (tag-based KASAN on arm64; the module refuses to load on such kernels,
+ * see gs_core_init()), fails the write cleanly rather than losing data.
  *
- * Age byte: one per slot, beside aux, for zram's `idle N` (pages not
+ * Age byte: one per slot, beside aux_hi, for zram's `idle N` (pages not
  * accessed for N seconds; a store and a read are accesses):
  *
  *   | bits | field | meaning                                             |
@@ -94,10 +93,10 @@
  * with the accesses, and an access older than the window counts as made
  * at the window's start.
  *
- * Cost per slot: 8 bytes of word + 1.5 bytes of aux + 1 age byte; with
+ * Cost per slot: 8 bytes of word + 6 bits of aux_hi + 1 age byte; with
  * the cluster header (lock, age base and shift, counters, table pointer:
- * 24 bytes on top of aux and ages) that is (4096 + 768 + 512 + 24) / 512
- * = 10.55 bytes in a full cluster.
+ * 24 bytes on top of aux_hi and ages) that is (4096 + 384 + 512 + 24) /
+ * 512 = 9.80 bytes in a full cluster.
  */
 #ifndef _GS_TABLE_H
 #define _GS_TABLE_H
@@ -121,9 +120,19 @@
 #define GS_PAYLOAD_BITS		(64 - GS_PAYLOAD_SHIFT)		/* 54 */
 #define GS_PAYLOAD_MAX		((1UL << GS_PAYLOAD_BITS) - 1)
 
+/* COMPRESSED, RAW, WRITTEN_BACK: the payload's value and aux's low bits. */
+#define GS_VALUE_BITS		48
+#define GS_VALUE_MAX		((1UL << GS_VALUE_BITS) - 1)
 #define GS_AUX_BITS		12
 #define GS_AUX_MAX		((1U << GS_AUX_BITS) - 1)
-#define GS_AUX_BYTES		(GS_CLUSTER_SLOTS * GS_AUX_BITS / 8)	/* 768 */
+#define GS_AUX_LO_BITS		(GS_PAYLOAD_BITS - GS_VALUE_BITS)	/* 6 */
+#define GS_AUX_LO_MASK		((1U << GS_AUX_LO_BITS) - 1)
+#define GS_AUX_HI_BITS		(GS_AUX_BITS - GS_AUX_LO_BITS)		/* 6 */
+#define GS_AUX_HI_MAX		((1U << GS_AUX_HI_BITS) - 1)
+#define GS_AUX_HI_BYTES		(GS_CLUSTER_SLOTS * GS_AUX_HI_BITS / 8)	/* 384 */
+
+/* SAME: the fill word's bits in the word (3..63), the rest in aux_hi. */
+#define GS_SAME_WORD_BITS	(64 - GS_KIND_BITS)			/* 61 */
 
 #define GS_HANDLE_SHIFT		3	/* zsmalloc handles are 8-byte aligned */
 
@@ -151,8 +160,8 @@ enum gs_kind {
 #define GS_FLAG_NOGAIN		BIT(GS_FLAG_SHIFT + 6)
 
 static_assert(sizeof(unsigned long) == 8, "ghostswap needs a 64-bit kernel");
-static_assert(64 - GS_PAYLOAD_BITS <= GS_AUX_BITS,
-	      "aux must hold the bits of a SAME fill word the payload cannot");
+static_assert(64 - GS_SAME_WORD_BITS <= GS_AUX_HI_BITS,
+	      "aux_hi must hold the bits of a SAME fill word the word cannot");
 static_assert(PAGE_SIZE - 1 <= GS_AUX_MAX,
 	      "ghostswap needs 4 KiB pages: aux holds a compressed length");
 
@@ -198,54 +207,89 @@ static inline unsigned long gs_prio_flags(unsigned int prio)
 	return ((unsigned long)prio << GS_FLAG_PRIO_SHIFT) & GS_FLAG_PRIO;
 }
 
-/* A SAME entry keeps the low 54 bits of the fill word, aux the top 10. */
+/* The value of a COMPRESSED, RAW or WRITTEN_BACK entry. */
+static inline unsigned long gs_entry_value(unsigned long e)
+{
+	return gs_entry_payload(e) & GS_VALUE_MAX;
+}
+
+/*
+ * A COMPRESSED, RAW or WRITTEN_BACK entry of @value (at most GS_VALUE_MAX)
+ * and @aux: the entry holds aux's low bits, gs_aux_hi(@aux) goes to the
+ * slot's aux_hi.
+ */
+static inline unsigned long gs_entry_aux(enum gs_kind kind,
+					 unsigned long flags,
+					 unsigned long value, unsigned int aux)
+{
+	return gs_entry(kind, flags, value | (unsigned long)
+			(aux & GS_AUX_LO_MASK) << GS_VALUE_BITS);
+}
+
+/* @e with another @value: its kind, flags and aux stay. */
+static inline unsigned long gs_entry_move(unsigned long e, unsigned long value)
+{
+	return (e & ~(GS_VALUE_MAX << GS_PAYLOAD_SHIFT)) |
+	       value << GS_PAYLOAD_SHIFT;
+}
+
+static inline unsigned int gs_aux_hi(unsigned int aux)
+{
+	return aux >> GS_AUX_LO_BITS;
+}
+
+/* The aux of a COMPRESSED, RAW or WRITTEN_BACK entry @e with its @hi. */
+static inline unsigned int gs_entry_aux_get(unsigned long e, unsigned int hi)
+{
+	return (gs_entry_payload(e) >> GS_VALUE_BITS) | hi << GS_AUX_LO_BITS;
+}
+
+/* A SAME entry of the fill @word; *@hi is the slot's aux_hi. */
 static inline unsigned long gs_same_entry(unsigned long word,
-					  unsigned int *aux)
+					  unsigned int *hi)
 {
-	*aux = word >> GS_PAYLOAD_BITS;
-	return gs_entry(GS_KIND_SAME, 0, word & GS_PAYLOAD_MAX);
+	*hi = word >> GS_SAME_WORD_BITS;
+	return word << GS_KIND_BITS | GS_KIND_SAME;
 }
 
-static inline unsigned long gs_same_word(unsigned long e, unsigned int aux)
+static inline unsigned long gs_same_word(unsigned long e, unsigned int hi)
 {
-	return ((unsigned long)aux << GS_PAYLOAD_BITS) | gs_entry_payload(e);
+	return (unsigned long)hi << GS_SAME_WORD_BITS | e >> GS_KIND_BITS;
 }
 
-static inline unsigned long gs_handle_decode(unsigned long payload)
+static inline unsigned long gs_handle_decode(unsigned long value)
 {
-	return (unsigned long)sign_extend64(payload, GS_PAYLOAD_BITS - 1)
-		<< GS_HANDLE_SHIFT;
+	return (unsigned long)__va((phys_addr_t)value << GS_HANDLE_SHIFT);
 }
 
-/* Encode a zsmalloc handle as a payload; false if it cannot be exact. */
-static inline bool gs_handle_encode(unsigned long handle,
-				    unsigned long *payload)
+/* Encode a zsmalloc handle as a value; false if it cannot be exact. */
+static inline bool gs_handle_encode(unsigned long handle, unsigned long *value)
 {
-	*payload = (handle >> GS_HANDLE_SHIFT) & GS_PAYLOAD_MAX;
-	return gs_handle_decode(*payload) == handle;
+	phys_addr_t pa = __pa(handle);
+
+	*value = pa >> GS_HANDLE_SHIFT;
+	return *value <= GS_VALUE_MAX && gs_handle_decode(*value) == handle;
 }
 
-/* The 12-bit aux values of a cluster: slots 2n and 2n+1 share 3 bytes. */
-static inline unsigned int gs_aux_get(const u8 *aux, unsigned int i)
+/* The 6-bit aux_hi values of a cluster: slots 4n..4n+3 share 3 bytes. */
+static inline unsigned int gs_aux_hi_get(const u8 *hi, unsigned int i)
 {
-	const u8 *p = aux + (i >> 1) * 3;
+	const u8 *p = hi + (i >> 2) * 3;
+	unsigned int shift = (i & 3) * GS_AUX_HI_BITS;
 
-	if (i & 1)
-		return (p[1] >> 4) | ((unsigned int)p[2] << 4);
-	return p[0] | ((unsigned int)(p[1] & 0x0f) << 8);
+	return ((p[0] | p[1] << 8 | p[2] << 16) >> shift) & GS_AUX_HI_MAX;
 }
 
-static inline void gs_aux_set(u8 *aux, unsigned int i, unsigned int val)
+static inline void gs_aux_hi_set(u8 *hi, unsigned int i, unsigned int val)
 {
-	u8 *p = aux + (i >> 1) * 3;
+	u8 *p = hi + (i >> 2) * 3;
+	unsigned int shift = (i & 3) * GS_AUX_HI_BITS;
+	u32 v = p[0] | p[1] << 8 | p[2] << 16;
 
-	if (i & 1) {
-		p[1] = (p[1] & 0x0f) | ((val & 0x0f) << 4);
-		p[2] = (val >> 4) & 0xff;
-	} else {
-		p[0] = val & 0xff;
-		p[1] = (p[1] & 0xf0) | ((val >> 8) & 0x0f);
-	}
+	v = (v & ~(GS_AUX_HI_MAX << shift)) | (val & GS_AUX_HI_MAX) << shift;
+	p[0] = v;
+	p[1] = v >> 8;
+	p[2] = v >> 16;
 }
 
 #endif /* _GS_TABLE_H */

@@ -317,7 +317,7 @@ static unsigned int gs_wb_collect(struct gs_store *s,
 				continue;
 			}
 			cand->aux = gs_entry_kind(e) == GS_KIND_RAW ? 0 :
-				    gs_aux_get(cl->aux, i);
+				    gs_slot_aux(cl, i, e);
 			len = cand->aux ?: PAGE_SIZE;
 			gs_obj_copy(s, e, batch->bufs[n], len);
 			memset(batch->bufs[n] + len, 0, PAGE_SIZE - len);
@@ -442,15 +442,14 @@ static bool gs_wb_finish(struct gs_store *s, struct gs_wb_candidate *cand)
 		}
 		gs_stat_inc(&s->stats, GS_STAT_WB_PAGES);
 		/* Compressed data keeps the algorithm it needs. */
-		e = gs_entry_take(cl, i, gs_entry(GS_KIND_WRITTEN_BACK,
-						  cand->aux ?
-						  e & GS_FLAG_PRIO : 0,
-						  cand->b));
+		e = gs_entry_take(cl, i, gs_entry_aux(GS_KIND_WRITTEN_BACK,
+						      cand->aux ?
+						      e & GS_FLAG_PRIO : 0,
+						      cand->b, cand->aux));
 		/* A reader has it mapped: the reader frees it. */
 		if (!(e & GS_FLAG_PINNED))
-			zs_free(s->pool,
-				gs_handle_decode(gs_entry_payload(e)));
-		gs_aux_set(cl->aux, i, cand->aux);
+			zs_free(s->pool, gs_handle_decode(gs_entry_value(e)));
+		gs_aux_hi_set(cl->aux_hi, i, gs_aux_hi(cand->aux));
 		moved = true;
 	} else if (same) {
 		atomic_long_andnot(GS_FLAG_WB, &cl->table[i]);
@@ -923,8 +922,8 @@ int gs_wb_read(struct gs_store *s, u64 slot, void *dst)
 			schedule_timeout_uninterruptible(1);
 		return -EAGAIN;
 	}
-	b = gs_entry_payload(e);
-	len = gs_aux_get(cl->aux, i);
+	b = gs_entry_value(e);
+	len = gs_slot_aux(cl, i, e);
 	atomic_long_set(&cl->table[i], e | GS_FLAG_READING);
 	gs_cluster_unlock(cl);
 
@@ -1044,7 +1043,7 @@ again:
 								  -ESTALE;
 		goto out_unlock;
 	}
-	rb->len = gs_aux_get(cl->aux, i);
+	rb->len = gs_slot_aux(cl, i, e);
 	/* Compressed data is read into a page of its own: get one first. */
 	if (rb->len && !rb->data) {
 		gs_cluster_unlock(cl);
@@ -1059,7 +1058,7 @@ again:
 	gs_cluster_unlock(cl);
 
 	rb->slot = slot;
-	rb->b = gs_entry_payload(e);
+	rb->b = gs_entry_value(e);
 	rb->e = e;
 	rb->page = page;
 	rb->end = end;
@@ -1172,11 +1171,11 @@ int gs_wb_read_run_start(struct gs_store *s, u64 slot, struct page *const *pages
 	for (k = 0; cl && k < nr; k++) {
 		e = atomic_long_read(&cl->table[i + k]);
 		if (gs_entry_kind(e) != GS_KIND_WRITTEN_BACK ||
-		    e & GS_FLAG_READING || gs_aux_get(cl->aux, i + k) ||
-		    (k && gs_entry_payload(e) != rr->b + k))
+		    e & GS_FLAG_READING || gs_slot_aux(cl, i + k, e) ||
+		    (k && gs_entry_value(e) != rr->b + k))
 			break;
 		if (!k)
-			rr->b = gs_entry_payload(e);
+			rr->b = gs_entry_value(e);
 		rr->e[k] = e;
 		rr->pages[k] = pages[k];
 		atomic_long_set(&cl->table[i + k], e | GS_FLAG_READING);
@@ -1256,13 +1255,13 @@ static int gs_relocate(struct gs_store *s, u64 owner, u64 from)
 	cl = gs_cluster_get(s, owner >> GS_CLUSTER_SHIFT, 0);
 	was = cl ? atomic_long_read(&cl->table[i]) : 0;
 	if (gs_entry_kind(was) != GS_KIND_WRITTEN_BACK ||
-	    gs_entry_payload(was) != from || was & GS_FLAG_READING) {
+	    gs_entry_value(was) != from || was & GS_FLAG_READING) {
 		if (cl)
 			gs_cluster_unlock(cl);
 		gs_backing_free(bk, to);
 		return -EAGAIN;
 	}
-	len = gs_aux_get(cl->aux, i) ?: PAGE_SIZE;
+	len = gs_slot_aux(cl, i, was) ?: PAGE_SIZE;
 	atomic_long_set(&cl->table[i], was | GS_FLAG_READING);
 	gs_cluster_unlock(cl);
 
@@ -1284,7 +1283,7 @@ static int gs_relocate(struct gs_store *s, u64 owner, u64 from)
 	}
 
 	/* Unpin: moved, or back where it was if the copy failed. */
-	moved = gs_entry(GS_KIND_WRITTEN_BACK, gs_entry_flags(was), to);
+	moved = gs_entry_move(was, to);
 	mine = gs_slot_replace(s, owner, was | GS_FLAG_READING,
 			       ret ? was : moved);
 	/* What the entry no longer holds is ours to free. */
@@ -1508,6 +1507,8 @@ int gs_store_set_backing(struct gs_store *s, struct gs_backing *bk)
 
 	if (s->bk || gs_stat_read(&s->stats, GS_STAT_SLOTS_USED))
 		goto out_bk;
+	/* An entry holds a backing slot in 48 bits: 1 EiB, none past it. */
+	bk->nr_slots = min_t(u64, bk->nr_slots, GS_VALUE_MAX + 1);
 	ret = gs_wb_batch_alloc(s);
 	if (ret)
 		goto out_bk;
