@@ -26,13 +26,6 @@
 #include "gs_comp.h"
 #include "gs_compat.h"
 
-struct gs_comp {
-	struct gs_stream __percpu *streams;
-	struct hlist_node node;		/* CPU hotplug instance */
-	atomic_long_t buf_bytes;	/* the streams' buffers */
-	struct gs_comp_params *params[GS_MAX_COMPS];
-};
-
 const char *const gs_comp_known[] = {
 	"lzo", "lzo-rle", "lz4", "lz4hc", "zstd", "deflate", "842", NULL,
 };
@@ -262,19 +255,6 @@ size_t gs_comp_bytes(const struct gs_comp *comp)
 		if (comp->params[prio])
 			bytes += atomic_long_read(&comp->params[prio]->bytes);
 	return bytes;
-}
-
-struct gs_stream *gs_stream_get(struct gs_comp *comp)
-{
-	struct gs_stream *st = raw_cpu_ptr(comp->streams);
-
-	mutex_lock(&st->lock);
-	return st;
-}
-
-void gs_stream_put(struct gs_stream *st)
-{
-	mutex_unlock(&st->lock);
 }
 
 unsigned int gs_compress(struct gs_comp *comp, struct gs_stream *st,

@@ -14,12 +14,13 @@
 #ifndef _GS_COMP_H
 #define _GS_COMP_H
 
+#include <linux/atomic.h>
+#include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/percpu.h>
 #include <linux/types.h>
 #include <asm/page.h>
 #include "gs_params.h"
-
-struct gs_comp;
 
 /*
  * A stream's buffer: two pages, as in zram. A compressor whose output
@@ -33,6 +34,18 @@ struct gs_stream {
 	struct mutex lock;	/* held by the stream's user */
 	void *ctx[GS_MAX_COMPS];	/* per algorithm, NULL where none */
 	u8 *buf;		/* GS_STREAM_BUF: compressed data, in or out */
+};
+
+/*
+ * Here rather than in gs_comp.c for gs_stream_get() and gs_stream_put(),
+ * which every compressed read and write calls: inline, they cost no call.
+ * Nothing else reaches inside.
+ */
+struct gs_comp {
+	struct gs_stream __percpu *streams;
+	struct hlist_node node;		/* CPU hotplug instance */
+	atomic_long_t buf_bytes;	/* the streams' buffers */
+	struct gs_comp_params *params[GS_MAX_COMPS];
 };
 
 /* Algorithms offered by name, ours first, where the kernel has them. */
@@ -76,8 +89,18 @@ unsigned int gs_comp_top(const struct gs_comp *comp);
 size_t gs_comp_bytes(const struct gs_comp *comp);
 
 /* A stream of some CPU, locked; may sleep. */
-struct gs_stream *gs_stream_get(struct gs_comp *comp);
-void gs_stream_put(struct gs_stream *st);
+static inline struct gs_stream *gs_stream_get(struct gs_comp *comp)
+{
+	struct gs_stream *st = raw_cpu_ptr(comp->streams);
+
+	mutex_lock(&st->lock);
+	return st;
+}
+
+static inline void gs_stream_put(struct gs_stream *st)
+{
+	mutex_unlock(&st->lock);
+}
 
 /*
  * Compress the page at @src with the algorithm of @prio into st->buf.

@@ -13,7 +13,8 @@
  * shrink below zsmalloc's huge class size (RAW).
  *
  * Locking: each cluster has a spinlock that covers its table, aux_hi
- * array, used count and dead flag. Lookups run under RCU, take the
+ * array, used count and dead flag. Lookups run under RCU (with preemption
+ * disabled, but under PREEMPT_RT: see gs_lookup_begin()), take the
  * cluster lock and retry if the cluster died in between. A cluster dies with its lock held:
  * it is marked dead and erased from the index (lock order: cluster lock,
  * then index lock), then freed after an RCU grace period. Nothing under a
@@ -210,6 +211,31 @@ static void gs_cluster_account(struct gs_store *s)
 }
 
 /*
+ * The read side of a lookup that ends in a cluster lock. The index's
+ * nodes and the clusters are freed with call_rcu(), whose grace periods
+ * wait for code that runs with preemption disabled as they wait for
+ * rcu_read_lock(): disabling preemption is inline, rcu_read_lock() is a
+ * call under preemptible RCU, and every read and write looks up a
+ * cluster. Under PREEMPT_RT the cluster lock may sleep, which only
+ * rcu_read_lock() allows.
+ */
+static __always_inline void gs_lookup_begin(void)
+{
+	if (IS_ENABLED(CONFIG_PREEMPT_RT))
+		rcu_read_lock();
+	else
+		rcu_read_lock_sched();
+}
+
+static __always_inline void gs_lookup_end(void)
+{
+	if (IS_ENABLED(CONFIG_PREEMPT_RT))
+		rcu_read_unlock();
+	else
+		rcu_read_unlock_sched();
+}
+
+/*
  * The live cluster of @ci, locked, or NULL: a lookup under RCU, then the
  * cluster lock, and a cluster that died in between counts as none.
  * Inlined into the read path.
@@ -219,19 +245,19 @@ static __always_inline struct gs_cluster *gs_cluster_find(struct gs_store *s,
 {
 	struct gs_cluster *cl;
 
-	rcu_read_lock();
+	gs_lookup_begin();
 	cl = gs_index_load(&s->clusters, ci);
 	if (cl) {
 		spin_lock(&cl->lock);
 		if (likely(!cl->dead)) {
-			rcu_read_unlock();
+			gs_lookup_end();
 			/* The caller ends the hold (gs_cluster_unlock(), ...). */
 			__release(&cl->lock);
 			return cl;
 		}
 		spin_unlock(&cl->lock);
 	}
-	rcu_read_unlock();
+	gs_lookup_end();
 	return NULL;
 }
 

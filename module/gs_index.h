@@ -48,18 +48,29 @@ struct gs_index {
 	atomic_long_t *bytes;		/* where the nodes' memory is counted */
 };
 
-/* The entry at @i, or NULL. Under rcu_read_lock(). */
+/*
+ * A node's or the root's pointer in a lookup, under rcu_read_lock() or
+ * with preemption disabled (rcu_read_lock_sched()): both hold off the
+ * grace period that frees a node (see gs_lookup_begin() in gs_core.c).
+ */
+#define gs_index_load_ptr(p) \
+	rcu_dereference_check(p, rcu_read_lock_sched_held())
+
+/*
+ * The entry at @i, or NULL. Under rcu_read_lock() or
+ * rcu_read_lock_sched().
+ */
 static __always_inline void *gs_index_load(struct gs_index *ix,
 					   unsigned long i)
 {
-	struct gs_index_node *n = rcu_dereference(ix->root);
+	struct gs_index_node *n = gs_index_load_ptr(ix->root);
 	unsigned int shift = (ix->levels - 1) * GS_INDEX_SHIFT;
 
 	if (unlikely(i > ix->max))
 		return NULL;
 	for (; n && shift; shift -= GS_INDEX_SHIFT)
-		n = rcu_dereference(n->slot[(i >> shift) & GS_INDEX_MASK]);
-	return n ? rcu_dereference(n->slot[i & GS_INDEX_MASK]) : NULL;
+		n = gs_index_load_ptr(n->slot[(i >> shift) & GS_INDEX_MASK]);
+	return n ? gs_index_load_ptr(n->slot[i & GS_INDEX_MASK]) : NULL;
 }
 
 int gs_index_init(void);
