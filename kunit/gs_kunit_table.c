@@ -311,10 +311,13 @@ static void gs_table_handles_tagged(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fit, 1);
 }
 
-/* 6-bit aux_hi values: every slot independent of its neighbours. */
+/*
+ * 6-bit aux_hi values: every slot independent of its neighbours. One
+ * more byte, as in a cluster (its first age byte): a read loads it.
+ */
 static void gs_table_aux_hi(struct kunit *test)
 {
-	u8 *hi = kunit_kzalloc(test, GS_AUX_HI_BYTES, GFP_KERNEL);
+	u8 *hi = kunit_kzalloc(test, GS_AUX_HI_BYTES + 1, GFP_KERNEL);
 	unsigned int i;
 
 	KUNIT_ASSERT_NOT_NULL(test, hi);
@@ -344,6 +347,13 @@ static void gs_table_aux_hi(struct kunit *test)
 	/* The last slot ends exactly at the end of the array. */
 	gs_aux_hi_set(hi, GS_CLUSTER_SLOTS - 1, GS_AUX_HI_MAX);
 	KUNIT_EXPECT_EQ(test, hi[GS_AUX_HI_BYTES - 1], 0xfc);
+	/* What follows the array neither shows nor changes. */
+	hi[GS_AUX_HI_BYTES] = 0xff;
+	KUNIT_EXPECT_EQ(test, gs_aux_hi_get(hi, GS_CLUSTER_SLOTS - 1),
+			GS_AUX_HI_MAX);
+	gs_aux_hi_set(hi, GS_CLUSTER_SLOTS - 1, 0);
+	KUNIT_EXPECT_EQ(test, gs_aux_hi_get(hi, GS_CLUSTER_SLOTS - 1), 0);
+	KUNIT_EXPECT_EQ(test, hi[GS_AUX_HI_BYTES], 0xff);
 }
 
 /* Does slot @i's age byte agree with its last access at @when? */

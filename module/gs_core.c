@@ -377,8 +377,8 @@ void gs_cluster_put(struct gs_store *s, unsigned long ci,
 }
 
 /* Bytes the pool object of @e, in slot @i of @cl, takes (compr_data_size). */
-static unsigned int gs_obj_len(const struct gs_cluster *cl, unsigned int i,
-			       unsigned long e)
+static __always_inline unsigned int gs_obj_len(const struct gs_cluster *cl,
+					       unsigned int i, unsigned long e)
 {
 	return gs_entry_kind(e) == GS_KIND_RAW ? PAGE_SIZE :
 	       gs_slot_aux(cl, i, e);

@@ -39,6 +39,7 @@ struct gs_cluster {
 		struct {
 			/* 6 bits per slot, see gs_aux_hi_get() */
 			u8 aux_hi[GS_AUX_HI_BYTES];
+			/* (which reads into the first of these) */
 			/* the age byte of each slot, see gs_table.h */
 			u8 age[GS_CLUSTER_SLOTS];
 		};
@@ -102,12 +103,16 @@ static inline u32 gs_age_secs(const struct gs_cluster *cl, unsigned int i,
 	return d > 0 ? d : 0;
 }
 
+static_assert(offsetof(struct gs_cluster, age) ==
+	      offsetof(struct gs_cluster, aux_hi) + GS_AUX_HI_BYTES,
+	      "gs_aux_hi_get() reads a byte past aux_hi: the age bytes follow");
+
 /*
  * The aux of slot @i of @cl (locked), whose entry @e is COMPRESSED, RAW or
  * WRITTEN_BACK: its low bits are in @e, its high bits in aux_hi.
  */
-static inline unsigned int gs_slot_aux(const struct gs_cluster *cl,
-				       unsigned int i, unsigned long e)
+static __always_inline unsigned int
+gs_slot_aux(const struct gs_cluster *cl, unsigned int i, unsigned long e)
 {
 	return gs_entry_aux_get(e, gs_aux_hi_get(cl->aux_hi, i));
 }

@@ -105,6 +105,7 @@
 #include <linux/bits.h>
 #include <linux/build_bug.h>
 #include <linux/types.h>
+#include <linux/unaligned.h>
 #include <asm/page.h>
 
 #define GS_CLUSTER_SHIFT	9
@@ -271,13 +272,18 @@ static inline bool gs_handle_encode(unsigned long handle, unsigned long *value)
 	return *value <= GS_VALUE_MAX && gs_handle_decode(*value) == handle;
 }
 
-/* The 6-bit aux_hi values of a cluster: slots 4n..4n+3 share 3 bytes. */
+/*
+ * The 6-bit aux_hi values of a cluster: slots 4n..4n+3 share 3 bytes.
+ * A read loads those 3 bytes and the one after them at once, so the
+ * array needs one more readable byte after its end: in a cluster, the
+ * first age byte (see struct gs_cluster).
+ */
 static inline unsigned int gs_aux_hi_get(const u8 *hi, unsigned int i)
 {
-	const u8 *p = hi + (i >> 2) * 3;
 	unsigned int shift = (i & 3) * GS_AUX_HI_BITS;
 
-	return ((p[0] | p[1] << 8 | p[2] << 16) >> shift) & GS_AUX_HI_MAX;
+	return (get_unaligned_le32(hi + (i >> 2) * 3) >> shift) &
+	       GS_AUX_HI_MAX;
 }
 
 static inline void gs_aux_hi_set(u8 *hi, unsigned int i, unsigned int val)
