@@ -217,14 +217,17 @@ static void gs_cluster_account(struct gs_store *s)
  * rcu_read_lock(): disabling preemption is inline, rcu_read_lock() is a
  * call under preemptible RCU, and every read and write looks up a
  * cluster. Under PREEMPT_RT the cluster lock may sleep, which only
- * rcu_read_lock() allows.
+ * rcu_read_lock() allows, so it is taken there. Elsewhere it is plain
+ * preempt_disable(), not rcu_read_lock_sched(): lockdep takes the latter
+ * for a section that is atomic on PREEMPT_RT too, and its lock nesting
+ * check (CONFIG_PROVE_RAW_LOCK_NESTING) then reports the cluster lock.
  */
 static __always_inline void gs_lookup_begin(void)
 {
 	if (IS_ENABLED(CONFIG_PREEMPT_RT))
 		rcu_read_lock();
 	else
-		rcu_read_lock_sched();
+		preempt_disable();
 }
 
 static __always_inline void gs_lookup_end(void)
@@ -232,7 +235,7 @@ static __always_inline void gs_lookup_end(void)
 	if (IS_ENABLED(CONFIG_PREEMPT_RT))
 		rcu_read_unlock();
 	else
-		rcu_read_unlock_sched();
+		preempt_enable();
 }
 
 /*

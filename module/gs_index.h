@@ -50,15 +50,15 @@ struct gs_index {
 
 /*
  * A node's or the root's pointer in a lookup, under rcu_read_lock() or
- * with preemption disabled (rcu_read_lock_sched()): both hold off the
- * grace period that frees a node (see gs_lookup_begin() in gs_core.c).
+ * with preemption disabled: both hold off the grace period that frees a
+ * node (see gs_lookup_begin() in gs_core.c).
  */
 #define gs_index_load_ptr(p) \
 	rcu_dereference_check(p, rcu_read_lock_sched_held())
 
 /*
- * The entry at @i, or NULL. Under rcu_read_lock() or
- * rcu_read_lock_sched().
+ * The entry at @i, or NULL. Under rcu_read_lock() or with preemption
+ * disabled.
  */
 static __always_inline void *gs_index_load(struct gs_index *ix,
 					   unsigned long i)
