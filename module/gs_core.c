@@ -15,11 +15,12 @@
  * Locking: each cluster has a spinlock that covers its table, aux_hi
  * array, used count and dead flag. Lookups run under RCU (with preemption
  * disabled, but under PREEMPT_RT: see gs_lookup_begin()), take the
- * cluster lock and retry if the cluster died in between. A cluster dies with its lock held:
- * it is marked dead and erased from the index (lock order: cluster lock,
- * then index lock), then freed after an RCU grace period. Nothing under a
- * cluster lock sleeps, so freeing works from swap_slot_free_notify(), which
- * the swap core calls under its own spinlock. A reader pins the entry of
+ * cluster lock and retry if the cluster died in between. A cluster dies
+ * with its lock held: it is marked dead and erased from the index (lock
+ * order: cluster lock, then index lock), then freed after an RCU grace
+ * period. Nothing under a cluster lock sleeps, so freeing works from
+ * swap_slot_free_notify(), which the swap core calls under its own
+ * spinlock. A reader pins the entry of
  * a pool object (PINNED) and reads it after dropping the cluster lock,
  * holding only its stream's mutex, then unpins it with no lock at all (a
  * compare-and-exchange of the entry), so whatever else changes an entry
