@@ -163,6 +163,7 @@ def merge_runs(rows, keys):
 def shape(rows, host, resdir):
     res = {"host": host, "env": {}, "env_lts": {}, "static_lts": [],
            "scale": [], "env_scale": {}, "icount": [], "env_icount": {},
+           "icount_workload": [],
            "static": [], "meta": [], "ratio": [],
            "ratio_swap": [], "workload": [], "fio": [], "writeback": {},
            "comp": [], "comp_recomp": [], "comp_dict": {}, "zswap": [],
@@ -176,7 +177,9 @@ def shape(rows, host, resdir):
         # The fio guests of their own: lane, section and guest share a name.
         lane = r.get("lane")
         if lane in ("scale", "icount"):
-            if sec == lane:
+            if sec == "icount_workload":
+                res[sec].append(r)
+            elif sec == lane:
                 s = fio_summary(resdir, r["file"], "guest-" + lane)
                 if s:
                     r.update(s)
@@ -228,6 +231,8 @@ def shape(rows, host, resdir):
                             ("driver", "rw", "iodepth", "numjobs"))
     res["scale"] = merge_runs(res["scale"], ("driver", "rw", "numjobs"))
     res["icount"] = merge_runs(res["icount"], ("driver", "rw", "iodepth"))
+    res["icount_workload"] = merge_runs(res["icount_workload"],
+                                        ("driver", "mix", "overcommit"))
     for m in merge_runs(wb_runs, ("driver",)):
         res["writeback"][m["driver"]] = m
     return res
@@ -703,6 +708,42 @@ def t_icount(res):
     return out
 
 
+def t_icount_workload(res):
+    """The swap workload on the same guest: MiB swept per 10^9
+    instructions, and swap-in latencies in thousands of instructions."""
+    rows = res["icount_workload"]
+    out = ["| mix | overcommit | ghostswap MiB/Ginstr | zram MiB/Ginstr "
+           "| ghostswap / zram | p50, kinstr: ghostswap | zram "
+           "| p99, kinstr: ghostswap | zram | verified |",
+           "|---|---|---|---|---|---|---|---|---|---|"]
+    for oc in (2, 4):
+        for mix in ("zero-heavy", "text", "random"):
+            g = find(rows, driver="ghostswap", mix=mix, overcommit=oc)
+            z = find(rows, driver="zram", mix=mix, overcommit=oc)
+            if not g or not z:
+                continue
+            ok = all(r.get("rc") == 0 and wl_get(r, "bad_pages") == 0
+                     for r in (g, z))
+            out.append("| %s | %dx | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                mix, oc, with_spread(wl_get(g, "mib_s"), g, "%.1f"),
+                with_spread(wl_get(z, "mib_s"), z, "%.1f"),
+                fmt_ratio(ratio(wl_get(g, "mib_s"), wl_get(z, "mib_s"))),
+                wl_get(g, "lat_p50"), wl_get(z, "lat_p50"),
+                wl_get(g, "lat_p99"), wl_get(z, "lat_p99"),
+                "yes" if ok else "**NO**"))
+    runs = max((r.get("runs", 1) for r in rows), default=1)
+    out.append("")
+    out.append("The swap workload of the table above, ghostswap and zram "
+               "only, on the guest of the instruction counter: *MiB/Ginstr*: "
+               "MiB swept per 10^9 instructions of the whole guest (usemem, "
+               "reclaim, kswapd, the driver), latencies of a swap-in's "
+               "first access in thousands of instructions. Medians of %d "
+               "runs, the drivers alternating (the range in brackets): "
+               "reclaim depends on the clock, which counts instructions "
+               "here, so runs still differ a little." % runs)
+    return out
+
+
 def t_writeback(res):
     wb = res["writeback"]
     disk = wb.get("disk_kib_s")
@@ -941,6 +982,8 @@ def report(res, made, resdir):
         sec("fio with 1, 2 and 4 jobs", t_scale(res))
     if res["icount"]:
         sec("fio counted in instructions", t_icount(res))
+    if res["icount_workload"]:
+        sec("Swap workload counted in instructions", t_icount_workload(res))
     if res["writeback"]:
         sec("Writeback", t_writeback(res), "writeback.png")
     if res["profile"]:

@@ -17,9 +17,9 @@
 # without KVM; default multi, one host thread a vCPU).
 #
 # The section "scale" (fio with 1, 2 and 4 jobs) runs in a guest of its
-# own with 4 vCPUs, booted after the main one; "icount" (the fio rows
-# counted in instructions) in one on QEMU's instruction counter, where
-# there is no KVM.
+# own with 4 vCPUs, booted after the main one; "icount" (the fio rows and
+# the swap workload, ghostswap and zram, counted in instructions) in one
+# on QEMU's instruction counter, where there is no KVM.
 set -euo pipefail
 . "$(dirname "$0")/../testbed/lib.sh"
 
@@ -105,7 +105,7 @@ elif [ $icount = 1 ]; then
 	t0=$(date +%s)
 	mkdir -p "$out/guest-icount"
 	GHOSTSWAP_KVM=0 GHOSTSWAP_TCG=single GHOSTSWAP_ICOUNT=0 \
-		GS_GUEST_TIMEOUT=1800 "$GS_TOP/testbed/guest.sh" "$out/guest-icount" \
+		GS_GUEST_TIMEOUT=3600 "$GS_TOP/testbed/guest.sh" "$out/guest-icount" \
 		"BENCH_QUICK=${BENCH_QUICK:-0} BENCH_REPS=${BENCH_REPS:-2}" \
 		"bash /opt/gs-src/bench/guest/bench.sh icount" || true
 	gs_log "icount guest: $(($(date +%s) - t0)) s"

@@ -394,23 +394,31 @@ drivers_order() {
 	done
 }
 
-b_workload() {
-	local lim=64 drv name mix oc rep
+# workload_rows SECTION DRIVER...: the swap workload, every mix at 2x
+# and 4x, each DRIVER $REPS times in rotating order, with lz4; one line
+# of SECTION a run.
+workload_rows() {
+	local sec=$1 lim=64 drv name mix oc rep
+	shift
 	PASSES=2
 	[ "$QUICK" = 1 ] && lim=32 PASSES=1
 	for oc in 2 4; do
 		for name in zero-heavy:zzzst text:t random:r; do
 			mix=${name#*:} name=${name%%:*}
 			for ((rep = 1; rep <= REPS; rep++)); do
-				# shellcheck disable=SC2086
-				for drv in $(drivers_order $rep ${BENCH_DRIVERS:-ghostswap zram zswap}); do
-					log "workload $drv $name ${oc}x #$rep"
-					REP=$rep workload_one $drv $name $mix $lim $oc
+				for drv in $(drivers_order $rep "$@"); do
+					log "$sec $drv $name ${oc}x #$rep"
+					REP=$rep workload_one $drv $name $mix $lim $oc lz4 $sec
 				done
 			done
 		done
 	done
 	echo N >$ZSW/enabled
+}
+
+b_workload() {
+	# shellcheck disable=SC2086
+	workload_rows workload ${BENCH_DRIVERS:-ghostswap zram zswap}
 }
 
 # ------------------------------------------------------- zswap in front
@@ -605,12 +613,18 @@ b_scale() {
 # it, so two runs agree to a few parts in 10^4. fio is kept on vCPU 1
 # for both drivers: where the scheduler puts it changes what the other
 # vCPU does meanwhile, and that counts too.
+#
+# Then the swap workload, ghostswap and zram, counted the same way: its
+# MiB/s are MiB swept per 10^9 instructions, its latencies thousands of
+# instructions. A reclaim decision that depends on time depends on
+# instructions here too, so the runs still differ a little.
 b_icount() {
 	if [ "$QUICK" = 1 ]; then
 		FIO_CPUS=1 fio_rows icount 1 64M 1
 	else
 		FIO_CPUS=1 fio_rows icount 2 256M 1
-	fi
+	fi || return 1
+	workload_rows icount_workload ghostswap zram
 }
 
 # ------------------------------------------------------------- writeback
