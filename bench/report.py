@@ -943,6 +943,7 @@ def report(res, made, resdir):
                   e.get("zswap_zpool", "?"), e.get("zswap_max_pool_percent", "?"),
                   e.get("zswap_shrinker_default", "?")))
     md.append("")
+    imgs = made or ()   # None: no matplotlib
     md.append("All drivers ran in the same guest boot, same kernel, same "
               "algorithm (lz4 unless stated). Rerun: `make bench`.")
     if res["errors"]:
@@ -955,7 +956,7 @@ def report(res, made, resdir):
         if note:
             md.extend([note, ""])
         md.extend(table)
-        if img and img in (made or ()):
+        if img and img in imgs:
             md.extend(["", "![%s](%s)" % (title, img)])
 
     if res["static"]:
@@ -970,7 +971,7 @@ def report(res, made, resdir):
     if res["workload"]:
         sec("Swap workload", t_workload(res), "workload_throughput.png")
         for img in ("workload_p50.png", "workload_p99.png"):
-            if img in (made or ()):
+            if img in imgs:
                 md.extend(["", "![%s](%s)" % (img, img)])
     if res["zswap"]:
         sec("zswap in front", t_zswap(res))
@@ -1014,7 +1015,7 @@ def main():
         json.dump(res, f, indent=1, sort_keys=True)
     with open(os.path.join(resdir, "report.md"), "w") as f:
         f.write(report(res, made, resdir))
-    print("report.md, results.json, %d plots in %s" % (len(made or ()), resdir))
+    print("report.md, results.json, %d plots in %s" % (len(made or []), resdir))
 
 
 if __name__ == "__main__":
