@@ -16,6 +16,20 @@
 #include "gs_store.h"
 #include "gs_writeback.h"
 
+/*
+ * suite_init and suite_exit of every suite that makes stores: the slab
+ * caches every store shares.
+ */
+static inline int gs_kunit_core_init(struct kunit_suite *suite)
+{
+	return gs_core_init();
+}
+
+static inline void gs_kunit_core_exit(struct kunit_suite *suite)
+{
+	gs_core_exit();
+}
+
 KUNIT_DEFINE_ACTION_WRAPPER(gs_kunit_store_destroy, gs_store_destroy,
 			    struct gs_store *);
 

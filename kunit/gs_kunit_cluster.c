@@ -342,16 +342,6 @@ static void gs_cluster_race(struct kunit *test)
 	gs_expect_stats_zero(test, s);
 }
 
-static int gs_cluster_suite_init(struct kunit_suite *suite)
-{
-	return gs_core_init();
-}
-
-static void gs_cluster_suite_exit(struct kunit_suite *suite)
-{
-	gs_core_exit();
-}
-
 static struct kunit_case gs_cluster_cases[] = {
 	KUNIT_CASE(gs_cluster_write_free),
 	KUNIT_CASE(gs_cluster_cost),
@@ -366,8 +356,8 @@ static struct kunit_case gs_cluster_cases[] = {
 
 static struct kunit_suite gs_cluster_suite = {
 	.name = "ghostswap_cluster",
-	.suite_init = gs_cluster_suite_init,
-	.suite_exit = gs_cluster_suite_exit,
+	.suite_init = gs_kunit_core_init,
+	.suite_exit = gs_kunit_core_exit,
 	.test_cases = gs_cluster_cases,
 };
 

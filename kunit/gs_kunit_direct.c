@@ -623,16 +623,6 @@ static void gs_direct_read_run_races(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_SLOTS_USED), 2);
 }
 
-static int gs_direct_suite_init(struct kunit_suite *suite)
-{
-	return gs_core_init();
-}
-
-static void gs_direct_suite_exit(struct kunit_suite *suite)
-{
-	gs_core_exit();
-}
-
 static struct kunit_case gs_direct_cases[] = {
 	KUNIT_CASE(gs_direct_run),
 	KUNIT_CASE(gs_direct_at),
@@ -652,8 +642,8 @@ static struct kunit_case gs_direct_cases[] = {
 
 static struct kunit_suite gs_direct_suite = {
 	.name = "ghostswap_direct",
-	.suite_init = gs_direct_suite_init,
-	.suite_exit = gs_direct_suite_exit,
+	.suite_init = gs_kunit_core_init,
+	.suite_exit = gs_kunit_core_exit,
 	.test_cases = gs_direct_cases,
 };
 

@@ -505,16 +505,6 @@ static void gs_read_start_stop_waits(struct kunit *test)
 	__free_page(dst);
 }
 
-static int gs_read_suite_init(struct kunit_suite *suite)
-{
-	return gs_core_init();
-}
-
-static void gs_read_suite_exit(struct kunit_suite *suite)
-{
-	gs_core_exit();
-}
-
 static struct kunit_case gs_read_cases[] = {
 	KUNIT_CASE_PARAM(gs_read_pinned_race, gs_read_gen_params),
 	KUNIT_CASE(gs_read_no_stream),
@@ -528,8 +518,8 @@ static struct kunit_case gs_read_cases[] = {
 
 static struct kunit_suite gs_read_suite = {
 	.name = "ghostswap_read",
-	.suite_init = gs_read_suite_init,
-	.suite_exit = gs_read_suite_exit,
+	.suite_init = gs_kunit_core_init,
+	.suite_exit = gs_kunit_core_exit,
 	.test_cases = gs_read_cases,
 };
 

@@ -396,16 +396,6 @@ static void gs_rc_auto(struct kunit *test)
 	gs_rc_expect_all(test, s, pages, GS_RC_PAGES);
 }
 
-static int gs_rc_suite_init(struct kunit_suite *suite)
-{
-	return gs_core_init();
-}
-
-static void gs_rc_suite_exit(struct kunit_suite *suite)
-{
-	gs_core_exit();
-}
-
 static struct kunit_case gs_rc_cases[] = {
 	KUNIT_CASE(gs_rc_all),
 	KUNIT_CASE(gs_rc_select),
@@ -419,8 +409,8 @@ static struct kunit_case gs_rc_cases[] = {
 
 static struct kunit_suite gs_rc_suite = {
 	.name = "ghostswap_recomp",
-	.suite_init = gs_rc_suite_init,
-	.suite_exit = gs_rc_suite_exit,
+	.suite_init = gs_kunit_core_init,
+	.suite_exit = gs_kunit_core_exit,
 	.test_cases = gs_rc_cases,
 };
 

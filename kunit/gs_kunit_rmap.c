@@ -348,16 +348,6 @@ static void gs_rmap_check_detects(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0L);
 }
 
-static int gs_rmap_suite_init(struct kunit_suite *suite)
-{
-	return gs_core_init();
-}
-
-static void gs_rmap_suite_exit(struct kunit_suite *suite)
-{
-	gs_core_exit();
-}
-
 static struct kunit_case gs_rmap_cases[] = {
 	KUNIT_CASE(gs_rmap_sequential),
 	KUNIT_CASE(gs_rmap_clusters),
@@ -371,8 +361,8 @@ static struct kunit_case gs_rmap_cases[] = {
 
 static struct kunit_suite gs_rmap_suite = {
 	.name = "ghostswap_rmap",
-	.suite_init = gs_rmap_suite_init,
-	.suite_exit = gs_rmap_suite_exit,
+	.suite_init = gs_kunit_core_init,
+	.suite_exit = gs_kunit_core_exit,
 	.test_cases = gs_rmap_cases,
 };
 

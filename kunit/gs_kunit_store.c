@@ -246,16 +246,6 @@ static void gs_store_compaction(struct kunit *test)
 	}
 }
 
-static int gs_store_suite_init(struct kunit_suite *suite)
-{
-	return gs_core_init();
-}
-
-static void gs_store_suite_exit(struct kunit_suite *suite)
-{
-	gs_core_exit();
-}
-
 static struct kunit_case gs_store_cases[] = {
 	KUNIT_CASE_PARAM(gs_store_kinds, gs_store_alg_gen_params),
 	KUNIT_CASE_PARAM(gs_store_overwrite_free, gs_store_alg_gen_params),
@@ -267,8 +257,8 @@ static struct kunit_case gs_store_cases[] = {
 
 static struct kunit_suite gs_store_suite = {
 	.name = "ghostswap_store",
-	.suite_init = gs_store_suite_init,
-	.suite_exit = gs_store_suite_exit,
+	.suite_init = gs_kunit_core_init,
+	.suite_exit = gs_kunit_core_exit,
 	.test_cases = gs_store_cases,
 };
 

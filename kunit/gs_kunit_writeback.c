@@ -1720,16 +1720,6 @@ static void gs_wb_stress(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, gs_store_pool_pages(s), 0UL);
 }
 
-static int gs_wb_suite_init(struct kunit_suite *suite)
-{
-	return gs_core_init();
-}
-
-static void gs_wb_suite_exit(struct kunit_suite *suite)
-{
-	gs_core_exit();
-}
-
 static struct kunit_case gs_wb_cases[] = {
 	KUNIT_CASE(gs_wb_round_trip),
 	KUNIT_CASE(gs_wb_modes),
@@ -1767,8 +1757,8 @@ static struct kunit_case gs_wb_cases[] = {
 
 static struct kunit_suite gs_wb_suite = {
 	.name = "ghostswap_writeback",
-	.suite_init = gs_wb_suite_init,
-	.suite_exit = gs_wb_suite_exit,
+	.suite_init = gs_kunit_core_init,
+	.suite_exit = gs_kunit_core_exit,
 	.test_cases = gs_wb_cases,
 };
 

@@ -14,8 +14,9 @@
 # usage: kunit/run.sh [--sanitize|--bench] [FILTER_GLOB]
 #   --sanitize   separate build with KASAN, lockdep, atomic-sleep and VM
 #                debugging
-#   --bench      the plain build plus the micro-benchmarks of kunit/bench/
-#                (bench/lookup.sh runs them)
+#   --bench      the plain build, running the micro-benchmarks of
+#                kunit/bench/ too (bench/lookup.sh runs them); every
+#                build compiles them, only --bench runs them
 #   FILTER_GLOB  passed to kunit.py, e.g. 'ghostswap_table' or
 #                'ghostswap_cluster.*free*'
 set -euo pipefail
@@ -48,10 +49,10 @@ if [ $mode = sanitize ]; then
 	add=(CONFIG_DEBUG_KERNEL=y CONFIG_KASAN=y CONFIG_PROVE_LOCKING=y
 	     CONFIG_DEBUG_ATOMIC_SLEEP=y CONFIG_DEBUG_VM=y)
 elif [ $mode = bench ]; then
-	# The plain build's tree: only our objects rebuild.
+	# The plain build itself.
 	name=kunit-bench
 	build=$GS_CACHE/kunit-build
-	add=(CONFIG_GHOSTSWAP_KUNIT_BENCH=y)
+	add=()
 else
 	name=kunit
 	build=$GS_CACHE/kunit-build
@@ -84,6 +85,8 @@ args=(run --kunitconfig "$GS_TOP/kunit/.kunitconfig" --build_dir "$build"
 for c in ${add[@]+"${add[@]}"}; do
 	args+=(--kconfig_add "$c")
 done
+# The micro-benchmarks' suites are marked very slow: only --bench runs them.
+[ $mode = bench ] || args+=(--filter 'speed>very_slow')
 args+=(${filter[@]+"${filter[@]}"})
 
 gs_log "$name: kunit.py in $ksrc, build dir $build"

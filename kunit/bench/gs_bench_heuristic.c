@@ -68,12 +68,14 @@ static void gs_bench_heuristic(struct kunit *test)
 }
 
 static struct kunit_case gs_bench_heuristic_cases[] = {
-	KUNIT_CASE_SLOW(gs_bench_heuristic),
+	KUNIT_CASE(gs_bench_heuristic),
 	{}
 };
 
 static struct kunit_suite gs_bench_heuristic_suite = {
 	.name = "ghostswap_bench_heuristic",
+	/* Left out of the test runs (kunit/run.sh): see tree/Kconfig. */
+	.attr.speed = KUNIT_SPEED_VERY_SLOW,
 	.test_cases = gs_bench_heuristic_cases,
 };
 

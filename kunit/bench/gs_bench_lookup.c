@@ -226,24 +226,16 @@ static void gs_bench_lookup(struct kunit *test)
 }
 
 static struct kunit_case gs_bench_lookup_cases[] = {
-	KUNIT_CASE_SLOW(gs_bench_lookup),
+	KUNIT_CASE(gs_bench_lookup),
 	{}
 };
 
-static int gs_bench_lookup_init(struct kunit_suite *suite)
-{
-	return gs_core_init();
-}
-
-static void gs_bench_lookup_exit(struct kunit_suite *suite)
-{
-	gs_core_exit();
-}
-
 static struct kunit_suite gs_bench_lookup_suite = {
 	.name = "ghostswap_bench_lookup",
-	.suite_init = gs_bench_lookup_init,
-	.suite_exit = gs_bench_lookup_exit,
+	.suite_init = gs_kunit_core_init,
+	.suite_exit = gs_kunit_core_exit,
+	/* Left out of the test runs (kunit/run.sh): see tree/Kconfig. */
+	.attr.speed = KUNIT_SPEED_VERY_SLOW,
 	.test_cases = gs_bench_lookup_cases,
 };
 
