@@ -724,12 +724,14 @@ def t_icount_workload(res):
                 continue
             ok = all(r.get("rc") == 0 and wl_get(r, "bad_pages") == 0
                      for r in (g, z))
+            r = ratio(wl_get(g, "mib_s"), wl_get(z, "mib_s"))
+            lat = ["%.1f" % v if v is not None else "-" for v in
+                   (wl_get(g, "lat_p50"), wl_get(z, "lat_p50"),
+                    wl_get(g, "lat_p99"), wl_get(z, "lat_p99"))]
             out.append("| %s | %dx | %s | %s | %s | %s | %s | %s | %s | %s |" % (
                 mix, oc, with_spread(wl_get(g, "mib_s"), g, "%.1f"),
                 with_spread(wl_get(z, "mib_s"), z, "%.1f"),
-                fmt_ratio(ratio(wl_get(g, "mib_s"), wl_get(z, "mib_s"))),
-                wl_get(g, "lat_p50"), wl_get(z, "lat_p50"),
-                wl_get(g, "lat_p99"), wl_get(z, "lat_p99"),
+                "%.3f" % r if r else "-", lat[0], lat[1], lat[2], lat[3],
                 "yes" if ok else "**NO**"))
     runs = max((r.get("runs", 1) for r in rows), default=1)
     out.append("")
