@@ -950,6 +950,22 @@ static void gs_heur_known(struct kunit *test)
 	memset(p, 0, PAGE_SIZE / 2);
 	gs_kc_prandom(p + PAGE_SIZE / 2, PAGE_SIZE / 2, 6);
 	KUNIT_EXPECT_FALSE(test, gs_page_looks_incompressible(p));
+	/*
+	 * Random but for the four words looked at first, one at the start
+	 * of each quarter, which are text: the quick test calls it
+	 * compressible, the one kind of mistake it may make.
+	 */
+	gs_kc_prandom(p, PAGE_SIZE, 8);
+	for (i = 0; i < 4; i++)
+		memcpy(p + i * (PAGE_SIZE / 4),
+		       &"abcdefghijklmnopqrstuvwxyz012345"[i * 8], 8);
+	KUNIT_EXPECT_EQ(test, gs_page_heuristic(p), GS_HEUR_BYTES);
+	/*
+	 * One top bit in them: the page is looked at in full, and its 32
+	 * distinct text bytes do not make it look less random.
+	 */
+	p[PAGE_SIZE / 2 + 3] |= 0x80;
+	KUNIT_EXPECT_EQ(test, gs_page_heuristic(p), GS_HEUR_INCOMPRESSIBLE);
 	/* Skewed bytes (one in eight zero): worth a try, if not a gain. */
 	gs_kc_prandom(p, PAGE_SIZE, 7);
 	for (n = 0; n < PAGE_SIZE; n += 8)

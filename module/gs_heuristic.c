@@ -6,13 +6,24 @@
  * offset within its stretch that changes from word to word (so that
  * arrays of structures do not show the same field every time) and
  * repeats every 8 words (so that a page whose halves or quarters are
- * equal shows equal words). Two tests run on it, word by word, and the
- * first that speaks stops the look. The words are looked at in
- * bit-reversed order (0, 16, 8, 24, 4, ...), so that the first few
- * already spread over the whole page: a page with data in one part and
- * zeroes in the rest (a heap page in use at its start, a stack page at
- * its end) shows both within a few words. The order changes how soon a
- * verdict comes, never which: both tests only ever see more.
+ * equal shows equal words). The words are looked at in bit-reversed
+ * order (0, 16, 8, 24, 4, ...), so that the first few already spread
+ * over the whole page: a page with data in one part and zeroes in the
+ * rest (a heap page in use at its start, a stack page at its end) shows
+ * both within a few words.
+ *
+ * - Bytes below 0x80, first. If no byte of the first four words of that
+ *   order (one from each quarter of the page) has its top bit set, the
+ *   page is most likely text, small integers or mostly zeroes: at most
+ *   128 byte values, which the byte-pair test below would call
+ *   compressible too. Random bytes pass with probability 2^-32. It only
+ *   ever says compressible, and it is the whole look for most text: four
+ *   loads instead of a dozen words counted. A page it lets through that
+ *   is random past those words costs a compression, never a page.
+ *
+ * Then two tests run word by word, and the first that speaks stops the
+ * look. The order changes how soon their verdict comes, never which:
+ * both only ever see more.
  *
  * - Equal byte pairs. Among n bytes of uniformly random data, two are
  *   equal with probability 1/256: n(n-1)/512 equal pairs are expected
@@ -22,28 +33,27 @@
  *   are skewed enough for an entropy coder or for repeated strings:
  *   compressible. This is the collision entropy of the byte
  *   distribution (the sum of squared byte frequencies), which needs no
- *   logarithms and no pass over a histogram. Text, zeroes, small
- *   alphabets, pointers and small integers cross the line within a few
- *   words; random bytes come out near 1.0 times (standard deviation
- *   0.09), and about one random page in 500 goes to the compressor
- *   anyway.
+ *   logarithms and no pass over a histogram. Zeroes, small alphabets,
+ *   pointers and small integers cross the line within a few words;
+ *   random bytes come out near 1.0 times (standard deviation 0.09), and
+ *   about one random page in 500 goes to the compressor anyway.
  *
  * - Equal words. A word equal to one sampled before means repeated
  *   content whatever the bytes look like (a block of random bytes
  *   repeated, equal halves): compressible. A 256-bit set of word hashes
  *   finds candidates; only a hit is compared with the words before.
  *
- * A page that passes both as random is called incompressible. What it
- * cannot see: near-random bytes repeated at a distance that no two
+ * A page that passes all three as random is called incompressible. What
+ * it cannot see: near-random bytes repeated at a distance that no two
  * sampled words share (a random 1500-byte block repeated, say).
  *
- * Cost: 256 bytes read and counted, a 256-byte histogram on the stack;
- * text and zeroes stop after a few words. About a fifth of what lz4
- * takes to find out a random page does not compress, about a
- * seventieth of its time on a page of text (KUnit's gs_heur_cost). The
- * btrfs compression heuristic (fs/btrfs/compression.c) answers the
- * same question for file extents with byte-set sizes, a core-set size
- * and Shannon entropy.
+ * Cost: four words for text; else 256 bytes read and counted, a 256-byte
+ * histogram on the stack, compressible data stopping after a few words.
+ * About a quarter of what lz4 takes to find out a random page does not
+ * compress, under a hundredth of its time on a page of text
+ * (kunit/bench/gs_bench_heuristic.c). The btrfs compression heuristic
+ * (fs/btrfs/compression.c) answers the same question for file extents
+ * with byte-set sizes, a core-set size and Shannon entropy.
  */
 #include <linux/bitops.h>
 #include <linux/hash.h>
@@ -53,11 +63,14 @@
 
 #define GS_HEUR_WORDS		32
 #define GS_HEUR_STRIDE		(PAGE_SIZE / GS_HEUR_WORDS)
-#define GS_HEUR_BYTES		(GS_HEUR_WORDS * 8)
+#define GS_HEUR_SAMPLE_BYTES	(GS_HEUR_WORDS * 8)
 /* 1.3 times the equal pairs expected of random bytes. */
-#define GS_HEUR_PAIRS_MIN	(GS_HEUR_BYTES * (GS_HEUR_BYTES - 1) / 2 * 13 / \
-				 (256 * 10))
+#define GS_HEUR_PAIRS_MIN	(GS_HEUR_SAMPLE_BYTES * (GS_HEUR_SAMPLE_BYTES - 1) / \
+				 2 * 13 / (256 * 10))
 #define GS_HEUR_HASH_BITS	8
+/* The bytes-below-0x80 test: its words, and the bits it looks at. */
+#define GS_HEUR_QUICK_WORDS	4
+#define GS_HEUR_TOP_BITS	0x8080808080808080ULL
 
 static_assert(GS_HEUR_STRIDE >= 128);
 
@@ -90,16 +103,25 @@ static bool gs_heur_seen(const void *page, unsigned int k, u64 x)
 
 enum gs_heur_verdict gs_page_heuristic(const void *page)
 {
-	DECLARE_BITMAP(hashes, 1 << GS_HEUR_HASH_BITS);
+	/*
+	 * Cleared below, after the quick test: not at entry, as the kernel's
+	 * automatic stack initialization would.
+	 */
+	DECLARE_BITMAP(hashes, 1 << GS_HEUR_HASH_BITS) __uninitialized;
 	unsigned int pairs = 0, k, b;
 	/*
 	 * A count stays below 256: 23 equal bytes already make more pairs
 	 * than GS_HEUR_PAIRS_MIN, and the sum is checked every 8 bytes.
 	 */
-	u8 count[256];
-	u64 x;
+	u8 count[256] __uninitialized;
+	u64 x = 0;
 
 	static_assert(GS_HEUR_PAIRS_MIN < 23 * 22 / 2);
+	for (k = 0; k < GS_HEUR_QUICK_WORDS; k++)
+		x |= gs_heur_word(page, gs_heur_order[k]);
+	if (!(x & GS_HEUR_TOP_BITS))
+		return GS_HEUR_BYTES;
+
 	memset(count, 0, sizeof(count));
 	bitmap_zero(hashes, 1 << GS_HEUR_HASH_BITS);
 	for (k = 0; k < GS_HEUR_WORDS; k++) {
