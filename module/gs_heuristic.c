@@ -68,8 +68,7 @@
 #define GS_HEUR_PAIRS_MIN	(GS_HEUR_SAMPLE_BYTES * (GS_HEUR_SAMPLE_BYTES - 1) / \
 				 2 * 13 / (256 * 10))
 #define GS_HEUR_HASH_BITS	8
-/* The bytes-below-0x80 test: its words, and the bits it looks at. */
-#define GS_HEUR_QUICK_WORDS	4
+/* The bits the bytes-below-0x80 test looks at. */
 #define GS_HEUR_TOP_BITS	0x8080808080808080ULL
 
 static_assert(GS_HEUR_STRIDE >= 128);
@@ -101,12 +100,13 @@ static bool gs_heur_seen(const void *page, unsigned int k, u64 x)
 	return false;
 }
 
-enum gs_heur_verdict gs_page_heuristic(const void *page)
+/*
+ * The two tests that count, out of line: their arrays, stack frame and
+ * stack protector are not paid by a page the quick test decides.
+ */
+static noinline enum gs_heur_verdict gs_heur_count(const void *page)
 {
-	/*
-	 * Cleared below, after the quick test: not at entry, as the kernel's
-	 * automatic stack initialization would.
-	 */
+	/* Cleared here, not by the kernel's automatic stack initialization. */
 	DECLARE_BITMAP(hashes, 1 << GS_HEUR_HASH_BITS) __uninitialized;
 	unsigned int pairs = 0, k, b;
 	/*
@@ -114,14 +114,9 @@ enum gs_heur_verdict gs_page_heuristic(const void *page)
 	 * than GS_HEUR_PAIRS_MIN, and the sum is checked every 8 bytes.
 	 */
 	u8 count[256] __uninitialized;
-	u64 x = 0;
+	u64 x;
 
 	static_assert(GS_HEUR_PAIRS_MIN < 23 * 22 / 2);
-	for (k = 0; k < GS_HEUR_QUICK_WORDS; k++)
-		x |= gs_heur_word(page, gs_heur_order[k]);
-	if (!(x & GS_HEUR_TOP_BITS))
-		return GS_HEUR_BYTES;
-
 	memset(count, 0, sizeof(count));
 	bitmap_zero(hashes, 1 << GS_HEUR_HASH_BITS);
 	for (k = 0; k < GS_HEUR_WORDS; k++) {
@@ -135,4 +130,15 @@ enum gs_heur_verdict gs_page_heuristic(const void *page)
 			return GS_HEUR_BYTES;
 	}
 	return GS_HEUR_INCOMPRESSIBLE;
+}
+
+enum gs_heur_verdict gs_page_heuristic(const void *page)
+{
+	/* The quick test: the first four words of gs_heur_order. */
+	u64 x = gs_heur_word(page, 0) | gs_heur_word(page, 16) |
+		gs_heur_word(page, 8) | gs_heur_word(page, 24);
+
+	if (!(x & GS_HEUR_TOP_BITS))
+		return GS_HEUR_BYTES;
+	return gs_heur_count(page);
 }
