@@ -19,6 +19,7 @@
 #include <linux/lz4.h>
 #include <linux/lzo.h>
 #include <linux/mm.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/zstd.h>
@@ -545,6 +546,69 @@ static void gs_comp_dict_helps(struct kunit *test)
 		KUNIT_EXPECT_GT(test, with, 0);
 		KUNIT_EXPECT_LT(test, with, without);
 	}
+}
+
+/* @comp (@len bytes) read back alone by the library: @page? */
+static void gs_kc_lz4_alone(struct kunit *test, const void *comp, int len,
+			    const void *page)
+{
+	void *in = gs_kc_exact(test, comp, len);
+	void *out = kunit_kmalloc(test, PAGE_SIZE, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, out);
+	KUNIT_EXPECT_EQ(test, LZ4_decompress_safe(in, out, len, PAGE_SIZE),
+			PAGE_SIZE);
+	KUNIT_EXPECT_MEMEQ(test, out, page, PAGE_SIZE);
+	kunit_kfree(test, in);
+	kunit_kfree(test, out);
+}
+
+/*
+ * lz4 without a dictionary keeps its state from page to page (see
+ * gs_be_lz4.c): a page compresses to the same bytes whatever came before
+ * it, even itself (were the old table entries matched, the second time
+ * would take a few bytes), each reads back alone, and so does the first
+ * page after the library cleared the state, past 1 GiB.
+ */
+static void gs_comp_lz4_stream(struct kunit *test)
+{
+	static const struct gs_kc_cfg c = { "lz4", GS_PARAM_UNSET,
+					    GS_PARAM_UNSET, false };
+	struct gs_comp_params *p = gs_kc_params(test, &c);
+	LZ4_stream_t *ctx = gs_kc_ctx(test, p);
+	void *page = gs_kc_page(test, GS_KC_TEXT, 31);
+	void *first, *again, *after, *other;
+	int len, n;
+
+	KUNIT_ASSERT_GT(test, gs_kc_compress(test, p, ctx,
+					     gs_kc_page(test, GS_KC_TEXT, 32),
+					     &other), 0);
+	len = gs_kc_compress(test, p, ctx, page, &first);
+	KUNIT_ASSERT_GT(test, len, 0);
+	gs_kc_lz4_alone(test, first, len, page);
+
+	n = gs_kc_compress(test, p, ctx, page, &again);
+	KUNIT_ASSERT_EQ(test, n, len);
+	KUNIT_EXPECT_MEMEQ(test, again, first, len);
+
+	KUNIT_ASSERT_GT(test, gs_kc_compress(test, p, ctx,
+					     gs_kc_page(test, GS_KC_MIXED, 33),
+					     &other), 0);
+	n = gs_kc_compress(test, p, ctx, page, &after);
+	KUNIT_ASSERT_EQ(test, n, len);
+	KUNIT_EXPECT_MEMEQ(test, after, first, len);
+	KUNIT_EXPECT_EQ(test, ctx->internal_donotuse.currentOffset,
+			5 * PAGE_SIZE);
+
+	/* As if the stream had seen 1 GiB: the library clears it. */
+	ctx->internal_donotuse.currentOffset = SZ_1G + 1;
+	n = gs_kc_compress(test, p, ctx, page, &after);
+	KUNIT_ASSERT_GT(test, n, 0);
+	gs_kc_lz4_alone(test, after, n, page);
+	KUNIT_EXPECT_EQ(test, ctx->internal_donotuse.currentOffset, PAGE_SIZE);
+	n = gs_kc_compress(test, p, ctx, page, &after);
+	KUNIT_ASSERT_EQ(test, n, len);
+	KUNIT_EXPECT_MEMEQ(test, after, first, len);
 }
 
 /* Levels, windows and dictionaries an algorithm does not take. */
@@ -1114,6 +1178,7 @@ static struct kunit_case gs_comp_cases[] = {
 	KUNIT_CASE_PARAM(gs_comp_enospc, gs_kc_cfg_gen_params),
 	KUNIT_CASE_PARAM(gs_comp_bytes, gs_kc_cfg_gen_params),
 	KUNIT_CASE(gs_comp_dict_helps),
+	KUNIT_CASE(gs_comp_lz4_stream),
 	KUNIT_CASE(gs_comp_bad_params),
 	KUNIT_CASE(gs_comp_lookup),
 	KUNIT_CASE(gs_params_good),

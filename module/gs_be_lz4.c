@@ -8,10 +8,26 @@
  * level is its search depth: 1 to 16, default 9.
  *
  * A context is the compressor's state (LZ4_MEM_COMPRESS bytes for lz4,
- * LZ4HC_MEM_COMPRESS for lz4hc), a plain workspace without a
- * dictionary. With one, setup() loads the dictionary once into a state
- * the streams share, and each compression starts from a copy of it:
- * copying the state costs less than hashing the dictionary again.
+ * LZ4HC_MEM_COMPRESS for lz4hc). With a dictionary, setup() loads it
+ * once into a state the streams share, and each compression starts from
+ * a copy of it: copying the state costs less than hashing the
+ * dictionary again.
+ *
+ * Without one, lz4 keeps its state from page to page instead of
+ * clearing it: LZ4_compress_fast() clears its 16 KiB hash table before
+ * every page, more work than finding the matches of a page of text.
+ * Each page is compressed as the stream's next block with an empty
+ * dictionary (LZ4_loadDict(ctx, NULL, 0) forgets the previous block and
+ * clears nothing). The table's entries are positions in the stream, all
+ * of them before the new block's start, and the compressor takes a
+ * match only at or after that start when its dictionary is smaller than
+ * what the stream has seen (its "dictSmall" check): the old entries
+ * are never matched, the block refers to no byte outside its page, and
+ * LZ4_decompress_safe() reads it alone. The library clears the table
+ * itself once the stream has seen 1 GiB. The output is a valid LZ4
+ * block like any other; the table has 4096 32-bit entries where
+ * LZ4_compress_fast() uses 8192 16-bit ones for a page, so the bytes,
+ * not the format, can differ.
  * Decompression needs no state: the dictionary is handed to the
  * decompressor. lz4 only looks back 64 KiB: of a longer dictionary only
  * the last 64 KiB count.
@@ -114,13 +130,13 @@ static int gs_lz4_compress(const struct gs_comp_params *p, void *ctx,
 	int cap = min_t(unsigned int, dst_cap, INT_MAX);
 	int ret;
 
-	if (!p->shared) {
-		ret = LZ4_compress_fast(src, dst, PAGE_SIZE, cap, p->level, ctx);
-	} else {
+	if (!p->shared)
+		/* The next block of the stream, on its own (see above). */
+		LZ4_loadDict(ctx, NULL, 0);
+	else
 		memcpy(ctx, p->shared, LZ4_MEM_COMPRESS);
-		ret = LZ4_compress_fast_continue(ctx, src, dst, PAGE_SIZE, cap,
-						 p->level);
-	}
+	ret = LZ4_compress_fast_continue(ctx, src, dst, PAGE_SIZE, cap,
+					 p->level);
 	/* With valid input the only failure is output that does not fit. */
 	if (ret <= 0)
 		return -ENOSPC;
