@@ -13,6 +13,7 @@ Without matplotlib the plots are left out and the report says so.
 """
 import json
 import os
+import re
 import sys
 
 DRIVERS = ("ghostswap", "zram", "zswap")
@@ -160,10 +161,81 @@ def merge_runs(rows, keys):
     return out
 
 
+# zsmalloc's functions (mm/zsmalloc.c, 7.3) that a profile can name.
+ZSMALLOC_SYMS = frozenset("""
+    __free_zspage __free_zspage_lockless __zs_compact alloc_zpdesc
+    alloc_zspage async_free_zspage cache_alloc_handle cache_alloc_zspage
+    cache_free_handle cache_free_zspage class_stat_add class_stat_sub
+    create_page_chain find_alloced_obj find_get_zspage fix_fullness_group
+    free_zpdesc free_zspage get_first_obj_offset get_fullness_group
+    get_next_zpdesc get_size_class_index get_zspage_inuse handle_to_obj
+    init_zspage insert_zspage location_to_obj lock_zspage mod_zspage_inuse
+    obj_allocated obj_class_get_and_lock obj_free obj_malloc
+    obj_to_class_idx obj_to_location obj_to_zpdesc record_obj remove_zspage
+    reset_zpdesc set_first_obj_offset set_freeobj get_freeobj zs_free
+    zs_malloc zs_obj_read_begin zs_obj_read_end zs_obj_write
+    zs_get_total_pages zs_lookup_class_index zspage_read_lock
+    zspage_read_unlock zspage_write_trylock zspage_write_unlock
+    zpdesc_inc_zone_page_state zpdesc_dec_zone_page_state
+""".split())
+
+# Where an idle CPU's samples fall.
+IDLE_SYMS = ("pv_native_safe_halt", "native_safe_halt", "default_idle",
+             "acpi_idle", "mwait_idle", "intel_idle", "poll_idle",
+             "cpuidle", "do_idle", "cpu_idle")
+
+# The groups of the instruction profile, in the report's order.
+PROFILE_GROUPS = ("module", "LZ4", "zsmalloc", "rest")
+
+
+def profile_group(comm, dso, sym):
+    """The group of one line of perf report --sort comm,dso,sym: the
+    driver's own module, the compressor, zsmalloc, everything else; or
+    perf's own process and idle CPUs, left out of the shares."""
+    if comm == "perf":
+        return "perf"
+    if sym.startswith(IDLE_SYMS):
+        return "idle"
+    if dso in ("[ghostswap]", "[zram]"):
+        return "module"
+    if sym.startswith("LZ4_"):
+        return "LZ4"
+    if sym in ZSMALLOC_SYMS:
+        return "zsmalloc"
+    return "rest"
+
+
+def read_icount_profile(path):
+    """Samples by group of a perf report (bench.sh's b_icount_profile),
+    and the module's own symbols by samples; None if unreadable."""
+    line_re = re.compile(r"^\s*[\d.]+%\s+(\d+)\s+(.*?)\s+(\S+)\s+"
+                         r"\[[^\]]\]\s+(\S+)")
+    groups = dict.fromkeys(PROFILE_GROUPS + ("perf", "idle"), 0)
+    module = {}
+    try:
+        with open(path) as f:
+            for line in f:
+                m = line_re.match(line)
+                if not m:
+                    continue
+                n, comm, dso, sym = int(m.group(1)), m.group(2), \
+                    m.group(3), m.group(4)
+                g = profile_group(comm, dso, sym)
+                groups[g] += n
+                if g == "module":
+                    module[sym] = module.get(sym, 0) + n
+    except OSError:
+        return None
+    if not sum(groups[g] for g in PROFILE_GROUPS):
+        return None
+    return {"groups": groups,
+            "module_syms": sorted(module.items(), key=lambda kv: -kv[1])}
+
+
 def shape(rows, host, resdir):
     res = {"host": host, "env": {}, "env_lts": {}, "static_lts": [],
            "scale": [], "env_scale": {}, "icount": [], "env_icount": {},
-           "icount_workload": [],
+           "icount_workload": [], "icount_profile": {},
            "static": [], "meta": [], "ratio": [],
            "ratio_swap": [], "workload": [], "fio": [], "writeback": {},
            "comp": [], "comp_recomp": [], "comp_dict": {}, "zswap": [],
@@ -179,6 +251,12 @@ def shape(rows, host, resdir):
         if lane in ("scale", "icount"):
             if sec == "icount_workload":
                 res[sec].append(r)
+            elif sec == "icount_profile":
+                if "file" in r:
+                    prof = read_icount_profile(
+                        os.path.join(resdir, "guest-icount", r["file"]))
+                    if prof:
+                        res[sec][r["driver"] + " " + r["mix"]] = prof
             elif sec == lane:
                 s = fio_summary(resdir, r["file"], "guest-" + lane)
                 if s:
@@ -746,6 +824,50 @@ def t_icount_workload(res):
     return out
 
 
+def t_icount_profile(res):
+    """Where the workload's instructions go, per driver and mix: shares
+    of the samples (perf and idle left out), and what a module costing
+    nothing could gain at most."""
+    prof = res["icount_profile"]
+    out = ["| mix | driver | samples | module | LZ4 | zsmalloc | rest "
+           "(usemem, faults, reclaim) | module's top symbols |",
+           "|---|---|---|---|---|---|---|---|"]
+    bounds = []
+    for mix in ("text", "zero-heavy"):
+        for drv in ("ghostswap", "zram"):
+            p = prof.get(drv + " " + mix)
+            if not p:
+                continue
+            g = p["groups"]
+            total = sum(g[k] for k in PROFILE_GROUPS)
+            share = {k: g[k] / total for k in PROFILE_GROUPS}
+            top = ", ".join("%s %.2f%%" % (sym, 100.0 * n / total)
+                            for sym, n in p["module_syms"][:4])
+            out.append("| %s | %s | %d | %s | %s |" % (
+                mix, drv, total, " | ".join(
+                    "%.2f%%" % (100 * share[k]) for k in PROFILE_GROUPS),
+                top or "-"))
+            if drv == "zram" and share["module"] < 1:
+                bounds.append("%s %.3f" % (mix, 1 / (1 - share["module"])))
+    out.append("")
+    out.append("perf on the guest of the instruction counter, sampling "
+               "every CPU on its clock (cpu-clock), which advances with "
+               "instructions there, while usemem runs that mix at 2x "
+               "(one run per driver). The shares are of the samples, perf's "
+               "own process and idle CPUs left out; *module* is the "
+               "driver's own code (compressor glue included), *LZ4* the "
+               "kernel's library, *zsmalloc* its allocator's functions; "
+               "everything they call in the kernel (page copies, the "
+               "memory allocator) is in *rest*.")
+    if bounds:
+        out.append("")
+        out.append("With everything else the same as zram's, a driver whose "
+                   "own module cost nothing would sweep at most "
+                   "1 / (1 - zram's module share) times zram's rate: %s."
+                   % ", ".join(bounds))
+    return out
+
+
 def t_writeback(res):
     wb = res["writeback"]
     disk = wb.get("disk_kib_s")
@@ -987,6 +1109,9 @@ def report(res, made, resdir):
         sec("fio counted in instructions", t_icount(res))
     if res["icount_workload"]:
         sec("Swap workload counted in instructions", t_icount_workload(res))
+    if res["icount_profile"]:
+        sec("Where the swap workload's instructions go",
+            t_icount_profile(res))
     if res["writeback"]:
         sec("Writeback", t_writeback(res), "writeback.png")
     if res["profile"]:

@@ -18,8 +18,9 @@
 #
 # The section "scale" (fio with 1, 2 and 4 jobs) runs in a guest of its
 # own with 4 vCPUs, booted after the main one; "icount" (the fio rows and
-# the swap workload, ghostswap and zram, counted in instructions) in one
-# on QEMU's instruction counter, where there is no KVM.
+# the swap workload, ghostswap and zram, counted in instructions) and
+# "icount_profile" (where the workload's instructions go) in one on
+# QEMU's instruction counter, where there is no KVM.
 set -euo pipefail
 . "$(dirname "$0")/../testbed/lib.sh"
 
@@ -58,11 +59,11 @@ fi
 # The sections of the main guest, and which guests run. None named:
 # the main guest runs all of bench.sh's own, then the scale and icount
 # guests.
-main=() scale=0 icount=0
-for s in ${*:-scale icount}; do
+main=() scale=0 icount=()
+for s in ${*:-scale icount icount_profile}; do
 	case $s in
 	scale) scale=1 ;;
-	icount) icount=1 ;;
+	icount | icount_profile) icount+=("$s") ;;
 	*) main+=("$s") ;;
 	esac
 done
@@ -99,15 +100,15 @@ fi
 
 # QEMU's instruction counter runs only under single-threaded TCG: with
 # KVM the section is left out (the timed fio rows are the measure there).
-if [ $icount = 1 ] && [ $kvm = kvm ]; then
+if [ ${#icount[@]} != 0 ] && [ $kvm = kvm ]; then
 	gs_log "icount: not with KVM, left out"
-elif [ $icount = 1 ]; then
+elif [ ${#icount[@]} != 0 ]; then
 	t0=$(date +%s)
 	mkdir -p "$out/guest-icount"
 	GHOSTSWAP_KVM=0 GHOSTSWAP_TCG=single GHOSTSWAP_ICOUNT=0 \
 		GS_GUEST_TIMEOUT=3600 "$GS_TOP/testbed/guest.sh" "$out/guest-icount" \
 		"BENCH_QUICK=${BENCH_QUICK:-0} BENCH_REPS=${BENCH_REPS:-2}" \
-		"bash /opt/gs-src/bench/guest/bench.sh icount" || true
+		"bash /opt/gs-src/bench/guest/bench.sh ${icount[*]}" || true
 	gs_log "icount guest: $(($(date +%s) - t0)) s"
 	[ -f "$out/guest-icount/done" ] ||
 		gs_die "the icount section did not complete, see $out/guest-icount/console.log"

@@ -10,8 +10,9 @@
 #
 # usage: bench.sh [SECTION ...]   (default: all, in order)
 #   sections: static meta ratio workload zswap comp fio writeback profile
-#   (and scale, which wants 4 vCPUs, and icount, which wants QEMU's
-#   instruction counter: bench/run.sh gives each a guest of its own)
+#   (and scale, which wants 4 vCPUs, and icount and icount_profile,
+#   which want QEMU's instruction counter: bench/run.sh gives each kind
+#   a guest of its own)
 # Environment: BENCH_QUICK=1 shrinks every workload (a smoke run);
 # BENCH_DRIVERS: the swap workload's drivers (ghostswap zram zswap).
 set -u
@@ -333,8 +334,25 @@ disk_kib() {
 	esac
 }
 
+# perf_start FILE: perf samples every CPU on its clock (cpu-clock, at
+# $PERF_FREQ Hz, 10000 unless set) into FILE, until perf_stop.
+perf_start() {
+	perf record -a -e cpu-clock -F "${PERF_FREQ:-10000}" -o "$1" \
+		>/dev/null 2>"$1.err" &
+	PERF_PID=$!
+	# Recording before the workload starts (a wait that costs nothing
+	# on the instruction counter's clock, which skips idle time).
+	sleep 2
+}
+
+perf_stop() {
+	kill -INT "$PERF_PID"
+	wait "$PERF_PID"
+}
+
 # workload_one DRIVER MIX_NAME MIX LIMIT_MIB OVERCOMMIT [ALG [SECTION]]:
-# usemem at OVERCOMMIT times a memory cgroup of LIMIT_MIB, $PASSES sweeps.
+# usemem at OVERCOMMIT times a memory cgroup of LIMIT_MIB, $PASSES sweeps;
+# with PERF_DATA set, perf records the whole guest while usemem runs.
 workload_one() {
 	local drv=$1 name=$2 mix=$3 lim=$4 oc=$5 alg=${6:-lz4} sec=${7:-workload}
 	local cg=/sys/fs/cgroup/gsbench sampler res rc o=0 p=0 m=0 wb0=0 wb1=0 sw0 sw1
@@ -352,8 +370,10 @@ workload_one() {
 	sampler=$!
 	sample_peak /tmp/diskpeak 0.5 disk_kib $drv &
 	dsampler=$!
+	[ -z "${PERF_DATA:-}" ] || perf_start "$PERF_DATA"
 	res=$(sh -c "echo \$\$ >$cg/cgroup.procs && exec usemem $((lim * oc)) $PASSES $mix 7")
 	rc=$?
+	[ -z "${PERF_DATA:-}" ] || perf_stop
 	kill $sampler $dsampler
 	wait $sampler $dsampler 2>/dev/null
 	# The workload is gone and its slots freed: discards follow.
@@ -625,6 +645,37 @@ b_icount() {
 		FIO_CPUS=1 fio_rows icount 2 256M 1
 	fi || return 1
 	workload_rows icount_workload ghostswap zram
+}
+
+# -------------------------------------------------------- icount profile
+
+# Where the swap workload's instructions go, on the same guest: perf
+# samples every CPU on its clock (cpu-clock), which there advances with
+# instructions, while usemem runs the text and zero-heavy mixes at 2x
+# (PASSES 2, as in the rows), once for each driver; perf report then
+# counts the samples by command, object and symbol. report.py groups them:
+# the driver's module, the compressor (LZ4), zsmalloc, perf itself, idle,
+# and everything else (usemem, page faults, reclaim).
+b_icount_profile() {
+	local perf drv name mix f
+	perf=$(command -v perf) ||
+		{ jl section=icount_profile fail="no perf in the guest"; return 0; }
+	PASSES=2
+	for name in text:t zero-heavy:zzzst; do
+		mix=${name#*:} name=${name%%:*}
+		for drv in ghostswap zram; do
+			f=iprof-$drv-$name.txt
+			log "icount_profile $drv $name"
+			PERF_DATA=/tmp/perf.data workload_one $drv $name $mix 64 2 \
+				lz4 icount_profile || return 1
+			$perf report -i /tmp/perf.data --stdio -n \
+				--sort comm,dso,sym --percent-limit 0 2>/dev/null |
+				grep -E '^ +[0-9.]+%' >"$OUT/$f"
+			cp /tmp/perf.data.err "$OUT/$f.err"
+			rm -f /tmp/perf.data /tmp/perf.data.err
+			jl section=icount_profile driver=$drv mix=$name file=$f
+		done
+	done
 }
 
 # ------------------------------------------------------------- writeback

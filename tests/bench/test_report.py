@@ -208,6 +208,34 @@ def fixture(d):
         ({"driver": drv, "rw": rw, "iodepth": 1},
          v if rw == "randread" else 0, v if rw == "randwrite" else 0)
         for (drv, rw), runs in iops.items() for v in runs])
+    # The icount profile: a perf report for each driver on the text mix,
+    # 1000 samples besides perf's own and the idle CPUs', and the run's
+    # own line (no file: not a profile).
+    g = os.path.join(d, "guest-icount")
+    prof = {"ghostswap": [(20, "kworker/u4:2-ev", "[ghostswap]",
+                           "gs_store_read_nowait"),
+                          (10, "usemem", "[ghostswap]", "gs_slot_install"),
+                          (670, "usemem", "usemem", "sweep")],
+            "zram": [(50, "usemem", "[zram]", "zram_submit_bio"),
+                     (650, "usemem", "[kernel.kallsyms]", "clear_page_erms")]}
+    with open(os.path.join(g, "bench.jsonl"), "a") as f:
+        for drv, lines in prof.items():
+            lines += [(200, "usemem", "[kernel.kallsyms]", "LZ4_compress_fast"),
+                      (100, "kswapd0", "[kernel.kallsyms]", "zs_malloc"),
+                      (100, "perf", "perf", "record__write"),
+                      (400, "swapper", "[kernel.kallsyms]",
+                       "pv_native_safe_halt")]
+            name = "iprof-%s-text.txt" % drv
+            with open(os.path.join(g, name), "w") as t:
+                for n, comm, dso, sym in lines:
+                    t.write("    %5.2f%%  %12d  %-16s %-18s [%s] %s\n" % (
+                        n / 15.0, n, comm, dso,
+                        "." if dso == comm else "k", sym))
+            f.write(json.dumps({"section": "icount_profile", "driver": drv,
+                                "mix": "text", "rep": 1, "rc": 0,
+                                "result": None}) + "\n")
+            f.write(json.dumps({"section": "icount_profile", "driver": drv,
+                                "mix": "text", "file": name}) + "\n")
     with open(os.path.join(d, "host.json"), "w") as f:
         json.dump({"host_cpu": "Test CPU", "host_cpus": 2, "accel": "tcg",
                    "icount_qemu":
@@ -298,6 +326,14 @@ def main():
               "| randwrite | 1 | 20000 (20000-20000) | 25000 (25000-25000) "
               "| 0.800 | 50000 | 40000 | +10000 |" in md and
               "(QEMU 7.2, TCG single-threaded, icount shift=0)" in md, md)
+        # Shares of 1000 samples; zram's module 5%: at most 1/0.95.
+        check("icount profile: shares by group, perf and idle left out, "
+              "and the bound of a module that cost nothing",
+              "| text | ghostswap | 1000 | 3.00% | 20.00% | 10.00% | 67.00% "
+              "| gs_store_read_nowait 2.00%, gs_slot_install 1.00% |" in md and
+              "| text | zram | 1000 | 5.00% | 20.00% | 10.00% | 65.00% "
+              "| zram_submit_bio 5.00% |" in md and
+              "times zram's rate: text 1.053." in md, md)
         # 25600 pages * 4 KiB / 1 s = 100 MiB/s; disk 200 MiB/s.
         check("writeback: rate against the disk's own",
               "| ghostswap writeback (all, checksums: the default) | 25600 "
