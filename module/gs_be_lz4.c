@@ -24,7 +24,10 @@
  * what the stream has seen (its "dictSmall" check): the old entries
  * are never matched, the block refers to no byte outside its page, and
  * LZ4_decompress_safe() reads it alone. The library clears the table
- * itself once the stream has seen 1 GiB. The output is a valid LZ4
+ * itself once the stream has seen 1 GiB. A new context starts with a
+ * block of one byte: with that check on from its first page, a page
+ * makes the same bytes whatever the context compressed before (the first
+ * page after the library's reset aside). The output is a valid LZ4
  * block like any other; the table has 4096 32-bit entries where
  * LZ4_compress_fast() uses 8192 16-bit ones for a page, so the bytes,
  * not the format, can differ.
@@ -114,8 +117,13 @@ static void gs_lz4_release(struct gs_comp_params *p)
 static void *gs_lz4_ctx_create(struct gs_comp_params *p, int node)
 {
 	void *ctx = gs_be_alloc(p, LZ4_MEM_COMPRESS, node);
+	char byte = 0, out[16];
 
-	return ctx ?: ERR_PTR(-ENOMEM);
+	if (!ctx)
+		return ERR_PTR(-ENOMEM);
+	/* The stream's first block, of one byte (see above). */
+	LZ4_compress_fast_continue(ctx, &byte, out, 1, sizeof(out), 1);
+	return ctx;
 }
 
 static void gs_lz4_ctx_destroy(struct gs_comp_params *p, void *ctx)
