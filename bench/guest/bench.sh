@@ -335,9 +335,13 @@ disk_kib() {
 }
 
 # perf_start FILE: perf samples every CPU on its clock (cpu-clock, at
-# $PERF_FREQ Hz, 10000 unless set) into FILE, until perf_stop.
+# $PERF_FREQ Hz, 2000 unless set) into FILE, until perf_stop. The kernel
+# would lower the rate for good whenever a sample's interrupt seems
+# long (it does on an emulator): that check is off, the rate reset.
 perf_start() {
-	perf record -a -e cpu-clock -F "${PERF_FREQ:-10000}" -o "$1" \
+	echo 0 >/proc/sys/kernel/perf_cpu_time_max_percent
+	echo 100000 >/proc/sys/kernel/perf_event_max_sample_rate
+	perf record -a -e cpu-clock -F "${PERF_FREQ:-2000}" -o "$1" \
 		>/dev/null 2>"$1.err" &
 	PERF_PID=$!
 	# Recording before the workload starts (a wait that costs nothing
@@ -653,9 +657,11 @@ b_icount() {
 # samples every CPU on its clock (cpu-clock), which there advances with
 # instructions, while usemem runs the text and zero-heavy mixes at 2x
 # (PASSES 2, as in the rows), once for each driver; perf report then
-# counts the samples by command, object and symbol. report.py groups them:
-# the driver's module, the compressor (LZ4), zsmalloc, perf itself, idle,
-# and everything else (usemem, page faults, reclaim).
+# counts the samples by command, object and symbol, and the modules'
+# symbols are listed from /proc/kallsyms (perf names their object
+# [kernel.kallsyms] here). report.py groups the samples: the driver's
+# module, the compressor (LZ4), zsmalloc, memset and memcpy, perf
+# itself, idle, and everything else (usemem, page faults, reclaim).
 b_icount_profile() {
 	local perf drv name mix f
 	perf=$(command -v perf) ||
@@ -673,7 +679,10 @@ b_icount_profile() {
 				grep -E '^ +[0-9.]+%' >"$OUT/$f"
 			cp /tmp/perf.data.err "$OUT/$f.err"
 			rm -f /tmp/perf.data /tmp/perf.data.err
-			jl section=icount_profile driver=$drv mix=$name file=$f
+			awk '$4 == "[ghostswap]" || $4 == "[zram]" { print $3 }' \
+				/proc/kallsyms | sort -u >"$OUT/${f%.txt}.syms"
+			jl section=icount_profile driver=$drv mix=$name file=$f \
+				syms="${f%.txt}.syms"
 		done
 	done
 }
