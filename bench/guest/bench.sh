@@ -335,23 +335,35 @@ disk_kib() {
 }
 
 # perf_start FILE: perf samples every CPU on its clock (cpu-clock, at
-# $PERF_FREQ Hz, 2000 unless set) into FILE, until perf_stop. The kernel
-# would lower the rate for good whenever a sample's interrupt seems
-# long (it does on an emulator): that check is off, the rate reset.
+# $PERF_FREQ Hz, 2000 unless set) into FILE, until perf_stop. It starts
+# disabled and is enabled through its control FIFO, whose answer comes
+# once it records: a workload of a few seconds is recorded whole however
+# long perf takes to start. The kernel would lower the rate for good
+# whenever a sample's interrupt seems long (it does on an emulator):
+# that check is off, the rate reset.
 perf_start() {
+	local ack
 	echo 0 >/proc/sys/kernel/perf_cpu_time_max_percent
 	echo 100000 >/proc/sys/kernel/perf_event_max_sample_rate
-	perf record -a -e cpu-clock -F "${PERF_FREQ:-2000}" -o "$1" \
-		>/dev/null 2>"$1.err" &
+	rm -f /tmp/perf.ctl /tmp/perf.ack
+	mkfifo /tmp/perf.ctl /tmp/perf.ack
+	perf record -a -e cpu-clock -F "${PERF_FREQ:-2000}" -D -1 \
+		--control=fifo:/tmp/perf.ctl,/tmp/perf.ack \
+		--proc-map-timeout=60000 -o "$1" >/dev/null 2>"$1.err" &
 	PERF_PID=$!
-	# Recording before the workload starts (a wait that costs nothing
-	# on the instruction counter's clock, which skips idle time).
-	sleep 2
+	# Opened both ways, a FIFO opens at once: no wait on a perf that
+	# failed to start.
+	exec {PERF_CTL}<>/tmp/perf.ctl {PERF_ACK}<>/tmp/perf.ack
+	echo enable >&$PERF_CTL
+	read -r -t 300 ack <&$PERF_ACK
+	[ "$ack" = ack ] || echo "perf: no answer to enable" >>"$1.err"
 }
 
 perf_stop() {
+	exec {PERF_CTL}>&- {PERF_ACK}<&-
 	kill -INT "$PERF_PID"
 	wait "$PERF_PID"
+	rm -f /tmp/perf.ctl /tmp/perf.ack
 }
 
 # workload_one DRIVER MIX_NAME MIX LIMIT_MIB OVERCOMMIT [ALG [SECTION]]:
