@@ -11,6 +11,7 @@
 #include <linux/random.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
+#include "gs_backend.h"
 #include "gs_backing.h"
 #include "gs_core.h"
 #include "gs_store.h"
@@ -91,6 +92,42 @@ static inline void *gs_kunit_text(struct kunit *test, u32 seed)
 		n += len;
 	}
 	return p;
+}
+
+/* A backend's context and its parameters, given back in that order. */
+struct gs_kunit_comp {
+	struct gs_comp_params p;
+	void *ctx;
+};
+
+static inline void gs_kunit_comp_release(void *arg)
+{
+	struct gs_kunit_comp *c = arg;
+
+	if (!IS_ERR_OR_NULL(c->ctx))
+		c->p.be->ctx_destroy(&c->p, c->ctx);
+	gs_comp_params_release(&c->p);
+}
+
+/*
+ * The parameters of @alg with its defaults, and a context of them: both
+ * given back when the test ends.
+ */
+static inline struct gs_kunit_comp *gs_kunit_comp(struct kunit *test,
+						  const char *alg)
+{
+	struct gs_kunit_comp *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	KUNIT_ASSERT_EQ(test, gs_comp_params_init(&c->p, alg), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+							gs_kunit_comp_release,
+							c), 0);
+	KUNIT_ASSERT_EQ(test, gs_comp_params_setup(&c->p), 0);
+	c->ctx = c->p.be->ctx_create(&c->p, NUMA_NO_NODE);
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(c->ctx), "ctx_create: %ld",
+			       PTR_ERR(c->ctx));
+	return c;
 }
 
 /*

@@ -10,7 +10,6 @@
 #include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/string.h>
-#include "gs_backend.h"
 #include "gs_comp.h"
 #include "gs_compat.h"
 #include "gs_store.h"
@@ -71,22 +70,13 @@ static int gs_reference_len(struct kunit *test, const char *alg,
  */
 static int gs_lz4_reference_len(struct kunit *test, const void *src)
 {
-	struct gs_comp_params *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+	struct gs_kunit_comp *c = gs_kunit_comp(test, "lz4");
 	void *dst = kunit_kmalloc(test, 2 * PAGE_SIZE, GFP_KERNEL);
 	unsigned int dlen = 0;
-	void *ctx;
 	int ret;
 
-	KUNIT_ASSERT_NOT_NULL(test, p);
 	KUNIT_ASSERT_NOT_NULL(test, dst);
-	KUNIT_ASSERT_EQ(test, gs_comp_params_init(p, "lz4"), 0);
-	KUNIT_ASSERT_EQ(test, gs_comp_params_setup(p), 0);
-	ctx = p->be->ctx_create(p, NUMA_NO_NODE);
-	ret = IS_ERR(ctx) ? PTR_ERR(ctx) :
-	      p->be->compress(p, ctx, src, dst, 2 * PAGE_SIZE, &dlen);
-	if (!IS_ERR(ctx))
-		p->be->ctx_destroy(p, ctx);
-	gs_comp_params_release(p);
+	ret = c->p.be->compress(&c->p, c->ctx, src, dst, 2 * PAGE_SIZE, &dlen);
 	return ret ?: dlen;
 }
 

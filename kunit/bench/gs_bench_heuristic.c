@@ -13,9 +13,7 @@
 
 #include <kunit/test.h>
 #include <linux/ktime.h>
-#include "gs_backend.h"
 #include "gs_heuristic.h"
-#include "gs_params.h"
 #include "../gs_kunit.h"
 
 #define GS_BENCH_ROUNDS		8
@@ -23,21 +21,17 @@
 
 static void gs_bench_heuristic(struct kunit *test)
 {
-	struct gs_comp_params *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+	struct gs_kunit_comp *c = gs_kunit_comp(test, "lz4");
+	struct gs_comp_params *p = &c->p;
 	u8 *dst = kunit_kmalloc(test, 2 * PAGE_SIZE, GFP_KERNEL);
 	u64 heur[2] = { U64_MAX, U64_MAX }, lz4[2] = { U64_MAX, U64_MAX };
 	static const char *const names[2] = { "random", "text" };
 	unsigned int dlen, incomp[2] = { 0, 0 };
-	void *pages[2], *ctx;
+	void *pages[2];
 	int round, i, k, ret = 0;
 	u64 t;
 
-	KUNIT_ASSERT_NOT_NULL(test, p);
 	KUNIT_ASSERT_NOT_NULL(test, dst);
-	KUNIT_ASSERT_EQ(test, gs_comp_params_init(p, "lz4"), 0);
-	KUNIT_ASSERT_EQ(test, gs_comp_params_setup(p), 0);
-	ctx = p->be->ctx_create(p, NUMA_NO_NODE);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(ctx));
 	pages[0] = gs_kunit_random(test);
 	pages[1] = gs_kunit_text(test, 3);
 	/* The best of several rounds: the least disturbed by other work. */
@@ -50,14 +44,12 @@ static void gs_bench_heuristic(struct kunit *test)
 				      (ktime_get_ns() - t) / GS_BENCH_CALLS);
 			t = ktime_get_ns();
 			for (i = 0; i < GS_BENCH_CALLS; i++)
-				ret |= p->be->compress(p, ctx, pages[k], dst,
+				ret |= p->be->compress(p, c->ctx, pages[k], dst,
 						       2 * PAGE_SIZE, &dlen);
 			lz4[k] = min(lz4[k],
 				     (ktime_get_ns() - t) / GS_BENCH_CALLS);
 		}
 	}
-	p->be->ctx_destroy(p, ctx);
-	gs_comp_params_release(p);
 	KUNIT_EXPECT_EQ(test, ret, 0);
 	/* Every call, the same verdict: random is skipped, text is not. */
 	KUNIT_EXPECT_EQ(test, incomp[0], GS_BENCH_ROUNDS * GS_BENCH_CALLS);

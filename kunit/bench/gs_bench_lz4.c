@@ -16,8 +16,6 @@
 #include <kunit/test.h>
 #include <linux/ktime.h>
 #include <linux/lz4.h>
-#include "gs_backend.h"
-#include "gs_params.h"
 #include "../gs_kunit.h"
 
 #define GS_BENCH_ROUNDS		8
@@ -63,23 +61,19 @@ static void *gs_bl_page(struct kunit *test, int kind, u32 seed)
 
 static void gs_bench_lz4(struct kunit *test)
 {
-	struct gs_comp_params *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+	struct gs_kunit_comp *c = gs_kunit_comp(test, "lz4");
+	struct gs_comp_params *p = &c->p;
 	void *wrk = kunit_kzalloc(test, LZ4_MEM_COMPRESS, GFP_KERNEL);
 	u8 *dst = kunit_kmalloc(test, 2 * PAGE_SIZE, GFP_KERNEL);
 	u8 *out = kunit_kmalloc(test, PAGE_SIZE, GFP_KERNEL);
-	void *pages[GS_BENCH_PAGES], *ctx;
+	void *pages[GS_BENCH_PAGES];
 	u64 cleared, kept, t, bytes[2];
 	unsigned int dlen;
 	int kind, round, i, n, ret = 0, alone = 0;
 
-	KUNIT_ASSERT_NOT_NULL(test, p);
 	KUNIT_ASSERT_NOT_NULL(test, wrk);
 	KUNIT_ASSERT_NOT_NULL(test, dst);
 	KUNIT_ASSERT_NOT_NULL(test, out);
-	KUNIT_ASSERT_EQ(test, gs_comp_params_init(p, "lz4"), 0);
-	KUNIT_ASSERT_EQ(test, gs_comp_params_setup(p), 0);
-	ctx = p->be->ctx_create(p, NUMA_NO_NODE);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(ctx));
 	for (kind = 0; kind < GS_BL_KINDS; kind++) {
 		for (i = 0; i < GS_BENCH_PAGES; i++)
 			pages[i] = gs_bl_page(test, kind, kind * 100 + i + 1);
@@ -101,7 +95,7 @@ static void gs_bench_lz4(struct kunit *test)
 			cleared = min(cleared, ktime_get_ns() - t);
 			t = ktime_get_ns();
 			for (i = 0; i < GS_BENCH_PAGES; i++) {
-				ret |= p->be->compress(p, ctx, pages[i], dst,
+				ret |= p->be->compress(p, c->ctx, pages[i], dst,
 						       2 * PAGE_SIZE, &dlen);
 				bytes[1] += dlen;
 				/* Outside the timing: the first round only. */
@@ -122,8 +116,6 @@ static void gs_bench_lz4(struct kunit *test)
 		for (i = 0; i < GS_BENCH_PAGES; i++)
 			kunit_kfree(test, pages[i]);
 	}
-	p->be->ctx_destroy(p, ctx);
-	gs_comp_params_release(p);
 	KUNIT_EXPECT_EQ(test, ret, 0);
 	KUNIT_EXPECT_EQ(test, alone, GS_BL_KINDS * GS_BENCH_PAGES);
 }
