@@ -154,9 +154,22 @@ static struct gs_cluster *gs_cluster_new(struct gs_store *s, gfp_t gfp)
 	table = cl->table;
 	memset(cl, 0, sizeof(*cl));
 	cl->table = table;
-	cl->age_base = ktime_get_boottime_seconds();
+	cl->age_base = gs_age_now();
 	spin_lock_init(&cl->lock);
 	return cl;
+}
+
+atomic64_t gs_age_clock = ATOMIC64_INIT(0);
+
+/* gs_age_now() in a new tick: read the boot clock and keep the reading. */
+u32 gs_age_clock_read(void)
+{
+	/* The tick first: one that passes meanwhile makes the pair stale. */
+	u32 tick = jiffies;
+	u32 secs = ktime_get_boottime_seconds();
+
+	atomic64_set(&gs_age_clock, (u64)secs << 32 | tick);
+	return secs;
 }
 
 /*
@@ -590,7 +603,7 @@ int gs_slot_install(struct gs_store *s, u64 slot, unsigned long e,
 	}
 	gs_slot_clear(s, cl, i);
 	/* The timekeeper's last tick (coarse): no clock read. */
-	gs_age_touch(cl, i, ktime_get_boottime_seconds());
+	gs_age_touch(cl, i, gs_age_now());
 	atomic_long_set(&cl->table[i], e);
 	gs_aux_hi_set(cl->aux_hi, i, aux_hi);
 	cl->used++;
@@ -827,7 +840,7 @@ again:
 	if (cl) {
 		/* A read is an access, as in zram: the age starts again. */
 		if (e && ret >= 0)
-			gs_age_touch(cl, i, ktime_get_boottime_seconds());
+			gs_age_touch(cl, i, gs_age_now());
 		gs_cluster_unlock(cl);
 	}
 
@@ -1095,7 +1108,7 @@ bool gs_store_idle(struct gs_store *s, u64 slot, u32 *secs)
 		return false;
 	}
 	idle = cl->age[i] & GS_AGE_IDLE;
-	*secs = gs_age_secs(cl, i, ktime_get_boottime_seconds());
+	*secs = gs_age_secs(cl, i, gs_age_now());
 	gs_cluster_unlock(cl);
 	return idle;
 }
@@ -1208,6 +1221,8 @@ struct gs_store *gs_core_create(const char *alg, u64 nr_slots)
 	s->stats.hot = alloc_percpu(struct gs_hot_stats);
 	if (!s->stats.hot)
 		goto out_free;
+	/* Its first reading: 0 in the low bits could pass for a tick's. */
+	gs_age_clock_read();
 	gs_index_create(&s->clusters, gs_cluster_max(nr_slots),
 			&s->stats.meta_bytes);
 	s->nr_slots = nr_slots;

@@ -14,6 +14,7 @@
 #define _GS_CORE_H
 
 #include <linux/atomic.h>
+#include <linux/jiffies.h>
 #include <linux/rcupdate.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
@@ -66,6 +67,27 @@ static inline unsigned long gs_entry_take(struct gs_cluster *cl,
 	if (gs_entry_pinned(old))
 		cl->pins++;
 	return old;
+}
+
+/*
+ * The ages' clock: boot time in seconds, what ktime_get_boottime_seconds()
+ * gives, read from the boot clock at most once a tick. Every read and
+ * write stamps its slot, and the boot clock costs a call and a division
+ * where this costs two loads and a compare. One word, so that a reading
+ * and its tick go together: the seconds above, the low 32 bits of jiffies
+ * when they were read below. (An old reading whose tick matches jiffies
+ * again 2^32 ticks later is used for that one tick.)
+ */
+extern atomic64_t gs_age_clock;
+u32 gs_age_clock_read(void);
+
+static __always_inline u32 gs_age_now(void)
+{
+	u64 c = atomic64_read(&gs_age_clock);
+
+	if (likely((u32)c == (u32)jiffies))
+		return c >> 32;
+	return gs_age_clock_read();
 }
 
 /* The age unit @now falls in, past GS_AGE_UNIT_MAX if out of the window. */

@@ -83,7 +83,7 @@ static unsigned int gs_recomp_collect(struct gs_store *s,
 				      const struct gs_recomp_req *r, u64 *pos,
 				      u64 *slots, unsigned int max)
 {
-	u32 now = ktime_get_boottime_seconds();
+	u32 now = gs_age_now();
 	unsigned int n = 0, i, end;
 	struct gs_cluster *cl;
 	u64 base;

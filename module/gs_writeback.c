@@ -57,7 +57,6 @@
 #include <linux/shrinker.h>
 #include <linux/slab.h>
 #include <linux/string.h>
-#include <linux/timekeeping.h>
 #include <linux/wait_bit.h>
 #include <linux/highmem.h>
 #include <linux/zsmalloc.h>
@@ -1204,7 +1203,7 @@ int gs_wb_read_run_start(struct gs_store *s, u64 slot, struct page *const *pages
 
 void gs_store_mark_idle(struct gs_store *s, u64 age)
 {
-	u32 now = ktime_get_boottime_seconds();
+	u32 now = gs_age_now();
 	struct gs_cluster *cl;
 	unsigned long ci = 0, e;
 	enum gs_kind kind;
