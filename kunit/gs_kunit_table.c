@@ -7,10 +7,13 @@
  */
 #include <kunit/test.h>
 #include <linux/bitops.h>
+#include <linux/delay.h>
+#include <linux/jiffies.h>
 #include <linux/kernel.h>
 #include <linux/prandom.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/timekeeping.h>
 #include "gs_core.h"
 #include "gs_table.h"
 
@@ -447,6 +450,59 @@ static void gs_table_age(struct kunit *test)
 	KUNIT_EXPECT_GT(test, slid, 0U);
 }
 
+/*
+ * Set the ages' clock to a reading of @secs in tick @tick and call
+ * gs_age_now() in that same tick; false if a tick passed meanwhile (or
+ * another reader replaced the reading) and it must be tried again.
+ */
+static bool gs_age_clock_try(u32 secs, u32 tick, u32 *now)
+{
+	u32 t = jiffies;
+
+	atomic64_set(&gs_age_clock, (u64)secs << 32 | tick);
+	*now = gs_age_now();
+	return t == (u32)jiffies &&
+	       atomic64_read(&gs_age_clock) >> 32 == *now;
+}
+
+/*
+ * The ages' clock (gs_age_now()): a reading of this tick is used as it is,
+ * one of another tick is replaced by the boot clock's, and what it gives
+ * then is the boot clock's seconds.
+ */
+static void gs_table_age_clock(struct kunit *test)
+{
+	u32 fake = ktime_get_boottime_seconds() + 100000, t0, t1, now = 0;
+	unsigned int tries;
+	bool ok = false;
+
+	/* This tick's reading: kept, even a false one. */
+	for (tries = 0; !ok && tries < 100; tries++)
+		ok = gs_age_clock_try(fake, jiffies, &now);
+	KUNIT_ASSERT_TRUE_MSG(test, ok, "the tick never held");
+	KUNIT_EXPECT_EQ(test, now, fake);
+
+	/* A reading of the previous tick, or of 2^31 ticks ago: replaced. */
+	for (tries = 0; tries < 2; tries++) {
+		t0 = ktime_get_boottime_seconds();
+		atomic64_set(&gs_age_clock, (u64)fake << 32 |
+			     (u32)(jiffies - (tries ? 1U << 31 : 1)));
+		now = gs_age_now();
+		t1 = ktime_get_boottime_seconds();
+		KUNIT_EXPECT_GE(test, now, t0);
+		KUNIT_EXPECT_LE(test, now, t1);
+		KUNIT_EXPECT_EQ(test, (u32)(atomic64_read(&gs_age_clock) >> 32),
+				now);
+	}
+	/* And it keeps the time from then on: a second later, a second on. */
+	msleep(1100);
+	t0 = ktime_get_boottime_seconds();
+	now = gs_age_now();
+	t1 = ktime_get_boottime_seconds();
+	KUNIT_EXPECT_GE(test, now, t0);
+	KUNIT_EXPECT_LE(test, now, t1);
+}
+
 static struct kunit_case gs_table_cases[] = {
 	KUNIT_CASE(gs_table_layout),
 	KUNIT_CASE_PARAM(gs_table_encode_decode, gs_kind_gen_params),
@@ -460,6 +516,7 @@ static struct kunit_case gs_table_cases[] = {
 	KUNIT_CASE(gs_table_value_aux),
 	KUNIT_CASE(gs_table_aux_hi),
 	KUNIT_CASE(gs_table_age),
+	KUNIT_CASE(gs_table_age_clock),
 	{}
 };
 
