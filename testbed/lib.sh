@@ -140,7 +140,8 @@ gs_version_ge() {
 # only) runs the guest on QEMU's instruction counter: its clock advances
 # 2^N ns per instruction executed, by any vCPU, and jumps over idle time
 # (sleep=off). Guest time then counts instructions, whatever else the
-# host is doing: bench/run.sh's icount section.
+# host is doing: bench/run.sh's icount section. GHOSTSWAP_QEMU_PLUGIN=
+# FILE.so[,ARG=VALUE...] loads a TCG plugin (bench/funcs.sh).
 gs_qemu_env() {
 	local v tcg cpu
 	GS_QEMU_BIN=${GHOSTSWAP_QEMU:-}
@@ -176,6 +177,12 @@ gs_qemu_env() {
 	if [ "${GS_GUEST_LA57:-1}" = 0 ]; then
 		GS_QEMU_OPTS="${GS_QEMU_OPTS:+$GS_QEMU_OPTS }-cpu $cpu,la57=off"
 		GS_QEMU_DESC="$GS_QEMU_DESC, no LA57"
+	fi
+	if [ -n "${GHOSTSWAP_QEMU_PLUGIN:-}" ]; then
+		[ "${cpu:-}" = max ] ||
+			gs_die "GHOSTSWAP_QEMU_PLUGIN needs software emulation (GHOSTSWAP_KVM=0)"
+		GS_QEMU_OPTS="$GS_QEMU_OPTS -plugin file=$GHOSTSWAP_QEMU_PLUGIN"
+		GS_QEMU_DESC="$GS_QEMU_DESC, plugin ${GHOSTSWAP_QEMU_PLUGIN%%,*}"
 	fi
 }
 

@@ -1,0 +1,43 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Every instruction of a 4 KiB random read, by function, ghostswap against
+# zram: exact counts, where the icount section gives only the total and
+# perf only samples. QEMU (software emulation, one thread, on its
+# instruction counter as for the icount section, so that the rest of the
+# guest does the same in both drivers' runs) runs the guest
+# with bench/qemu/gs_pc_count.c, which counts the instructions executed
+# at each kernel address; bench/guest/funcs.sh runs the reads, and
+# bench/funcs.py turns the counts into instructions per read for each
+# function, both drivers side by side: results/funcs/funcs.md.
+#
+# usage: bench/funcs.sh   (~5 min; BENCH_RESULTS: where, default
+# results/funcs)
+set -euo pipefail
+. "$(dirname "$0")/../testbed/lib.sh"
+
+out=${BENCH_RESULTS:-$GS_TOP/results/funcs}
+rm -rf "$out"
+mkdir -p "$out/guest"
+out=$(cd "$out" && pwd)
+export GS_LOGDIR=$out/logs
+
+"$GS_TOP/testbed/provision.sh"
+"$GS_TOP/testbed/build.sh" >"$out/build.tap" ||
+	{ cat "$out/build.tap"; gs_die "the DKMS build failed"; }
+gcc -O2 -Wall -Wextra -Werror -shared -fPIC -o "$out/gs_pc_count.so" \
+	"$GS_TOP/bench/qemu/gs_pc_count.c" -lpthread
+
+GHOSTSWAP_KVM=0 GHOSTSWAP_TCG=single GHOSTSWAP_ICOUNT=0 \
+	GHOSTSWAP_QEMU_PLUGIN="$out/gs_pc_count.so,ctl=$out/guest/ctl,out=$out/guest" \
+	GS_GUEST_TIMEOUT=1800 "$GS_TOP/testbed/guest.sh" "$out/guest" \
+	"bash /opt/gs-src/bench/guest/funcs.sh" || true
+[ -f "$out/guest/done" ] ||
+	gs_die "the guest did not complete, see $out/guest/funcs.log and console.log"
+
+# The module as built, for the per-instruction listing.
+xz -dc "$GS_ROOT/lib/modules/$(gs_kver)/updates/dkms/ghostswap.ko.xz" \
+	>"$out/ghostswap.ko" 2>/dev/null || rm -f "$out/ghostswap.ko"
+python3 "$GS_TOP/bench/funcs.py" "$out/guest" >"$out/funcs.md"
+cat "$out/funcs.md"
+gs_log "funcs: $out/funcs.md"

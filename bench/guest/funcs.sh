@@ -1,0 +1,73 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The guest's half of bench/funcs.sh, run as root in a guest whose QEMU
+# counts instructions by address (bench/qemu/gs_pc_count.c): both raw
+# devices, lz4, filled with the same 64 MiB of 50%-compressible data
+# (checked), then fio's 4 KiB random reads at iodepth 1 and 32 on each,
+# the same offsets for both (a fixed seed), once with FUNCS_SHORT I/Os
+# and once with FUNCS_LONG. The plugin dumps its counts after each run
+# and starts again from zero before the next; bench/funcs.py subtracts
+# the short run from the long one, which leaves what the I/Os added cost
+# (fio's start and end cancel out).
+set -u
+. /opt/gs-src/tests/guest/lib.sh
+OUT=$GS_OUT
+Z=/sys/block/zram0
+SHORT=${FUNCS_SHORT:-2000}
+LONG=${FUNCS_LONG:-12000}
+
+# mark LABEL: have the plugin dump (or with "reset", clear) its counts,
+# and wait until it has.
+mark() {
+	local i
+	echo "$1" >"$OUT/ctl.tmp" && mv "$OUT/ctl.tmp" "$OUT/ctl" || return 1
+	for ((i = 0; i < 600; i++)); do
+		[ -e "$OUT/ctl" ] || return 0
+		sleep 0.1
+	done
+	echo "the plugin did not take the request $1"
+	return 1
+}
+
+zram_fresh() {
+	[ -d $Z ] || { modprobe zram num_devices=1 && udevadm settle; } || return 1
+	udevadm settle
+	echo 1 >$Z/reset && echo lz4 >$Z/comp_algorithm && echo 1G >$Z/disksize
+}
+
+run() {
+	local dev qd drv n
+	guest_setup
+	gs_fresh lz4 && zram_fresh || return 1
+	for dev in $DEV /dev/zram0; do
+		fio --name=fill --filename=$dev --rw=write --bs=1M --size=64M \
+			--direct=1 --buffer_compress_percentage=50 \
+			--buffer_compress_chunk=4k --refill_buffers >/dev/null 2>&1 ||
+			return 1
+	done
+	cmp <(dd if=$DEV bs=1M count=64 iflag=direct status=none) \
+		<(dd if=/dev/zram0 bs=1M count=64 iflag=direct status=none) ||
+		{ echo "the devices hold different data"; return 1; }
+	cat /proc/kallsyms >"$OUT/kallsyms"
+	for qd in 1 32; do
+		for drv in ghostswap zram; do
+			dev=$DEV
+			[ $drv = zram ] && dev=/dev/zram0
+			for n in $SHORT $LONG; do
+				mark reset || return 1
+				fio --name=r --filename=$dev --rw=randread --bs=4k \
+					--size=64M --direct=1 --cpus_allowed=1 \
+					--ioengine=libaio --iodepth=$qd --numjobs=1 \
+					--number_ios=$n --randrepeat=1 \
+					--output-format=json >"$OUT/fio-$drv-qd$qd-$n.json" ||
+					return 1
+				mark "$drv-qd$qd-$n" || return 1
+			done
+		done
+	done
+}
+
+if run >"$OUT/funcs.log" 2>&1; then
+	echo FUNCS-DONE >"$OUT/done"
+fi

@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Unit tests of bench/funcs.py on hand-made counts whose costs per read
+are known. Prints TAP; exits non-zero on any failure.
+
+usage: tests/bench/test_funcs.py
+"""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+FUNCS = os.path.join(TOP, "bench", "funcs.py")
+
+n = 0
+failed = 0
+
+
+def check(desc, cond, detail=""):
+    global n, failed
+    n += 1
+    if cond:
+        print("ok %d - %s" % (n, desc))
+    else:
+        failed += 1
+        print("not ok %d - %s" % (n, desc))
+        for line in str(detail).splitlines()[:30]:
+            print("# " + line)
+
+
+# Functions at 0x...1000, 0x...2000, ...: each 16 instructions long here.
+SYMS = [("gs_store_read_nowait", "[ghostswap]"), ("zram_submit_bio", "[zram]"),
+        ("wake_up_bit", None), ("_raw_spin_lock", None),
+        ("__free_one_page", None), ("gs_open", "[ghostswap]")]
+BASE = 0xffffffff81000000
+
+
+def addr(i, off=0):
+    return BASE + (i + 1) * 0x1000 + off
+
+
+def write_run(d, drv, qd, ios, per_read, fixed=1000, user=0):
+    """A dump of IOS reads costing PER_READ {symbol index: instructions},
+    spread over 4 addresses each, plus FIXED of each at the start."""
+    with open(os.path.join(d, "pcs-%s-qd%d-%d.txt" % (drv, qd, ios)), "w") as f:
+        for i, c in per_read.items():
+            total = fixed + c * ios
+            for k in range(4):
+                f.write("%x %d\n" % (addr(i, 4 * k), total // 4 + (total % 4 if k == 0 else 0)))
+        f.write("user %d\n" % (5000000 + user * ios))
+
+
+def main():
+    d = tempfile.mkdtemp()
+    try:
+        with open(os.path.join(d, "kallsyms"), "w") as f:
+            for i, (name, mod) in enumerate(SYMS):
+                f.write("%x t %s%s\n" % (addr(i), name, " " + mod if mod else ""))
+            f.write("%x D some_data\n" % addr(len(SYMS)))
+        # ghostswap: 200 in its module, 25 in the lock; zram: 164 + 62 and
+        # 16. The page allocator moves with the depth: 30 vs 0 at qd1, 0 vs
+        # 40 at qd32, not a cost of the read path.
+        for qd, (gf, zf) in ((1, (30, 0)), (32, (0, 40))):
+            write_run(d, "ghostswap", qd, 2000, {0: 200, 3: 25, 4: gf}, user=3000)
+            write_run(d, "ghostswap", qd, 12000, {0: 200, 3: 25, 4: gf}, user=3000)
+            write_run(d, "zram", qd, 2000, {1: 164, 2: 62, 3: 16, 4: zf}, user=3100)
+            write_run(d, "zram", qd, 12000, {1: 164, 2: 62, 3: 16, 4: zf}, user=3100)
+        p = subprocess.run([sys.executable, FUNCS, d], capture_output=True, text=True)
+        out = p.stdout
+        check("funcs.py runs", p.returncode == 0, p.stderr)
+        rows = {}
+        for line in out.splitlines():
+            if line.startswith("| ") and not line.startswith("| function"):
+                cells = [c.strip() for c in line.strip("|").split("|")]
+                rows[cells[0]] = cells[1:]
+        check("the module's function, per read, the fixed start cancelled",
+              rows.get("`gs_store_read_nowait [ghostswap]`") ==
+              ["200.0", "0.0", "200.0", "0.0"], out)
+        check("zram's own and a kernel function only it calls",
+              rows.get("`zram_submit_bio [zram]`") == ["0.0", "164.0", "0.0", "164.0"] and
+              rows.get("`wake_up_bit`") == ["0.0", "62.0", "0.0", "62.0"], out)
+        check("a kernel function both call, at a different cost",
+              rows.get("`_raw_spin_lock`") == ["25.0", "16.0", "25.0", "16.0"], out)
+        check("what moves with the depth is not listed",
+              "`__free_one_page`" not in rows, out)
+        check("a module function that never ran is not listed",
+              "`gs_open [ghostswap]`" not in rows, out)
+        check("the read path's sum: the listed functions",
+              rows.get("**the listed: the read path's difference**") ==
+              ["225.0", "242.0", "225.0", "242.0"], out)
+        check("the whole kernel includes the rest",
+              rows.get("the whole kernel") == ["255.0", "242.0", "225.0", "282.0"], out)
+        check("userspace apart",
+              rows.get("userspace (fio)") ==
+              ["3000.0", "3100.0", "3000.0", "3100.0"], out)
+        os.remove(os.path.join(d, "pcs-zram-qd32-2000.txt"))
+        p = subprocess.run([sys.executable, FUNCS, d], capture_output=True, text=True)
+        check("a run missing is an error that names it",
+              p.returncode != 0 and "zram" in p.stderr and "32" in p.stderr, p.stderr)
+    finally:
+        shutil.rmtree(d)
+        print("1..%d" % n)
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
