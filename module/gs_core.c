@@ -602,7 +602,7 @@ int gs_slot_install(struct gs_store *s, u64 slot, unsigned long e,
 		return PTR_ERR(cl);
 	}
 	gs_slot_clear(s, cl, i);
-	/* The timekeeper's last tick (coarse): no clock read. */
+	/* The ages' clock: within a tick, a load and no call. */
 	gs_age_touch(cl, i, gs_age_now());
 	atomic_long_set(&cl->table[i], e);
 	gs_aux_hi_set(cl->aux_hi, i, aux_hi);
