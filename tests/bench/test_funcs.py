@@ -11,23 +11,10 @@ import subprocess
 import sys
 import tempfile
 
+from tap import check, plan
+
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 FUNCS = os.path.join(TOP, "bench", "funcs.py")
-
-n = 0
-failed = 0
-
-
-def check(desc, cond, detail=""):
-    global n, failed
-    n += 1
-    if cond:
-        print("ok %d - %s" % (n, desc))
-    else:
-        failed += 1
-        print("not ok %d - %s" % (n, desc))
-        for line in str(detail).splitlines()[:30]:
-            print("# " + line)
 
 
 # Functions at 0x...1000, 0x...2000, ...: each 16 instructions long here.
@@ -107,8 +94,8 @@ def main():
               p.returncode != 0 and "zram" in p.stderr and "32" in p.stderr, p.stderr)
     finally:
         shutil.rmtree(d)
-        print("1..%d" % n)
-    sys.exit(1 if failed else 0)
+        status = plan()
+    sys.exit(status)
 
 
 if __name__ == "__main__":

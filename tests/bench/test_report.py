@@ -12,23 +12,10 @@ import subprocess
 import sys
 import tempfile
 
+from tap import check, plan
+
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 REPORT = os.path.join(TOP, "bench", "report.py")
-
-n = 0
-failed = 0
-
-
-def check(desc, cond, detail=""):
-    global n, failed
-    n += 1
-    if cond:
-        print("ok %d - %s" % (n, desc))
-    else:
-        failed += 1
-        print("not ok %d - %s" % (n, desc))
-        for line in str(detail).splitlines()[:20]:
-            print("# " + line)
 
 
 def fio_json(read_iops, write_iops, p99_ns):
@@ -388,8 +375,8 @@ def main():
               "## fio with 1, 2 and 4 jobs" not in md, p.stderr + md)
     finally:
         shutil.rmtree(d)
-        print("1..%d" % n)
-    sys.exit(1 if failed else 0)
+        status = plan()
+    sys.exit(status)
 
 
 if __name__ == "__main__":
