@@ -11,20 +11,12 @@
 # bench/funcs.py turns the counts into instructions per read for each
 # function, both drivers side by side: results/funcs/funcs.md.
 #
-# usage: bench/funcs.sh   (~5 min; BENCH_RESULTS: where, default
+# usage: bench/funcs.sh   (~3 min; BENCH_RESULTS: where, default
 # results/funcs)
 set -euo pipefail
-. "$(dirname "$0")/../testbed/lib.sh"
+. "$(dirname "$0")/lib.sh"
 
-out=${BENCH_RESULTS:-$GS_TOP/results/funcs}
-rm -rf "$out"
-mkdir -p "$out/guest"
-out=$(cd "$out" && pwd)
-export GS_LOGDIR=$out/logs
-
-"$GS_TOP/testbed/provision.sh"
-"$GS_TOP/testbed/build.sh" >"$out/build.tap" ||
-	{ cat "$out/build.tap"; gs_die "the DKMS build failed"; }
+bench_prepare "$GS_TOP/results/funcs"
 gcc -O2 -Wall -Wextra -Werror -shared -fPIC -o "$out/gs_pc_count.so" \
 	"$GS_TOP/bench/qemu/gs_pc_count.c" -lpthread
 

@@ -22,17 +22,9 @@
 # "icount_profile" (where the workload's instructions go) in one on
 # QEMU's instruction counter, where there is no KVM.
 set -euo pipefail
-. "$(dirname "$0")/../testbed/lib.sh"
+. "$(dirname "$0")/lib.sh"
 
-out=${BENCH_RESULTS:-$GS_TOP/results/bench}
-rm -rf "$out"
-mkdir -p "$out/guest"
-out=$(cd "$out" && pwd)
-export GS_LOGDIR=$out/logs
-
-"$GS_TOP/testbed/provision.sh"
-"$GS_TOP/testbed/build.sh" >"$out/build.tap" ||
-	{ cat "$out/build.tap"; gs_die "the DKMS build failed"; }
+bench_prepare "$GS_TOP/results/bench"
 
 # perf, to profile the guest (optional: the bench runs without it).
 kver=$(gs_kver)

@@ -57,7 +57,8 @@ plugin_opts() {
 
 tap_step "bench/run.sh, bench/funcs.sh and the guest scripts parse (bash -n)" parse \
 	sh -c "bash -n '$GS_TOP/bench/run.sh' && bash -n '$GS_TOP/bench/guest/bench.sh' &&
-		bash -n '$GS_TOP/bench/funcs.sh' && bash -n '$GS_TOP/bench/guest/funcs.sh'"
+		bash -n '$GS_TOP/bench/lib.sh' && bash -n '$GS_TOP/bench/funcs.sh' &&
+		bash -n '$GS_TOP/bench/guest/funcs.sh'"
 tap_step "usemem builds with -Wall -Wextra -Werror" build \
 	gcc -O2 -Wall -Wextra -Werror -I"$GS_TOP/tests/guest" -o "$tmp/usemem" \
 	"$GS_TOP/bench/guest/usemem.c"

@@ -1,0 +1,19 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# What the bench's host scripts (bench/run.sh, bench/funcs.sh) share, on
+# top of testbed/lib.sh.
+. "$(dirname "${BASH_SOURCE[0]}")/../testbed/lib.sh"
+
+# bench_prepare DEFAULT: $out, the results directory (BENCH_RESULTS, else
+# DEFAULT) emptied, with guest/ in it, and the logs there; the test bed
+# provisioned and the module built by DKMS in the guest root.
+bench_prepare() {
+	out=${BENCH_RESULTS:-$1}
+	rm -rf "$out"
+	mkdir -p "$out/guest"
+	out=$(cd "$out" && pwd)
+	export GS_LOGDIR=$out/logs
+	"$GS_TOP/testbed/provision.sh"
+	"$GS_TOP/testbed/build.sh" >"$out/build.tap" ||
+		{ cat "$out/build.tap"; gs_die "the DKMS build failed"; }
+}
