@@ -5,10 +5,13 @@
 
 #include <kunit/resource.h>
 #include <kunit/test.h>
+#include <linux/atomic.h>
 #include <linux/completion.h>
+#include <linux/cpumask.h>
 #include <linux/err.h>
 #include <linux/mm.h>
 #include <linux/random.h>
+#include <linux/smp.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
 #include "gs_backend.h"
@@ -16,6 +19,58 @@
 #include "gs_core.h"
 #include "gs_store.h"
 #include "gs_writeback.h"
+
+/*
+ * Proof that a race test raced: each thread marks its critical window
+ * with gs_overlap_enter() and gs_overlap_exit(); a window entered while
+ * a thread that last ran on another CPU is inside its own counts as an
+ * overlap. Threads preempted inside a window on the same CPU do not
+ * count: only two CPUs inside at the same instant do.
+ */
+#define GS_OVERLAP_CPUS		8
+
+struct gs_overlap {
+	atomic_t inside[GS_OVERLAP_CPUS];	/* threads inside, by CPU */
+	atomic_long_t windows;			/* windows entered */
+	atomic_long_t overlaps;			/* ... with another CPU inside */
+};
+
+/* Enter a window; returns what gs_overlap_exit() wants back. */
+static inline unsigned int gs_overlap_enter(struct gs_overlap *o)
+{
+	unsigned int cpu = raw_smp_processor_id() % GS_OVERLAP_CPUS, c;
+
+	atomic_inc(&o->inside[cpu]);
+	atomic_long_inc(&o->windows);
+	for (c = 0; c < GS_OVERLAP_CPUS; c++) {
+		if (c != cpu && atomic_read(&o->inside[c])) {
+			atomic_long_inc(&o->overlaps);
+			break;
+		}
+	}
+	return cpu;
+}
+
+static inline void gs_overlap_exit(struct gs_overlap *o, unsigned int cpu)
+{
+	atomic_dec(&o->inside[cpu]);
+}
+
+/*
+ * The test's line of proof: how many windows overlapped one on another
+ * CPU. None is a failure: the race was not run.
+ */
+static inline void gs_overlap_expect(struct kunit *test, struct gs_overlap *o,
+				     const char *what)
+{
+	long n = atomic_long_read(&o->windows);
+	long hit = atomic_long_read(&o->overlaps);
+
+	kunit_info(test, "%s: %ld of %ld windows overlapped another CPU's (%u CPUs online)\n",
+		   what, hit, n, num_online_cpus());
+	KUNIT_EXPECT_GT_MSG(test, hit, 0L,
+			    "%s: no window overlapped another CPU's", what);
+}
 
 /*
  * suite_init and suite_exit of every suite that makes stores: the slab
