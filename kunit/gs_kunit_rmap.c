@@ -240,8 +240,8 @@ static void gs_rmap_store_agrees(struct kunit *test)
 {
 	const u64 base = (1ULL << 32) - 4096, step = 3;
 	struct gs_kbk *k;
-	struct gs_store *s = gs_kunit_wb_store(test, "lz4", 1ULL << 32, 256,
-					       &k);
+	struct gs_store *s = gs_kunit_wb_store(test, "lz4", GS_BK_MAX_OWNER + 1,
+					       256, &k);
 	void *p = gs_kunit_page(test);
 	u64 done;
 

@@ -22,6 +22,7 @@
 #include <linux/workqueue.h>
 #include "gs_backing.h"
 #include "gs_comp.h"
+#include "gs_dev.h"
 #include "gs_store.h"
 #include "gs_kunit.h"
 
@@ -863,6 +864,70 @@ static void gs_wb_discard(struct kunit *test)
 	gs_store_free(s, 1);
 	gs_store_free(s, 5);
 	KUNIT_EXPECT_EQ(test, gs_store_clear_backing(s), 0);
+}
+
+/*
+ * The last slot of the largest device, GS_BK_MAX_OWNER, through
+ * writeback, a direct store and the discard of both backing slots it
+ * held: its owner is its own, and the slots come back free. One slot
+ * more and the reverse map could not tell its owner from
+ * GS_BK_DISCARDING: such a store takes no backing store and cannot grow
+ * to that size with one, and the map refuses the owner.
+ */
+static void gs_wb_last_slot(struct kunit *test)
+{
+	u64 last = GS_BK_MAX_OWNER, past = last + 1, done, b;
+	struct gs_kbk *k, *k2;
+	struct gs_store *s = gs_kunit_wb_store(test, "lz4", last + 1, 8, &k);
+	struct gs_store *s2 = gs_kunit_store(test, "lz4", past + 1);
+	struct gs_backing *bk = s->bk;
+	void *p = gs_wb_text(test, 7), *q = gs_wb_text(test, 8);
+
+	KUNIT_EXPECT_EQ(test, GS_MAX_DISKSIZE >> PAGE_SHIFT, last + 1);
+	KUNIT_EXPECT_EQ(test, past + 1, (u64)GS_BK_DISCARDING);
+	KUNIT_ASSERT_EQ(test, gs_backing_set_discard(bk, true), 0);
+
+	gs_wb_write(test, s, last, p);
+	KUNIT_ASSERT_EQ(test, gs_store_writeback_range(s, GS_WB_ALL, last,
+						       last + 1, U64_MAX,
+						       &done), 0);
+	KUNIT_ASSERT_EQ(test, done, 1ULL);
+	KUNIT_EXPECT_EQ(test, gs_wb_kind(s, last), GS_KIND_WRITTEN_BACK);
+	KUNIT_EXPECT_EQ(test, gs_backing_owner(bk, 0), last);
+	gs_wb_expect(test, s, last, p);
+
+	/* A direct store replaces it: the old backing slot waits for its discard. */
+	KUNIT_ASSERT_EQ(test, gs_store_write_direct(s, last, q, GFP_KERNEL), 0);
+	KUNIT_EXPECT_EQ(test, gs_wb_kind(s, last), GS_KIND_WRITTEN_BACK);
+	KUNIT_EXPECT_EQ(test, gs_backing_used(bk), 1ULL);
+	gs_wb_expect(test, s, last, q);
+	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0L);
+
+	gs_store_free(s, last);
+	gs_backing_drain(bk);
+	KUNIT_EXPECT_EQ(test, atomic_read(&k->discarded), 2);
+	KUNIT_EXPECT_EQ(test, gs_backing_used(bk), 0ULL);
+	KUNIT_EXPECT_EQ(test, bk->used, 0ULL);
+	/* Both are free again, to anybody. */
+	KUNIT_ASSERT_EQ(test, gs_backing_alloc(bk, &last, 1, &b, 2, true), 1);
+	KUNIT_ASSERT_EQ(test, gs_backing_alloc(bk, &last, 1, &b, 2, true), 1);
+	gs_backing_free(bk, 0);
+	gs_backing_free(bk, 1);
+	gs_backing_drain(bk);
+
+	/* One past: refused everywhere, nothing allocated. */
+	KUNIT_EXPECT_EQ(test, gs_backing_alloc(bk, &past, 1, &b, U64_MAX,
+					       false), -ERANGE);
+	KUNIT_EXPECT_EQ(test, gs_backing_alloc_at(bk, &past, 1, &b, false),
+			-ERANGE);
+	KUNIT_EXPECT_EQ(test, bk->used, 0ULL);
+	KUNIT_EXPECT_EQ(test, gs_store_set_size(s, past + 1), -EFBIG);
+	KUNIT_EXPECT_EQ(test, s->nr_slots, last + 1);
+	KUNIT_EXPECT_EQ(test, gs_store_set_backing(s2, gs_kbk_create(test, 8,
+								     &k2)),
+			-EFBIG);
+	KUNIT_EXPECT_NULL(test, s2->bk);
+	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0L);
 }
 
 /*
@@ -1739,6 +1804,7 @@ static struct kunit_case gs_wb_cases[] = {
 	KUNIT_CASE(gs_wb_shrinker),
 	KUNIT_CASE_SLOW(gs_wb_idle_age),
 	KUNIT_CASE(gs_wb_discard),
+	KUNIT_CASE(gs_wb_last_slot),
 	KUNIT_CASE(gs_wb_discard_error),
 	KUNIT_CASE(gs_wb_bdev),
 	KUNIT_CASE(gs_wb_direct_unlocked),

@@ -109,6 +109,14 @@ static int __gs_backing_alloc(struct gs_backing *bk, const u64 *owners,
 	lockdep_assert_held(&bk->alloc_lock);
 	if (!nr || !end)
 		return 0;
+	/*
+	 * An owner past GS_BK_MAX_OWNER would be stored as a code of the
+	 * map's own (GS_BK_DISCARDING): refused, nothing allocated. The
+	 * store never asks for one (gs_store_set_backing()).
+	 */
+	for (i = 0; i < nr; i++)
+		if (owners[i] > GS_BK_MAX_OWNER)
+			return -ERANGE;
 	pos = low ? 0 : at && owners[0] < end ? owners[0] : bk->cursor;
 	if (pos >= end)
 		pos = 0;
@@ -157,10 +165,8 @@ static int __gs_backing_alloc(struct gs_backing *bk, const u64 *owners,
 			i++;
 		if (i < cap) {
 			*first = base + i;
-			while (got < nr && i < cap && !bc->owner[i]) {
-				WARN_ON_ONCE(owners[got] > GS_BK_MAX_OWNER);
+			while (got < nr && i < cap && !bc->owner[i])
 				bc->owner[i++] = owners[got++] + 1;
-			}
 			bc->used += got;
 			bk->used += got;
 			bk->top = max(bk->top, base + i);

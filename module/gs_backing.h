@@ -161,7 +161,8 @@ void gs_backing_destroy(struct gs_backing *bk);
  * @owners[0] and so on; *@first gets the first. Slots below @below only
  * (U64_MAX: anywhere); with @low, the lowest free slot is taken, else the
  * next one after the last allocation. Returns the number allocated (0:
- * none free) or -ENOMEM. May sleep.
+ * none free), -ENOMEM, or -ERANGE if an owner is past GS_BK_MAX_OWNER.
+ * May sleep.
  */
 int gs_backing_alloc(struct gs_backing *bk, const u64 *owners,
 		     unsigned int nr, u64 *first, u64 below, bool low);
@@ -171,7 +172,8 @@ int gs_backing_alloc(struct gs_backing *bk, const u64 *owners,
  * slots stays a run on the device, as in a swap file (else the first
  * free ones after them). With @nowait without waiting for anything (from
  * a submit path): -EAGAIN if another allocation holds the lock, -ENOMEM
- * if a reverse map cluster is needed and memory is not at hand at once.
+ * if a reverse map cluster is needed and memory is not at hand at once;
+ * -ERANGE as above.
  */
 int gs_backing_alloc_at(struct gs_backing *bk, const u64 *owners,
 			unsigned int nr, u64 *first, bool nowait);

@@ -16,10 +16,13 @@
 #define GS_NAME			"ghostswap"
 
 /*
- * Largest useful size: the swap header counts pages in 32 bits, so swapon
- * cannot use more than 2^32 - 1 slots of any device.
+ * Largest size: 2^32 - 2 pages. The swap header counts pages in 32 bits,
+ * so swapon cannot use more than 2^32 - 1 slots of any device; one less,
+ * because the writeback tier's reverse map keeps a ghost slot plus one in
+ * 32 bits and keeps U32_MAX for a slot that waits for its discard
+ * (GS_BK_MAX_OWNER, gs_backing.h): the last slot is U32_MAX - 2.
  */
-#define GS_MAX_DISKSIZE		((u64)U32_MAX << PAGE_SHIFT)
+#define GS_MAX_DISKSIZE		((u64)(U32_MAX - 1) << PAGE_SHIFT)
 #define GS_MIN_DISKSIZE		((u64)SZ_1M)
 
 #define GS_ALG_NAME_LEN		64

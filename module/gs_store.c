@@ -17,6 +17,7 @@
 #include <linux/compiler.h>
 #include <linux/err.h>
 #include <linux/highmem.h>
+#include "gs_backing.h"
 #include "gs_core.h"
 #include "gs_recomp.h"
 #include "gs_store.h"
@@ -52,6 +53,9 @@ void gs_store_destroy(struct gs_store *s)
 
 int gs_store_set_size(struct gs_store *s, u64 nr_slots)
 {
+	/* The backing store's reverse map holds ghost slots up to its max. */
+	if (s->bk && nr_slots > GS_BK_MAX_OWNER + 1)
+		return -EFBIG;
 	return gs_core_set_size(s, nr_slots);
 }
 

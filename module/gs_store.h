@@ -235,7 +235,9 @@ void gs_store_destroy(struct gs_store *s);
 int gs_store_set_algorithm(struct gs_store *s, const char *alg);
 /*
  * Resize a store that holds no cluster (its index takes the depth of the
- * new size); -EBUSY if it holds one. No I/O may run concurrently.
+ * new size); -EBUSY if it holds one, -EFBIG past what its backing
+ * store's reverse map can hold (GS_BK_MAX_OWNER + 1 slots). No I/O may
+ * run concurrently.
  */
 int gs_store_set_size(struct gs_store *s, u64 nr_slots);
 const char *gs_store_algorithm(struct gs_store *s);
@@ -345,7 +347,8 @@ bool gs_store_idle(struct gs_store *s, u64 slot, u32 *secs);
 
 /*
  * Attach a backing store to an empty store; it owns @bk from then on
- * (also on failure). -EBUSY if the store holds data or has one.
+ * (also on failure). -EBUSY if the store holds data or has one, -EFBIG
+ * if it has more slots than the reverse map can hold (GS_BK_MAX_OWNER + 1).
  */
 int gs_store_set_backing(struct gs_store *s, struct gs_backing *bk);
 /* Detach and release the backing store of an empty store. */

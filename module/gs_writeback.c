@@ -1506,6 +1506,10 @@ int gs_store_set_backing(struct gs_store *s, struct gs_backing *bk)
 
 	if (s->bk || gs_stat_read(&s->stats, GS_STAT_SLOTS_USED))
 		goto out_bk;
+	/* The reverse map holds ghost slots up to GS_BK_MAX_OWNER. */
+	ret = -EFBIG;
+	if (s->nr_slots > GS_BK_MAX_OWNER + 1)
+		goto out_bk;
 	/* An entry holds a backing slot in 48 bits: 1 EiB, none past it. */
 	bk->nr_slots = min_t(u64, bk->nr_slots, GS_VALUE_MAX + 1);
 	ret = gs_wb_batch_alloc(s);

@@ -77,7 +77,7 @@ void usage(FILE *out)
 "\n", out);
 	fputs(
 "Setup options (each overrides the configuration file):\n"
-" -s, --size SIZE        device size: bytes, suffix K M G T P (1M..16T-4K),\n"
+" -s, --size SIZE        device size: bytes, suffix K M G T P (1M..16T-8K),\n"
 "                        or an expression of ram in MiB: 'min(ram * 4, 64G)'\n"
 " -a, --algorithm ALG    compression algorithm\n"
 " -p, --algorithm-params PARAMS\n"

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <strings.h>
 
-#define SIZE_SYNTAX "want 1M to 16T-4K: decimal bytes, optional suffix K M G T P; or an expression of ram in MiB"
+#define SIZE_SYNTAX "want 1M to 16T-8K: decimal bytes, optional suffix K M G T P; or an expression of ram in MiB"
 
 /* The keys of ghostswap.conf(5), in the order "config" prints them. */
 const char *const config_keys[N_CONFIG_KEYS] = {
@@ -49,7 +49,7 @@ static bool eval_size(const char *key, const char *val, bool zero_ok,
 		return true;
 	}
 	if (bytes < MIN_SIZE || bytes > MAX_SIZE) {
-		bfmt(err, errlen, "bad size '%s' for %s: it is %.0f bytes here (ram = %.0f MiB); want 1M to 16T-4K%s",
+		bfmt(err, errlen, "bad size '%s' for %s: it is %.0f bytes here (ram = %.0f MiB); want 1M to 16T-8K%s",
 		     val, key, bytes, (double)ram / (1 << 20),
 		     zero_ok ? ", or 0" : "");
 		return false;
@@ -62,7 +62,7 @@ static bool eval_size(const char *key, const char *val, bool zero_ok,
 }
 
 /*
- * A size key's value: a plain size (1M..16T-4K; with @zero_ok also 0 or
+ * A size key's value: a plain size (1M..16T-8K; with @zero_ok also 0 or
  * none), or an expression of ram. 0; 1 for a plain size out of range;
  * -1 with the expression's error in @err.
  */

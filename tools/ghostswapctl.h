@@ -61,7 +61,7 @@
 #define ZSWAP_DEBUG	"kernel/debug/zswap"
 #define PAGE_BYTES	4096ULL
 #define MIN_SIZE	(1ULL << 20)
-#define MAX_SIZE	(0xffffffffULL * PAGE_BYTES)	/* 16 TiB - 4 KiB */
+#define MAX_SIZE	(0xfffffffeULL * PAGE_BYTES)	/* 16 TiB - 8 KiB */
 #define DEFAULT_PRIO	100
 #define DEFAULT_PRIO_S	"100"
 #define PROG		"ghostswapctl"

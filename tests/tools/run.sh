@@ -279,7 +279,7 @@ same "status: another device in /proc/swaps is not ours" "$out" "           /dev
 # Human sizes as util-linux prints them.
 hum=
 for v in 0 1023 1024 1536 1048575 12345678 1073741824 1610612736 \
-	1099511627776 17592186040320 1152921504606846976; do
+	1099511627776 17592186036224 1152921504606846976; do
 	echo "$v" >"$S/disksize"
 	ctl -n --raw -o DISKSIZE
 	hum="$hum $out"
@@ -579,9 +579,9 @@ same "setup: sizes rounded up to 4 KiB; mem_limit none is 0" \
 "write block/ghostswap/disksize 1052672
 write block/ghostswap/mem_limit 0"
 
-ctl setup --size 17592186040320
-same "setup: largest size (16T - 4K)" "$(grep write <<<"$tr")" \
-	"write block/ghostswap/disksize 17592186040320"
+ctl setup --size 17592186036224
+same "setup: largest size (16T - 8K)" "$(grep write <<<"$tr")" \
+	"write block/ghostswap/disksize 17592186036224"
 ctl setup --size 1m
 same "setup: smallest size, lower case suffix" "$(grep write <<<"$tr")" \
 	"write block/ghostswap/disksize 1048576"
@@ -886,7 +886,7 @@ cfgerr "no key" 1 "expected 'key = value'" " = 5\n"
 cfgerr "empty value" 1 "no value for 'size'" "size =   # nothing\n"
 cfgerr "bad size" 2 "bad size '1Q' for size: unexpected character after a number at 'Q' (column 2) (want bytes with an optional suffix K M G T P, or an expression of ram in MiB)" \
 	"\nsize = 1Q\n"
-cfgerr "size out of range" 1 "bad size '0' for size (want 1M to 16T-4K: decimal bytes, optional suffix K M G T P; or an expression of ram in MiB)" \
+cfgerr "size out of range" 1 "bad size '0' for size (want 1M to 16T-8K: decimal bytes, optional suffix K M G T P; or an expression of ram in MiB)" \
 	"size = 0\n"
 cfgerr "bad boolean" 1 "bad value 'maybe' for disable_zswap (want yes or no)" \
 	"disable_zswap = maybe\n"
@@ -966,10 +966,10 @@ same "setup --size: an expression is rounded up to 4 KiB" "$(grep disksize <<<"$
 	"write block/ghostswap/disksize 682668032"
 ctl setup --size "ram - 4000"
 expect "setup --size: an expression below 1M: usage error, nothing written" 2 \
-	"bad size 'ram - 4000' for size: it is -2146304000 bytes here (ram = 1953 MiB); want 1M to 16T-4K"
+	"bad size 'ram - 4000' for size: it is -2146304000 bytes here (ram = 1953 MiB); want 1M to 16T-8K"
 same "setup --size: an expression below 1M: nothing written" "$tr" ""
 ctl setup --size "ram * 10000"
-expect "setup --size: an expression above 16T-4K: usage error" 2 "want 1M to 16T-4K"
+expect "setup --size: an expression above 16T-8K: usage error" 2 "want 1M to 16T-8K"
 ctl setup --size "min(ram, 1/0)"
 expect "setup --size: division by zero, where" 2 \
 	"bad size 'min(ram, 1/0)' for size: division by zero at '0)' (column 12)"
