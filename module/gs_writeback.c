@@ -619,14 +619,29 @@ void gs_wb_kick(struct gs_store *s, unsigned long pages)
 		queue_work(s->wb.wq, &s->wb.work);
 }
 
+/*
+ * Whether reclaim with @gfp may wait for our writeback: it needs I/O and,
+ * since the backing device may be a loop device over a file (which
+ * ghostswapctl sets up), the filesystem too. A GFP_NOFS reclaimer may
+ * hold a lock of that filesystem that the loop device's I/O waits for.
+ */
+static bool gs_shrink_may_write(gfp_t gfp)
+{
+	return (gfp & (__GFP_IO | __GFP_FS)) == (__GFP_IO | __GFP_FS);
+}
+
 static unsigned long gs_shrink_count(struct shrinker *sh,
 				     struct shrink_control *sc)
 {
 	struct gs_store *s = sh->private_data;
 	unsigned long n;
 
-	/* Nothing to gain from us while writeback cannot move a page. */
-	if (!READ_ONCE(s->wb.use_shrinker) || !gs_wb_can_progress(s))
+	/*
+	 * Nothing to gain from us while writeback cannot move a page, or
+	 * from a reclaimer that cannot wait for it.
+	 */
+	if (!gs_shrink_may_write(sc->gfp_mask) ||
+	    !READ_ONCE(s->wb.use_shrinker) || !gs_wb_can_progress(s))
 		return 0;
 	n = gs_stat_read(&s->stats, GS_STAT_COMP_PAGES) +
 	    gs_stat_read(&s->stats, GS_STAT_HUGE_PAGES);
@@ -640,12 +655,12 @@ static unsigned long gs_shrink_scan(struct shrinker *sh,
 	u64 done = 0;
 
 	/*
-	 * No I/O from a context that must not do any, nor from our own;
-	 * never wait for a writeback that is running (it may be what
-	 * allocates memory).
+	 * No I/O from a context that must not do any or must not enter a
+	 * filesystem, nor from our own; never wait for a writeback that is
+	 * running (it may be what allocates memory).
 	 */
-	if (!(sc->gfp_mask & __GFP_IO) || !READ_ONCE(s->wb.use_shrinker) ||
-	    !gs_wb_can_progress(s))
+	if (!gs_shrink_may_write(sc->gfp_mask) ||
+	    !READ_ONCE(s->wb.use_shrinker) || !gs_wb_can_progress(s))
 		return SHRINK_STOP;
 	__gs_store_writeback(s, GS_WB_COLD, 0, s->nr_slots, sc->nr_to_scan,
 			     GS_WB_TRY, &done);
