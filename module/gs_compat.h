@@ -40,11 +40,18 @@
 /*
  * Without zs_obj_read_begin() and zs_obj_write(), objects are reached
  * through zs_map_object(), which disables preemption and page faults
- * until zs_unmap_object(). Between the two, these only copy; the module
- * calls them with a cluster spinlock or a stream mutex held, never around
- * anything that sleeps.
+ * until zs_unmap_object(): nothing may sleep in between. zs_obj_write()
+ * below only copies. A reader of zs_obj_read_begin()'s mapping must not
+ * decompress in it where GS_ZS_READ_ATOMIC is true: a decompressor may
+ * sleep (an asynchronous crypto acomp driver waits for its request), so
+ * the reader copies the object out, ends the mapping, and decompresses
+ * the copy (gs_obj_read() in gs_core.c).
  */
-#ifndef GS_HAVE_ZS_OBJ_READ
+#ifdef GS_HAVE_ZS_OBJ_READ
+#define GS_ZS_READ_ATOMIC	false
+#else
+#define GS_ZS_READ_ATOMIC	true
+
 static inline void *zs_obj_read_begin(struct zs_pool *pool,
 				      unsigned long handle, size_t mem_len,
 				      void *local_copy)

@@ -653,6 +653,9 @@ void gs_obj_copy(struct gs_store *s, unsigned long e, void *dst,
  * Read the pool object of @e (pinned by us, no lock held) into the page
  * at @dst: decompressed straight from zsmalloc's mapping where it lies in
  * one page, else from the copy zsmalloc makes in the stream's buffer.
+ * Where that mapping disables preemption (GS_ZS_READ_ATOMIC, 6.12), the
+ * object is copied to the stream's buffer and decompressed after the
+ * mapping ends: a decompressor may sleep.
  */
 static __always_inline int gs_obj_read(struct gs_store *s,
 				       struct gs_stream *st,
@@ -664,11 +667,18 @@ static __always_inline int gs_obj_read(struct gs_store *s,
 	int ret = 0;
 
 	src = zs_obj_read_begin(s->pool, handle, len, st ? st->buf : NULL);
-	if (gs_entry_kind(e) == GS_KIND_RAW)
+	if (gs_entry_kind(e) == GS_KIND_RAW) {
 		copy_page(dst, src);
-	else
+	} else if (GS_ZS_READ_ATOMIC) {
+		if (src != st->buf)
+			memcpy(st->buf, src, len);
+		zs_obj_read_end(s->pool, handle, len, src);
+		return gs_decompress(s->comp, st, gs_entry_prio(e), st->buf,
+				     len, dst);
+	} else {
 		ret = gs_decompress(s->comp, st, gs_entry_prio(e), src, len,
 				    dst);
+	}
 	zs_obj_read_end(s->pool, handle, len, src);
 	return ret;
 }
