@@ -23,10 +23,15 @@
 #include "gs_params.h"
 
 /*
- * A stream's buffer: two pages, as in zram. A compressor whose output
- * has room for anything it can make of a page (lz4's bound is 4128
- * bytes) runs its plain loop, not the one that checks the room left at
- * every step; whether the result is small enough is decided after.
+ * A stream's buffer: two pages, as in zram. It has room for anything a
+ * compressor can make of a page, which can be more than a page: zstd
+ * refuses an output smaller than its bound for a page
+ * (zstd_compress_bound(PAGE_SIZE), gs_be_zstd.c); whether the result is
+ * small enough to keep is decided after. (It buys lz4 nothing: the
+ * library's streaming compressor, which the lz4 backend uses, checks the
+ * room left at every step whatever the room given.) It also holds an
+ * object zsmalloc copies out because it spans two pages, and a
+ * compressed page read back from the backing device.
  */
 #define GS_STREAM_BUF		(2 * PAGE_SIZE)
 
