@@ -88,9 +88,23 @@ static int gs_slot_rw(struct gs_store *s, u64 slot, void *p, bool write,
 }
 
 /*
+ * Part of @bio failed with @err. The one place that counts failed bios
+ * (the store counts none): a bio counts once, however many of its parts
+ * fail and wherever they end (the submit path, a punt worker, the end
+ * of a read or write started without waiting), so only the part that
+ * sets its status first counts it.
+ */
+static void gs_bio_fail(struct gs_store *s, struct bio *bio, int err)
+{
+	if (!cmpxchg(&bio->bi_status, BLK_STS_OK, gs_errno_to_blk(err)))
+		atomic_long_inc(op_is_write(bio_op(bio)) ?
+				&s->stats.failed_writes :
+				&s->stats.failed_reads);
+}
+
+/*
  * A read or write started without waiting (gs_store_read_start(),
  * gs_store_write_start()) has ended: one less for the bio to wait for.
- * A failed bio counts once, however many of its parts failed.
  */
 static void gs_io_end(void *arg, int err)
 {
@@ -98,11 +112,8 @@ static void gs_io_end(void *arg, int err)
 
 	if (err) {
 		struct gs_dev *d = bio->bi_bdev->bd_disk->private_data;
-		struct gs_stats *st = &d->store->stats;
 
-		if (!cmpxchg(&bio->bi_status, BLK_STS_OK, gs_errno_to_blk(err)))
-			atomic_long_inc(op_is_write(bio_op(bio)) ?
-					&st->failed_writes : &st->failed_reads);
+		gs_bio_fail(d->store, bio, err);
 	}
 	bio_endio(bio);
 }
@@ -390,10 +401,8 @@ static __always_inline int gs_rw(struct gs_dev *d, struct bio *bio,
 		err = gs_rw_page(s, bio, write, iter, &bv, direct);
 	else
 		err = gs_rw_segments(s, bio, write, iter, direct, nowait);
-	/* The one place that counts failed bios (the store counts none). */
 	if (err && err != -EAGAIN)
-		atomic_long_inc(write ? &s->stats.failed_writes :
-				&s->stats.failed_reads);
+		gs_bio_fail(s, bio, err);
 	return err;
 }
 
@@ -420,7 +429,6 @@ static void gs_punt_work(struct work_struct *work)
 	unsigned int noio = memalloc_noio_save();
 	struct gs_punted *pb;
 	struct bio *bio;
-	int err;
 
 	for (;;) {
 		spin_lock(&p->lock);
@@ -431,10 +439,8 @@ static void gs_punt_work(struct work_struct *work)
 		if (!pb)
 			break;
 		bio = pb->bio;
-		err = gs_rw(p->d, bio, &pb->iter, &pb->direct, false);
-		/* Reads started from the submit path may have set it already. */
-		if (err)
-			bio->bi_status = gs_errno_to_blk(err);
+		/* A failure sets the bio's status (gs_bio_fail()). */
+		gs_rw(p->d, bio, &pb->iter, &pb->direct, false);
 		bio_end_io_acct(bio, pb->start);
 		mempool_free(pb, p->d->punt_pool);
 		bio_endio(bio);
@@ -489,7 +495,8 @@ static void gs_submit_bio(struct bio *bio)
 			gs_punt(d, bio, iter, direct, start);
 			return;
 		}
-		status = gs_errno_to_blk(err);
+		/* A failure set the bio's status (gs_bio_fail()). */
+		status = BLK_STS_OK;
 		break;
 	case REQ_OP_DISCARD:
 	case REQ_OP_WRITE_ZEROES:
@@ -505,7 +512,7 @@ static void gs_submit_bio(struct bio *bio)
 		break;
 	}
 	bio_end_io_acct(bio, start);
-	/* A read started here may have failed already: keep its status. */
+	/* A part started here may have failed already: keep its status. */
 	if (status)
 		bio->bi_status = status;
 	bio_endio(bio);

@@ -9,7 +9,7 @@ usage: pages.py COMMAND ARGS...     pages.py [COMMAND] --help
   write-each DEV FIRST_PAGE SPEC [SEED]   one write a page, count failures
   discard DEV FIRST_PAGE COUNT [STEP]     discard every STEP-th page
   split-io DEV PAGE                       I/O with blocks split over pages
-  read-eio DEV PAGE                       a read that must fail with EIO
+  read-eio DEV PAGE [split]               a read that must fail with EIO
   read-flaky DEV FIRST_PAGE SPEC SECONDS [SEED]
                                           reads from a flickering device
   verify-each DEV FIRST_PAGE SPEC [SEED]  each page right, failed or wrong
@@ -228,16 +228,27 @@ def cmd_split_io(dev, first):
     return 0
 
 
-def cmd_read_eio(dev, n):
-    """read-eio DEV PAGE
+def cmd_read_eio(dev, n, how="one"):
+    """read-eio DEV PAGE [split]
 
-    Read one page; it must fail with EIO.
+    Read one page; it must fail with EIO. With split, one read of PAGE
+    and the page after it, the second split over two buffers: the device
+    starts the first page's read at once and leaves the second to a
+    worker, so two parts of one read fail apart.
     """
     import errno
     fd = open_dev(dev, os.O_RDONLY)
     buf = page_buffer()
+    iov = [buf]
+    if how == "split":
+        half = PAGE // 2
+        a, b = page_buffer(), page_buffer()
+        iov = [buf, memoryview(a)[:half], memoryview(b)[:half]]
+    elif how != "one":
+        print(usage(cmd_read_eio), file=sys.stderr)
+        return 3
     try:
-        os.preadv(fd, [buf], int(n) * PAGE)
+        os.preadv(fd, iov, int(n) * PAGE)
     except OSError as e:
         assert e.errno == errno.EIO, e
         print("read: Input/output error (as expected)")

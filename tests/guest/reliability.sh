@@ -102,6 +102,11 @@ t_fault_backing() {
 	$PAGES read-eio $DEV 0 || fail "a read from a failed device"
 	[ "$(iostat failed_reads)" = $((f0 + 1)) ] && [ "$(bdstat rerr)" = $((e0 + 1)) ] ||
 		fail "one failed read: failed_reads $f0 -> $(iostat failed_reads), read_errors $e0 -> $(bdstat rerr)"
+	# One read of two pages, one started at once and one by a worker,
+	# both failing: still one failed read.
+	$PAGES read-eio $DEV 2 split || fail "a split read from a failed device"
+	[ "$(iostat failed_reads)" = $((f0 + 2)) ] && [ "$(bdstat rerr)" -ge $((e0 + 3)) ] ||
+		fail "a read failing in two parts counts once: failed_reads $f0 -> $(iostat failed_reads), read_errors $e0 -> $(bdstat rerr)"
 	$PAGES write $DEV 1000 t:50 >/dev/null || fail "pool writes"
 	sysw $SYS/writeback all "Input/output error"
 	[ "$(bdstat werr)" -ge 50 ] || fail "write errors: $(bdstat werr)"
