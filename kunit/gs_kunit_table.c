@@ -10,6 +10,7 @@
 #include <linux/delay.h>
 #include <linux/jiffies.h>
 #include <linux/kernel.h>
+#include <linux/math64.h>
 #include <linux/prandom.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -465,6 +466,12 @@ static bool gs_age_clock_try(u32 secs, u32 tick, u32 *now)
 	       atomic64_read(&gs_age_clock) >> 32 == *now;
 }
 
+/* The boot clock's seconds, as the ages' clock reads them. */
+static u32 gs_boot_secs(void)
+{
+	return div_u64(ktime_get_boottime_ns(), NSEC_PER_SEC);
+}
+
 /*
  * The ages' clock (gs_age_now()): a reading of this tick is used as it is,
  * one of another tick is replaced by the boot clock's, and what it gives
@@ -472,7 +479,7 @@ static bool gs_age_clock_try(u32 secs, u32 tick, u32 *now)
  */
 static void gs_table_age_clock(struct kunit *test)
 {
-	u32 fake = ktime_get_boottime_seconds() + 100000, t0, t1, now = 0;
+	u32 fake = gs_boot_secs() + 100000, t0, t1, now = 0;
 	unsigned int tries;
 	bool ok = false;
 
@@ -484,11 +491,11 @@ static void gs_table_age_clock(struct kunit *test)
 
 	/* A reading of the previous tick, or of 2^31 ticks ago: replaced. */
 	for (tries = 0; tries < 2; tries++) {
-		t0 = ktime_get_boottime_seconds();
+		t0 = gs_boot_secs();
 		atomic64_set(&gs_age_clock, (u64)fake << 32 |
 			     (u32)(jiffies - (tries ? 1U << 31 : 1)));
 		now = gs_age_now();
-		t1 = ktime_get_boottime_seconds();
+		t1 = gs_boot_secs();
 		KUNIT_EXPECT_GE(test, now, t0);
 		KUNIT_EXPECT_LE(test, now, t1);
 		KUNIT_EXPECT_EQ(test, (u32)(atomic64_read(&gs_age_clock) >> 32),
@@ -496,11 +503,36 @@ static void gs_table_age_clock(struct kunit *test)
 	}
 	/* And it keeps the time from then on: a second later, a second on. */
 	msleep(1100);
-	t0 = ktime_get_boottime_seconds();
+	t0 = gs_boot_secs();
 	now = gs_age_now();
-	t1 = ktime_get_boottime_seconds();
+	t1 = gs_boot_secs();
 	KUNIT_EXPECT_GE(test, now, t0);
 	KUNIT_EXPECT_LE(test, now, t1);
+}
+
+/*
+ * A reading is kept for its tick only where the second cannot turn
+ * before the tick is over: within two ticks of the turn it gets a tick it
+ * is never used in, so the next gs_age_now() reads the clock again.
+ */
+static void gs_table_age_reading(struct kunit *test)
+{
+	u64 sec = 5 * NSEC_PER_SEC, w;
+	u32 tick = 1000;
+
+	w = gs_age_reading(sec, tick);
+	KUNIT_EXPECT_EQ(test, w, 5ULL << 32 | tick);
+	w = gs_age_reading(sec + NSEC_PER_SEC - 2 * TICK_NSEC - 1, tick);
+	KUNIT_EXPECT_EQ(test, w, 5ULL << 32 | tick);
+	/* Near the turn: still second 5, not for this tick. */
+	w = gs_age_reading(sec + NSEC_PER_SEC - 2 * TICK_NSEC, tick);
+	KUNIT_EXPECT_EQ(test, (u32)(w >> 32), 5U);
+	KUNIT_EXPECT_NE(test, (u32)w, tick);
+	w = gs_age_reading(sec + NSEC_PER_SEC - 1, 0);
+	KUNIT_EXPECT_EQ(test, (u32)(w >> 32), 5U);
+	KUNIT_EXPECT_NE(test, (u32)w, 0U);
+	w = gs_age_reading(sec + NSEC_PER_SEC, tick);
+	KUNIT_EXPECT_EQ(test, w, 6ULL << 32 | tick);
 }
 
 static struct kunit_case gs_table_cases[] = {
@@ -517,6 +549,7 @@ static struct kunit_case gs_table_cases[] = {
 	KUNIT_CASE(gs_table_aux_hi),
 	KUNIT_CASE(gs_table_age),
 	KUNIT_CASE(gs_table_age_clock),
+	KUNIT_CASE(gs_table_age_reading),
 	{}
 };
 

@@ -44,6 +44,7 @@
 
 #include <linux/gfp.h>
 #include <linux/highmem.h>
+#include <linux/math64.h>
 #include <linux/mm.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
@@ -161,15 +162,41 @@ static struct gs_cluster *gs_cluster_new(struct gs_store *s, gfp_t gfp)
 
 atomic64_t gs_age_clock = ATOMIC64_INIT(0);
 
+/*
+ * The ages' clock's word for a reading of the boot clock, @ns, made in
+ * tick @tick or after it: the seconds, and the tick they hold for. The
+ * reading holds for the rest of its tick only if the second cannot turn
+ * before that tick is over: not within two ticks of the turn, where the
+ * word gets a tick it is never used in (the one before). So whatever
+ * gs_age_now() gives is the boot time's own second at that instant, and
+ * an age, the difference of two such values, is never overstated. This
+ * assumes that jiffies moves on at least once in two ticks of boot time
+ * while the CPU runs, as it does with the tick running.
+ */
+u64 gs_age_reading(u64 ns, u32 tick)
+{
+	u32 rem, secs = div_u64_rem(ns, NSEC_PER_SEC, &rem);
+
+	if (rem >= NSEC_PER_SEC - 2 * TICK_NSEC)
+		tick--;
+	return (u64)secs << 32 | tick;
+}
+
 /* gs_age_now() in a new tick: read the boot clock and keep the reading. */
 u32 gs_age_clock_read(void)
 {
-	/* The tick first: one that passes meanwhile makes the pair stale. */
+	/*
+	 * The tick first, then the clock: the reading is then made in that
+	 * tick or after it, never before it. (The boot clock itself, not
+	 * its coarse seconds: those move at the tick's timekeeping update,
+	 * which comes after jiffies does, so a reading between the two
+	 * would give the second before for the whole tick.)
+	 */
 	u32 tick = jiffies;
-	u32 secs = ktime_get_boottime_seconds();
+	u64 word = gs_age_reading(ktime_get_boottime_ns(), tick);
 
-	atomic64_set(&gs_age_clock, (u64)secs << 32 | tick);
-	return secs;
+	atomic64_set(&gs_age_clock, word);
+	return word >> 32;
 }
 
 /*

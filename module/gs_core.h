@@ -70,15 +70,17 @@ static inline unsigned long gs_entry_take(struct gs_cluster *cl,
 }
 
 /*
- * The ages' clock: boot time in seconds, what ktime_get_boottime_seconds()
- * gives, read from the boot clock at most once a tick. Every read and
- * write stamps its slot, and the boot clock costs a call and a division
- * where this costs two loads and a compare. One word, so that a reading
- * and its tick go together: the seconds above, the low 32 bits of jiffies
- * when they were read below. (An old reading whose tick matches jiffies
- * again 2^32 ticks later is used for that one tick.)
+ * The ages' clock: boot time in seconds, read from the boot clock at most
+ * once a tick, and never kept into a tick in which the second may turn
+ * (gs_age_reading()). Every read and write stamps its slot, and the boot
+ * clock costs a call and a division where this costs two loads and a
+ * compare. One word, so that a reading and its tick go together: the
+ * seconds above, below the low 32 bits of jiffies for the tick they hold
+ * for. (An old reading whose tick matches jiffies again 2^32 ticks later
+ * is used for that one tick.)
  */
 extern atomic64_t gs_age_clock;
+u64 gs_age_reading(u64 ns, u32 tick);
 u32 gs_age_clock_read(void);
 
 static __always_inline u32 gs_age_now(void)
