@@ -234,7 +234,7 @@ else
 fi
 
 # The kernel log of the run must be free of sanitizer and kernel reports.
-pat='BUG:|WARNING:|KASAN|possible circular locking|sleeping function called from invalid context|UBSAN:|Kernel panic|Oops'
+pat='BUG:|WARNING:|KASAN|possible circular locking|sleeping function called from invalid context|UBSAN:|Kernel panic|Oops|work func gs_[a-z0-9_]+ .*deprecated workqueue'
 if [ -f "$build/test.log" ]; then
 	if grep -Eq "$pat" "$build/test.log"; then
 		echo "not ok - $name: kernel log free of BUG/WARNING/KASAN/lockdep reports"

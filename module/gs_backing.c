@@ -266,7 +266,7 @@ void gs_backing_free(struct gs_backing *bk, u64 slot)
 		bc->sum[i] = 0;
 		bk->discarding++;
 		xa_unlock(&bk->clusters);
-		queue_delayed_work(system_unbound_wq, &bk->discard_work,
+		queue_delayed_work(system_dfl_wq, &bk->discard_work,
 				   GS_BK_DISCARD_DELAY);
 		return;
 	}
@@ -374,7 +374,7 @@ void gs_backing_drain(struct gs_backing *bk)
 		xa_unlock(&bk->clusters);
 		if (!pending)
 			break;
-		mod_delayed_work(system_unbound_wq, &bk->discard_work, 0);
+		mod_delayed_work(system_dfl_wq, &bk->discard_work, 0);
 		flush_delayed_work(&bk->discard_work);
 	}
 }

@@ -23,12 +23,18 @@
 #include <linux/string.h>
 #include <linux/swap.h>
 #include <linux/types.h>
+#include <linux/workqueue.h>
 #include <linux/zsmalloc.h>
 #include "gs_features.h"
 
 #ifndef GS_HAVE_KZALLOC_OBJ
 /* The form the module uses: one object, GFP_KERNEL. */
 #define kzalloc_obj(P)	kzalloc(sizeof(P), GFP_KERNEL)
+#endif
+
+#ifndef GS_HAVE_SYSTEM_DFL_WQ
+/* The unbound system workqueue, by its name before 7.x renamed it. */
+#define system_dfl_wq	system_unbound_wq
 #endif
 
 #ifndef GS_HAVE_ZS_MALLOC_NODE

@@ -33,6 +33,7 @@
 #include <linux/timekeeping.h>
 #include <linux/workqueue.h>
 #include "gs_comp.h"
+#include "gs_compat.h"
 #include "gs_core.h"
 #include "gs_recomp.h"
 #include "gs_store.h"
@@ -224,7 +225,7 @@ static void gs_recomp_work(struct work_struct *work)
 	mutex_unlock(&s->recomp.lock);
 	atomic_long_add(done, &s->stats.recomp_auto);
 again:
-	queue_delayed_work(system_unbound_wq, &s->recomp.work, rest);
+	queue_delayed_work(system_dfl_wq, &s->recomp.work, rest);
 }
 
 void gs_recomp_init(struct gs_store *s)
@@ -239,7 +240,7 @@ void gs_recomp_start(struct gs_store *s)
 {
 	if (READ_ONCE(s->recomp.auto_pct) &&
 	    gs_comp_top(s->comp) >= GS_SECONDARY_COMP)
-		mod_delayed_work(system_unbound_wq, &s->recomp.work, HZ);
+		mod_delayed_work(system_dfl_wq, &s->recomp.work, HZ);
 }
 
 void gs_recomp_stop(struct gs_store *s)

@@ -228,7 +228,7 @@ gs_link_tree() {
 # gs_console_report CONSOLE: the kernel's first report in a guest console
 # log (Oops, BUG, panic, KASAN, lockdep, a sleeping call in atomic
 # context, WARNING), 40 lines of it, as TAP diagnostics.
-GS_REPORT_RE='Oops|BUG:|kernel BUG|Kernel panic|KASAN|KFENCE|WARNING:|general protection|possible circular|possible recursive|inconsistent lock|sleeping function called|suspicious RCU|unreferenced object'
+GS_REPORT_RE='Oops|BUG:|kernel BUG|Kernel panic|KASAN|KFENCE|WARNING:|general protection|possible circular|possible recursive|inconsistent lock|sleeping function called|suspicious RCU|unreferenced object|work func gs_[a-z0-9_]+ .*deprecated workqueue'
 gs_console_report() {
 	grep -m1 -A39 -E "$GS_REPORT_RE" "$1" 2>/dev/null | sed 's/^/# /'
 }

@@ -315,5 +315,6 @@ t_unload_final() {
 	rmmod ghostswap || fail rmmod
 	grep -qE '^(gs_cluster|gs_index_node) ' /proc/slabinfo && fail "slab cache left behind"
 	dmesg | grep -E 'BUG|WARNING|Oops|ghostswap' | tail -n 20
-	! dmesg | grep -qE 'BUG:|WARNING:|Oops' || fail "kernel reported problems"
+	! dmesg | grep -qE 'BUG:|WARNING:|Oops|work func gs_[a-z0-9_]+ .*deprecated workqueue' ||
+		fail "kernel reported problems"
 }
