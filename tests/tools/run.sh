@@ -802,7 +802,7 @@ if command -v zstd >/dev/null; then
 		"0 sized"
 	rm -rf "$F/proc/4242"
 else
-	skip "dict: zstd trains a dictionary" "no zstd"
+	tap_skip "dict: zstd trains a dictionary" "no zstd"
 fi
 
 # ------------------------------------------------------------------ config
