@@ -1565,6 +1565,17 @@ bad=$(grep -vE '^[[:space:]]*(#|$)' "$top/tests/skips-allowed" |
 	grep -vE '^[^	]+	.*[^[:space:]]')
 same "tests/skips-allowed: every entry has a pattern, a tab and a reason" "$bad" ""
 
+# The page-table depth the test bed gives its guests (testbed/lib.sh,
+# gs_qemu_env; tests/guest/core.sh t_testbed_paging checks it there).
+paging() {
+	env GHOSTSWAP_QEMU=/bin/true "$@" bash -c ". '$top/testbed/lib.sh' && gs_qemu_env && echo \"\$GS_GUEST_PAGING\""
+}
+hostl=4
+grep -qw la57 /proc/cpuinfo && hostl=5
+same "guest paging: 5 levels under TCG, 4 without LA57, the host CPU's under KVM" \
+	"$(paging GHOSTSWAP_KVM=0) $(paging GHOSTSWAP_KVM=0 GS_GUEST_LA57=0) $(paging GHOSTSWAP_KVM=1 GS_GUEST_LA57=0) $(paging GHOSTSWAP_KVM=1)" \
+	"5 4 4 $hostl"
+
 # kunit/json2tap.py: kunit.py's JSON as TAP; no skip hidden in a case
 # that ran, each with the reason the console gave.
 cat >"$h/k.json" <<'EOF'
