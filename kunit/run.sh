@@ -101,113 +101,11 @@ if [ -f "$build/test.log" ]; then
 fi
 gs_log "$name: kunit.py exit $rc after $(($(date +%s) - t0)) s, log $log"
 
-# JSON -> TAP. Parametrized cases give one line per case; the failing
-# parameters follow as diagnostics.
+# JSON -> TAP (kunit/json2tap.py).
 tap=0
 if [ -s "$json" ]; then
-	python3 - "$json" "$name" "$build/test.log" >"$build.tap" <<'EOF' || tap=$?
-import json
-import re
-import sys
-
-BAD = ('FAIL', 'ERROR')
-RESULT = re.compile(r'^    (not )?ok \d+ (\S+)')
-SUBTEST = re.compile(r'^    # Subtest: (\S+)')
-# KTAP structure, not worth repeating under a failed case.
-NOISE = re.compile(r'^(KTAP version|\d+\.\.\d+$|# Subtest:|# module:|(not )?ok \d+|'
-                   r'# [^ ]+: pass:\d+)')
-
-
-def console(path):
-    """Per suite: case name -> (position, lines the case printed)."""
-    suites, cur, block = {}, None, []
-    try:
-        lines = open(path, errors='replace').read().splitlines()
-    except OSError:
-        return suites
-    for line in lines:
-        m = SUBTEST.match(line)
-        if m:
-            cur, block = suites.setdefault(m.group(1), {}), []
-            continue
-        m = RESULT.match(line)
-        if m and cur is not None:
-            cur[m.group(2)] = (len(cur), block)
-            block = []
-        elif cur is not None:
-            block.append(line.strip())
-    if cur is not None:
-        cur[None] = (len(cur), block)	# what followed the last result
-    return suites
-
-
-def leaves(group):
-    """(name, status) of every test case below group, at any depth."""
-    for case in group.get('test_cases', []):
-        yield case['name'], case['status']
-    for sub in group.get('sub_groups', []):
-        yield from leaves(sub)
-
-
-def emit(prefix, suite, log):
-    seen = log.get(suite['name'], {})
-    # Plain cases and parametrized ones (their parameters are leaves).
-    cases = [(c['name'], [(c['name'], c['status'])], None)
-             for c in suite.get('test_cases', []) if c['name']]
-    cases += [(g['name'], list(leaves(g)), g.get('misc', {}))
-              for g in suite.get('sub_groups', [])]
-    out = []
-    for name, params, misc in cases:
-        line = f"{prefix}{suite['name']}.{name}"
-        failed = [n for n, s in params if s in BAD]
-        broken = misc and misc.get('crashed', 0) + misc.get('errors', 0)
-        diag = []
-        if failed or broken or not params:
-            text = f"not ok - {line}"
-            if misc is not None:
-                diag += [f"failed parameter: {n}" for n in failed]
-            if not params:
-                diag.append("no parameters ran")
-            diag += [d for d in seen.get(name, (0, []))[1]
-                     if d and not NOISE.match(d)][:30]
-        elif all(s == 'SKIP' for _, s in params):
-            text = f"ok - {line} # SKIP"
-        else:
-            text = f"ok - {line}"
-        # Console order; cases the console lacks go last.
-        out.append((seen.get(name, (1 << 30,))[0], text, diag))
-    bad = 0
-    for _, text, diag in sorted(out, key=lambda o: o[0]):
-        print(text)
-        for d in diag:
-            print('# ' + d.lstrip('# '))
-        bad += text.startswith('not ok')
-    # Cases the parser expected but never saw: the kernel died.
-    lost = sum(1 for c in suite.get('test_cases', []) if not c['name'])
-    misc = suite.get('misc', {})
-    if lost or (not bad and (misc.get('crashed', 0) or misc.get('errors', 0))):
-        print(f"not ok - {prefix}{suite['name']}: crashed or incomplete, "
-              f"{lost} case(s) did not report")
-        for d in [d for d in seen.get(None, (0, []))[1] if d][:30]:
-            print('# ' + d)
-        bad += 1
-    return bad
-
-
-top = json.load(open(sys.argv[1]))
-prefix = sys.argv[2] + ': '
-log = console(sys.argv[3])
-suites = top.get('sub_groups', [])
-bad = sum(emit(prefix, s, log) for s in suites)
-lost = sum(1 for c in top.get('test_cases', []) if not c['name'])
-if lost:
-    print(f"not ok - {prefix}{lost} suite(s) did not run")
-    bad += 1
-if not suites:
-    print(f"not ok - {prefix}no test results")
-    bad += 1
-sys.exit(1 if bad else 0)
-EOF
+	python3 "$GS_TOP/kunit/json2tap.py" "$json" "$name" "$build/test.log" \
+		>"$build.tap" || tap=$?
 	cat "$build.tap"
 	ran=$(grep -c '^\(not \)\{0,1\}ok ' "$build.tap" || true)
 	if [ "$rc" != 0 ] || [ "$tap" != 0 ]; then

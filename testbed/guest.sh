@@ -10,6 +10,8 @@
 # kernel command line. GS_KVER: boot that release's /boot/vmlinuz-GS_KVER
 # of the guest root instead of the Debian kernel (virtme-ng takes the
 # modules from the root's /lib/modules/GS_KVER); GS_KERNEL: another image.
+# COMMAND runs with GS_GUEST_PAGING set: the page-table levels the guest
+# was given (testbed/lib.sh, gs_qemu_env).
 #
 # usage: testbed/guest.sh OUTDIR COMMAND...
 set -euo pipefail
@@ -53,7 +55,7 @@ timeout "${GS_GUEST_TIMEOUT:-2400}" vng --run "$kimg" \
 	--memory "${GS_MEM:-2G}" --cpus "${GS_CPUS:-2}" \
 	--rodir "/opt/gs-src=$GS_TOP" --rwdir "/opt/gs-out=$out" \
 	${vng_args[@]+"${vng_args[@]}"} \
-	--verbose --exec "echo GS-GUEST-UP >/dev/kmsg; $*" \
+	--verbose --exec "echo GS-GUEST-UP >/dev/kmsg; export GS_GUEST_PAGING=$GS_GUEST_PAGING; $*" \
 	</dev/null >"$out/console.log" 2>&1 || rc=$?
 echo "$rc" >"$out/exit"
 grep -q 'GS-GUEST-UP' "$out/console.log" ||

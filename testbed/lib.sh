@@ -116,7 +116,8 @@ gs_chroot() {
 # debug kernel hung before userspace, once, on a CI machine under TCG.
 # The other guests keep LA57 where the CPU has it (TCG's "max" does):
 # the module's handle encoding must hold on the 5-level layout too.
-# tests/guest/core.sh t_testbed_paging checks both.
+# tests/guest/core.sh t_testbed_paging checks that each guest runs with
+# the depth GS_GUEST_PAGING says.
 # GS_QEMU_MIN: testbed/provision.sh unpacks Debian's newer build (the host
 # release's backports) into GS_QEMU_DIR on a host with an older QEMU.
 GS_QEMU_MIN=10.0
@@ -134,7 +135,8 @@ gs_version_ge() {
 }
 
 # gs_qemu_env: choose the emulator: GS_QEMU_BIN (the binary), GS_QEMU_OPTS
-# (extra QEMU options) and GS_QEMU_DESC (for logs and reports).
+# (extra QEMU options), GS_QEMU_DESC (for logs and reports) and
+# GS_GUEST_PAGING (4 or 5: the guest's page-table levels).
 # GHOSTSWAP_QEMU=BIN forces a binary, GHOSTSWAP_TCG=multi one TCG thread
 # per vCPU (unsafe: see above). GHOSTSWAP_ICOUNT=N (single-threaded TCG
 # only) runs the guest on QEMU's instruction counter: its clock advances
@@ -174,9 +176,19 @@ gs_qemu_env() {
 		GS_QEMU_OPTS="$GS_QEMU_OPTS -icount shift=$GHOSTSWAP_ICOUNT,sleep=off"
 		GS_QEMU_DESC="$GS_QEMU_DESC, icount shift=$GHOSTSWAP_ICOUNT"
 	fi
+	# GS_GUEST_PAGING: the page-table levels the guest gets (guest.sh
+	# passes it on; tests/guest/core.sh t_testbed_paging checks it). The
+	# host's la57 flag stands for its CPU's: KVM gives the guest the
+	# host's LA57 under "-cpu host".
 	if [ "${GS_GUEST_LA57:-1}" = 0 ]; then
 		GS_QEMU_OPTS="${GS_QEMU_OPTS:+$GS_QEMU_OPTS }-cpu $cpu,la57=off"
 		GS_QEMU_DESC="$GS_QEMU_DESC, no LA57"
+		GS_GUEST_PAGING=4
+	elif [ "$cpu" = max ] || grep -qw la57 /proc/cpuinfo; then
+		GS_GUEST_PAGING=5
+	else
+		GS_GUEST_PAGING=4
+		GS_QEMU_DESC="$GS_QEMU_DESC, no LA57 on this CPU"
 	fi
 	if [ -n "${GHOSTSWAP_QEMU_PLUGIN:-}" ]; then
 		[ "${cpu:-}" = max ] ||

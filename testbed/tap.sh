@@ -149,3 +149,55 @@ tap_append() {
 tap_plan() {
 	tap_line "1..$tap_n"
 }
+
+# tap_summary ALLOW FILE...: the test lines of the TAP streams in FILE...
+# counted, on stdout "N passed, N failed, N skipped" as the last line. A
+# "not ok" line failed (a TODO directive does not excuse it), an "ok"
+# line with a SKIP directive skipped, any other "ok" line passed. A skip
+# is not a pass: unless a line of ALLOW matches it, it also fails, with a
+# "not ok - not run: DESC (skipped: WHY)" line before the summary. ALLOW
+# (a file, may be empty or absent) holds "ERE<TAB>reason" lines matched
+# against the whole "ok ..." line; "#" lines are comments. A skip it
+# allows is named in a "# skip allowed:" line with the reason. Returns 1
+# on any failure, or if nothing passed.
+tap_summary() {
+	local allow=$1
+	shift
+	awk -v allow="$allow" '
+	BEGIN {
+		while (allow != "" && (getline l < allow) > 0) {
+			if (l ~ /^[ \t]*(#|$)/)
+				continue
+			i = index(l, "\t")
+			na++
+			pat[na] = i ? substr(l, 1, i - 1) : l
+			why[na] = i ? substr(l, i + 1) : ""
+		}
+	}
+	/^not ok( |$)/ { failed++; next }
+	/^ok( |$)/ {
+		if ($0 !~ /[ \t]#[ \t]*[Ss][Kk][Ii][Pp]/) {
+			passed++
+			next
+		}
+		skipped++
+		for (i = 1; i <= na; i++)
+			if ($0 ~ pat[i]) {
+				out[++no] = "# skip allowed: " $0 " (" why[i] ")"
+				next
+			}
+		d = $0
+		sub(/^ok[ \t]+([0-9]+[ \t]*)?(-[ \t]*)?/, "", d)
+		w = d
+		sub(/[ \t]#[ \t]*[Ss][Kk][Ii][Pp].*$/, "", d)
+		sub(/^.*[ \t]#[ \t]*[Ss][Kk][Ii][Pp][A-Za-z]*[ \t]*/, "", w)
+		out[++no] = "not ok - not run: " d " (skipped: " (w == "" ? "no reason given" : w) ")"
+		failed++
+	}
+	END {
+		for (i = 1; i <= no; i++)
+			print out[i]
+		printf "%d passed, %d failed, %d skipped\n", passed, failed, skipped
+		exit !(failed == 0 && passed > 0)
+	}' "$@"
+}

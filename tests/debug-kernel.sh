@@ -180,8 +180,9 @@ mkdir -p "$out/guest"
 rm -f "$out/guest/results.tap" "$out/guest/done"
 t0=$SECONDS
 # shellcheck disable=SC2086
-# GS_GUEST_LA57=0: 4-level paging (testbed/lib.sh, gs_qemu_env); said
-# again inside the guest, where tests/guest/core.sh checks the depth.
+# GS_GUEST_LA57=0: 4-level paging (testbed/lib.sh, gs_qemu_env); the
+# guest gets GS_GUEST_PAGING=4 from testbed/guest.sh, and
+# tests/guest/core.sh t_testbed_paging checks the depth against it.
 # The time limit: the lane took 1548-2218 s, and up to 300 s more when
 # udev's coldplug, beside the other lanes on 2 CPUs, runs into
 # virtme-ng's settle timeout (--timeout=300) before the first test.
@@ -189,7 +190,7 @@ GS_KVER=$rel GS_DISKS="gsback:1G gssmall:8M" GS_GUEST_LA57=0 \
 	GS_APPEND="kfence.sample_interval=20 kasan_multi_shot" \
 	GS_GUEST_TIMEOUT=${GS_DEBUG_TIMEOUT:-3000} \
 	"$GS_TOP/testbed/guest.sh" "$out/guest" \
-	"GS_GUEST_LA57=0 GS_WORKLOAD_DIV=${GS_DEBUG_WORKLOAD_DIV:-4} bash /opt/gs-src/tests/guest/suite.sh" \
+	"GS_WORKLOAD_DIV=${GS_DEBUG_WORKLOAD_DIV:-4} bash /opt/gs-src/tests/guest/suite.sh" \
 	$GS_DEBUG_TESTS >"$out/guest.log" 2>&1
 echo "# debug kernel: guest boot and $(echo $GS_DEBUG_TESTS | wc -w) tests: $((SECONDS - t0)) s"
 rm -f "$out"/guest/disk-*.img

@@ -15,43 +15,131 @@
 # of tracepoints and schedstats) over and over while both vCPUs run the
 # patched code. An emulator that runs stale translations of patched text
 # (multi-threaded TCG: testbed/lib.sh, gs_qemu_env) kills the guest here
-# ("Oops: int3"), not in the middle of a test of ghostswap.
-t_testbed_text_patching() {
-	local t=/sys/kernel/tracing end flips=0 load
-	mountpoint -q $t || mount -t tracefs none $t || fail "no tracefs"
-	[ -w $t/events/sched/sched_switch/enable ] || fail "no sched_switch event"
-	[ -w /proc/sys/kernel/sched_schedstats ] || fail "no sched_schedstats"
-	(while :; do echo x | cat >/dev/null; done) &
-	load=$!
-	stress-ng --switch 2 --vm 1 --vm-bytes 32M \
-		--timeout "${GS_TEXTPATCH_SECONDS:-20}" >/dev/null 2>&1 &
-	end=$(($(date +%s) + ${GS_TEXTPATCH_SECONDS:-20}))
-	while [ "$(date +%s)" -lt $end ]; do
-		for v in 1 0; do
-			echo $v >$t/events/sched/sched_switch/enable
-			echo $v >/proc/sys/kernel/sched_schedstats
-			echo $v >$t/events/kmem/kmem_cache_alloc/enable
-		done
-		flips=$((flips + 6))
-	done
-	kill $load
-	wait 2>/dev/null
-	echo "$flips static key flips in ${GS_TEXTPATCH_SECONDS:-20} s under load"
-	[ $flips -gt 0 ] || fail "no flips"
+# ("Oops: int3"), not in the middle of a test of ghostswap. Each key
+# flip is checked: every write succeeds, and the schedstats key reads
+# back as written (its sysctl reads the key itself). The patched code
+# ran on every CPU: while the keys were on, each CPU counted in
+# /proc/schedstat (sched_count counts only with the schedstats key on)
+# and recorded trace events. With the keys off at the end, neither
+# moves for a second under load: no CPU still runs the enabled branch.
+
+# tp_sched_counts: "cpuN:SCHED_COUNT" for each CPU.
+tp_sched_counts() {
+	awk '$1 ~ /^cpu[0-9]+$/ { printf "%s:%s ", $1, $4 }' /proc/schedstat
 }
 
-# The page-table depth the test bed asked for (GS_GUEST_LA57, see
-# testbed/lib.sh gs_qemu_env): 4-level in the debug-kernel lane, 5-level
-# elsewhere under TCG (its CPU has LA57), whatever the CPU has under KVM.
+# tp_trace_counts TRACEFS: "cpuN:EVENTS" for each CPU, the events
+# recorded since the buffer was cleared (kept and overwritten).
+tp_trace_counts() {
+	local d
+	for d in "$1"/per_cpu/cpu*; do
+		printf '%s:%s ' "${d##*/}" "$(awk '$1 == "entries:" { e = $2 }
+			$1 == "overrun:" { o = $2 } END { print e + o }' "$d/stats")"
+	done
+}
+
+# tp_grew BEFORE AFTER WHAT: every CPU of AFTER counted more than in
+# BEFORE ("cpuN:COUNT" words); at least two CPUs.
+tp_grew() {
+	local w n=0
+	declare -A b
+	for w in $1; do b[${w%%:*}]=${w#*:}; done
+	for w in $2; do
+		n=$((n + 1))
+		[ "${w#*:}" -gt "${b[${w%%:*}]:-0}" ] ||
+			fail "${w%%:*}: $3 (before: ${b[${w%%:*}]:-none}, after: ${w#*:})"
+	done
+	[ $n -ge 2 ] || fail "$n CPUs counted: $3"
+}
+
+t_testbed_text_patching() {
+	local t=/sys/kernel/tracing secs=${GS_TEXTPATCH_SECONDS:-20}
+	local ss=/proc/sys/kernel/sched_schedstats keys k v end rounds=0
+	local load stress rc sc0 sc1 tr off0 off1 offtr w
+	mountpoint -q $t || mount -t tracefs none $t || fail "no tracefs"
+	keys="$t/events/sched/sched_switch/enable $ss $t/events/kmem/kmem_cache_alloc/enable"
+	for k in $keys; do
+		[ -w "$k" ] || fail "cannot write $k"
+	done
+	[ -r /proc/schedstat ] || fail "no /proc/schedstat"
+	[ "$(nproc)" -ge 2 ] || fail "$(nproc) CPU online: the patched code must run on two at once"
+	[ "$(cat $t/tracing_on)" = 1 ] || fail "tracing is off"
+	for k in $keys; do
+		echo 0 >"$k" || fail "writing 0 to $k"
+	done
+	echo >$t/trace
+	sc0=$(tp_sched_counts)
+	(while :; do echo x | cat >/dev/null; done) &
+	load=$!
+	stress-ng --switch 2 --vm 1 --vm-bytes 32M --timeout "$secs" >/dev/null 2>&1 &
+	stress=$!
+	trap 'kill $load $stress 2>/dev/null' EXIT
+	end=$(($(date +%s) + secs))
+	while [ "$(date +%s)" -lt $end ]; do
+		for v in 1 0; do
+			for k in $keys; do
+				echo $v >"$k" || fail "writing $v to $k"
+			done
+			[ "$(cat $ss)" = $v ] || fail "the schedstats key reads $(cat $ss) after writing $v"
+		done
+		rounds=$((rounds + 1))
+	done
+	sc1=$(tp_sched_counts)
+	tr=$(tp_trace_counts $t)
+	# Every key off: nothing may count any more, load or not.
+	echo >$t/trace
+	off0=$(tp_sched_counts)
+	sleep 1
+	off1=$(tp_sched_counts)
+	offtr=$(tp_trace_counts $t)
+	kill $load
+	rc=0
+	wait $stress || rc=$?
+	trap - EXIT
+	echo "$((rounds * 6)) static key flips ($rounds rounds of 3 keys on and off) in $secs s under load"
+	echo "sched_count while the keys flipped: $sc0-> $sc1"
+	echo "trace events while the keys flipped: $tr"
+	echo "with the keys off for 1 s: sched_count $off0-> $off1, trace events $offtr"
+	[ $rc = 0 ] || fail "the load (stress-ng) exited $rc"
+	[ $rounds -ge $((secs / 2)) ] || fail "$rounds rounds in $secs s: the keys hardly flipped"
+	tp_grew "$sc0" "$sc1" "schedstats never counted on this CPU: its patched code did not run"
+	tp_grew "" "$tr" "no trace event on this CPU: its tracepoints' patched code did not run"
+	[ "$off0" = "$off1" ] || fail "schedstats still counting with its key off"
+	for w in $offtr; do
+		[ "${w#*:}" = 0 ] || fail "${w%%:*}: trace events with every event off"
+	done
+}
+
+# The page-table depth: testbed/lib.sh gs_qemu_env says which one the
+# guest was given (GS_GUEST_PAGING, 4 or 5 levels): 4-level in the
+# debug-kernel lane (GS_GUEST_LA57=0), 5-level elsewhere under TCG (its
+# CPU has LA57), and under KVM 5-level where the host CPU has LA57. The
+# depth is measured, not read from a flag: a user address past 2^47
+# (128 TiB) exists only with 5-level page tables. The la57 CPU flag
+# must agree.
 t_testbed_paging() {
-	local want=${GS_GUEST_LA57:-1} have=0
-	grep -qw la57 /proc/cpuinfo && have=1
-	echo "LA57 (5-level paging): $have, asked for: $want"
-	if [ "$want" = 0 ]; then
-		[ $have = 0 ] || fail "LA57 is on, the test bed asked for 4-level paging"
-	elif grep -q 'QEMU TCG CPU' /proc/cpuinfo; then
-		[ $have = 1 ] || fail "LA57 is off under TCG: 5-level paging untested"
-	fi
+	local want=${GS_GUEST_PAGING:-} have flag=4
+	[ -n "$want" ] || fail "GS_GUEST_PAGING unset: the test bed did not say which depth it set up"
+	have=$(python3 - <<'EOF'
+import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+libc.mmap.restype = ctypes.c_void_p
+libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int,
+                      ctypes.c_int, ctypes.c_int, ctypes.c_long]
+# PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE
+want = 1 << 50
+a = libc.mmap(want, 4096, 3, 0x22 | 0x100000, -1, 0)
+if a == want:
+    ctypes.memset(a, 0x5a, 4096)
+    print(5 if ctypes.string_at(a, 1) == b'\x5a' else 'bad')
+else:
+    print(4)
+EOF
+) || fail "the address-space probe did not run"
+	grep -qw la57 /proc/cpuinfo && flag=5
+	echo "page-table levels: $have (a page at 2^50 mapped: $([ "$have" = 5 ] && echo yes || echo no)), la57 flag: $flag, the test bed gave: $want"
+	[ "$have" = "$want" ] || fail "$have-level paging, the test bed set up $want-level"
+	[ "$flag" = "$have" ] || fail "the la57 flag says $flag levels, the address space $have"
 }
 
 t_load() {

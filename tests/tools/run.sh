@@ -7,7 +7,9 @@
 # commands recorded through GHOSTSWAP_TRACE). Errors the real module gives
 # (EBUSY, EINVAL, ENODEV, ...) come from tests/tools/fault.c, preloaded:
 # root ignores file modes. Also: make install/clean, the systemd units, the
-# example configuration, and lint of the man pages.
+# example configuration, and lint of the man pages. Last, the test
+# harness's own parts: tests/run.sh's summary (skips counted apart, and
+# failing) and kunit/json2tap.py.
 #
 # Prints TAP on stdout; exits non-zero on any failure. Needs cc, make,
 # python3, groff and man (groff-base, man-db); setpriv for the not-root
@@ -802,7 +804,7 @@ if command -v zstd >/dev/null; then
 		"0 sized"
 	rm -rf "$F/proc/4242"
 else
-	skip "dict: zstd trains a dictionary" "no zstd"
+	tap_skip "dict: zstd trains a dictionary" "no zstd"
 fi
 
 # ------------------------------------------------------------------ config
@@ -1513,6 +1515,113 @@ for a in disksize comp_algorithm mem_limit mem_used_max compact reset mm_stat \
 	grep -q "^\.BR $a \"" "$top/man/ghostswap.4" || miss="$miss $a"
 done
 same "ghostswap(4) documents every sysfs file" "$miss" ""
+
+
+# ------------------------------------------------ the test harness itself
+
+# tests/run.sh's summary (testbed/tap.sh, tap_summary): what counts as
+# passed, failed and skipped, and a skip failing the run unless allowed.
+h=$tmp/harness
+mkdir -p "$h"
+cat >"$h/a.tap" <<'EOF'
+ok 1 - a
+not ok 2 - b
+ok 3 - c # SKIP no zstd
+# ok 4 - a diagnostic, not a test
+    ok 1 - a nested line, not ours
+ok 4 - skip lists parsed
+ok - kunit: s.case # skip
+1..4
+EOF
+printf 'ok 1 - x\nok 2 - y\n1..2\n' >"$h/b.tap"
+printf '# a comment\n\n^ok [0-9]+ - c \tknown: c needs zstd\n' >"$h/allow"
+out=$(tap_summary "" "$h/a.tap" "$h/b.tap")
+same "summary: ok, not ok and SKIP lines counted apart; each skip a failure" \
+	"$? $out" "1 not ok - not run: c (skipped: no zstd)
+not ok - not run: kunit: s.case (skipped: no reason given)
+4 passed, 3 failed, 2 skipped"
+out=$(tap_summary "$h/allow" "$h/b.tap" "$h/a.tap")
+same "summary: a skip the allow-list names is counted, not failed, with its reason" \
+	"$? $out" "1 # skip allowed: ok 3 - c # SKIP no zstd (known: c needs zstd)
+not ok - not run: kunit: s.case (skipped: no reason given)
+4 passed, 2 failed, 2 skipped"
+out=$(tap_summary "$h/missing" "$h/b.tap")
+same "summary: only passes succeed" "$? $out" "0 2 passed, 0 failed, 0 skipped"
+printf 'ok 1 - x # SKIP\n1..1\n' >"$h/c.tap"
+out=$(tap_summary "" "$h/c.tap")
+same "summary: nothing but skips fails" "$? $out" "1 not ok - not run: x (skipped: no reason given)
+0 passed, 1 failed, 1 skipped"
+: >"$h/d.tap"
+out=$(tap_summary "" "$h/d.tap")
+same "summary: no test line at all fails" "$? $out" "1 0 passed, 0 failed, 0 skipped"
+# .ci/run's pattern for the summary line, and its own fallback line.
+re=$(sed -n "s/^summary=\$(grep -E '\(.*\)' \"\$log\".*/\1/p" "$top/.ci/run")
+fallback=$(sed -n 's/^[[:space:]]*echo "\([0-9]* passed.*\)"$/\1/p' "$top/.ci/run")
+same ".ci/run reads the summary line (and its own fallback line) only" \
+	"$(printf '%s\n' "4 passed, 3 failed, 2 skipped" "$fallback" \
+		"1 passed, 0 failed" "1 passed, 0 failed, 0 skipped x" |
+		grep -cE "${re:-no pattern found}")" 3
+bad=$(grep -vE '^[[:space:]]*(#|$)' "$top/tests/skips-allowed" |
+	grep -vE '^[^	]+	.*[^[:space:]]')
+same "tests/skips-allowed: every entry has a pattern, a tab and a reason" "$bad" ""
+
+# The page-table depth the test bed gives its guests (testbed/lib.sh,
+# gs_qemu_env; tests/guest/core.sh t_testbed_paging checks it there).
+paging() {
+	env GHOSTSWAP_QEMU=/bin/true "$@" bash -c ". '$top/testbed/lib.sh' && gs_qemu_env && echo \"\$GS_GUEST_PAGING\""
+}
+hostl=4
+grep -qw la57 /proc/cpuinfo && hostl=5
+same "guest paging: 5 levels under TCG, 4 without LA57, the host CPU's under KVM" \
+	"$(paging GHOSTSWAP_KVM=0) $(paging GHOSTSWAP_KVM=0 GS_GUEST_LA57=0) $(paging GHOSTSWAP_KVM=1 GS_GUEST_LA57=0) $(paging GHOSTSWAP_KVM=1)" \
+	"5 4 4 $hostl"
+
+# kunit/json2tap.py: kunit.py's JSON as TAP; no skip hidden in a case
+# that ran, each with the reason the console gave.
+cat >"$h/k.json" <<'EOF'
+{"name": "KUnit Test Group", "test_cases": [], "sub_groups": [
+ {"name": "s", "misc": {},
+  "test_cases": [{"name": "plain", "status": "PASS"},
+                 {"name": "whole", "status": "SKIP"}],
+  "sub_groups": [
+   {"name": "par", "misc": {"crashed": 0, "errors": 0}, "sub_groups": [],
+    "test_cases": [{"name": "lz4", "status": "PASS"},
+                   {"name": "zstd 3", "status": "SKIP"}]},
+   {"name": "allpar", "misc": {"crashed": 0, "errors": 0}, "sub_groups": [],
+    "test_cases": [{"name": "842", "status": "SKIP"}]},
+   {"name": "bad", "misc": {"crashed": 0, "errors": 0}, "sub_groups": [],
+    "test_cases": [{"name": "a", "status": "FAIL"},
+                   {"name": "b", "status": "SKIP"}]}]}]}
+EOF
+cat >"$h/k.log" <<'EOF'
+    KTAP version 1
+    # Subtest: s
+    1..5
+    ok 1 plain
+    ok 2 whole # SKIP needs one CPU
+        KTAP version 1
+        # Subtest: par
+        ok 1 lz4
+        ok 2 zstd 3 # SKIP zstd not in this kernel
+    ok 3 par
+        # Subtest: allpar
+        ok 1 842 # SKIP 842 not in this kernel
+    ok 4 allpar # SKIP
+        # Subtest: bad
+        not ok 1 a
+        ok 2 b # SKIP why b
+    not ok 5 bad
+EOF
+out=$(python3 "$top/kunit/json2tap.py" "$h/k.json" k "$h/k.log" 2>&1)
+same "kunit/json2tap.py: skipped cases and each skipped parameter a skip line, with why" \
+	"$? $out" "1 ok - k: s.plain
+ok - k: s.whole # SKIP needs one CPU
+ok - k: s.par
+ok - k: s.par: zstd 3 # SKIP zstd not in this kernel
+ok - k: s.allpar # SKIP 842 not in this kernel
+not ok - k: s.bad
+# failed parameter: a
+ok - k: s.bad: b # SKIP why b"
 
 tap_plan
 exit $tap_rc
