@@ -482,12 +482,7 @@ static inline struct gs_store *gs_kunit_wb_store(struct kunit *test,
 static inline struct gs_cluster *gs_kunit_cluster_at(struct gs_store *s,
 						     unsigned long ci)
 {
-	struct gs_cluster *cl;
-
-	rcu_read_lock();
-	cl = gs_index_load(&s->clusters, ci);
-	rcu_read_unlock();
-	return cl;
+	return gs_index_load(&s->clusters, ci);
 }
 
 /* Clusters in the store's index. */
@@ -495,20 +490,19 @@ static inline unsigned long gs_kunit_cluster_count(struct gs_store *s)
 {
 	unsigned long ci = 0, n = 0;
 
-	rcu_read_lock();
 	while (gs_index_find(&s->clusters, &ci, ULONG_MAX)) {
 		n++;
 		if (ci++ == ULONG_MAX)
 			break;
 	}
-	rcu_read_unlock();
 	return n;
 }
 
 /* No cluster, and no node of the index either. */
 static inline bool gs_kunit_index_empty(struct gs_store *s)
 {
-	return !rcu_access_pointer(s->clusters.root);
+	/* A quiet store: nothing changes the count meanwhile. */
+	return xa_empty(&s->clusters.xa) && !data_race(s->clusters.nodes);
 }
 
 /* What the index's nodes take, counted in meta_bytes with the clusters. */

@@ -42,8 +42,7 @@ static void gs_cluster_write_free(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, gs_kunit_cluster_count(s), 1);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.clusters), 1);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.clusters_peak), 1);
-	/* One cluster, and the one node of a 4-cluster store's index. */
-	KUNIT_EXPECT_EQ(test, s->clusters.levels, 1U);
+	/* One cluster, and the one node (a leaf) over cluster 1. */
 	KUNIT_EXPECT_EQ(test, s->clusters.nodes, 1UL);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.meta_bytes),
 			(long)(gs_cluster_bytes() + gs_index_node_bytes()));
@@ -90,9 +89,10 @@ static void gs_cluster_highest_slot(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, gs_store_kind(s, last, NULL), GS_KIND_COMPRESSED);
 	KUNIT_EXPECT_NOT_NULL(test, gs_kunit_cluster_at(s,
 							last >> GS_CLUSTER_SHIFT));
-	/* 2^31 clusters: four levels, one node each on the way. */
-	KUNIT_EXPECT_EQ(test, s->clusters.levels, 4U);
-	KUNIT_EXPECT_EQ(test, s->clusters.nodes, 4UL);
+	/* 2^31 clusters: six levels of the XArray, a node each on the way. */
+	KUNIT_EXPECT_EQ(test, s->clusters.nodes, 6UL);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.meta_bytes),
+			(long)(gs_cluster_bytes() + 6 * gs_index_node_bytes()));
 	KUNIT_EXPECT_EQ(test, gs_kunit_cluster_count(s), 1);
 	KUNIT_ASSERT_EQ(test, gs_store_read(s, last, dst), 0);
 	KUNIT_EXPECT_MEMEQ(test, dst, src, PAGE_SIZE);
@@ -106,8 +106,10 @@ static void gs_cluster_highest_slot(struct kunit *test)
 }
 
 /*
- * A store resized while empty (disksize): its index takes the new depth,
- * so the new last slot works; with a cluster in it, it keeps its size.
+ * A store resized while empty (disksize) takes writes to its new last
+ * slot, and its index's reserve the nodes for the new height (six levels
+ * for 2^40 slots: 6 + 4 * 5 spares); one holding a cluster keeps its
+ * size.
  */
 static void gs_cluster_resize(struct kunit *test)
 {
@@ -116,10 +118,10 @@ static void gs_cluster_resize(struct kunit *test)
 	void *src = gs_kunit_text(test, 3);
 	void *dst = gs_kunit_page(test);
 
-	KUNIT_EXPECT_EQ(test, s->clusters.levels, 1U);
+	KUNIT_EXPECT_EQ(test, gs_index_spares(&s->clusters), 1U);
 	KUNIT_ASSERT_EQ(test, gs_store_set_size(s, nr), 0);
 	KUNIT_EXPECT_EQ(test, s->nr_slots, nr);
-	KUNIT_EXPECT_EQ(test, s->clusters.levels, 4U);
+	KUNIT_EXPECT_EQ(test, gs_index_spares(&s->clusters), 26U);
 	KUNIT_ASSERT_EQ(test, gs_store_write(s, nr - 1, src, GFP_KERNEL), 0);
 	KUNIT_ASSERT_EQ(test, gs_store_read(s, nr - 1, dst), 0);
 	KUNIT_EXPECT_MEMEQ(test, dst, src, PAGE_SIZE);
@@ -128,7 +130,7 @@ static void gs_cluster_resize(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, s->nr_slots, nr);
 	gs_store_free(s, nr - 1);
 	KUNIT_EXPECT_EQ(test, gs_store_set_size(s, 4 * GS_CLUSTER_SLOTS), 0);
-	KUNIT_EXPECT_EQ(test, s->clusters.levels, 1U);
+	KUNIT_EXPECT_EQ(test, gs_index_spares(&s->clusters), 1U);
 	KUNIT_EXPECT_EQ(test, gs_store_write(s, nr - 1, src, GFP_KERNEL),
 			-EINVAL);
 	KUNIT_ASSERT_EQ(test, gs_store_write(s, 5, src, GFP_KERNEL), 0);
@@ -227,21 +229,26 @@ static int gs_race_thread(void *arg)
 
 /*
  * A new cluster whose allocation fails comes from the reserve, until it
- * is empty; clusters that are freed refill it; its bytes are counted.
+ * is empty; clusters that are freed refill it; its bytes are counted,
+ * and the index's spare node's (a 64-cluster store's index is one leaf).
  */
 static void gs_cluster_reserve(struct kunit *test)
 {
 	struct gs_store *s = gs_kunit_store(test, "lz4", 64 * GS_CLUSTER_SLOTS);
 	const size_t full = GS_CLUSTER_RESERVE * gs_cluster_bytes();
+	const size_t node = gs_index_node_bytes();
 	void *same = gs_kunit_same(test, 0x5a5a5a5a5a5a5a5aUL);
 	int i;
 
 	KUNIT_EXPECT_EQ(test, gs_store_reserve_bytes(s), full);
+	KUNIT_EXPECT_EQ(test, gs_store_index_reserve_bytes(s), node);
 	atomic_set(&s->fail_alloc, 1000);
+	/* Cluster 0 in the XArray's head, then the leaf from the reserve. */
 	for (i = 0; i < GS_CLUSTER_RESERVE; i++)
 		KUNIT_EXPECT_EQ(test, gs_store_write(s, i * GS_CLUSTER_SLOTS,
 						     same, GFP_KERNEL), 0);
 	KUNIT_EXPECT_EQ(test, gs_store_reserve_bytes(s), 0);
+	KUNIT_EXPECT_EQ(test, gs_store_index_reserve_bytes(s), 0);
 	KUNIT_EXPECT_EQ(test, gs_store_write(s, 10 * GS_CLUSTER_SLOTS, same,
 					     GFP_KERNEL), -ENOMEM);
 	KUNIT_EXPECT_EQ(test, gs_store_kind(s, 10 * GS_CLUSTER_SLOTS, NULL),
@@ -252,6 +259,7 @@ static void gs_cluster_reserve(struct kunit *test)
 			GS_CLUSTER_RESERVE);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.meta_bytes),
 			(long)full + gs_kunit_index_bytes(s));
+	KUNIT_EXPECT_EQ(test, gs_kunit_index_bytes(s), (long)node);
 	/* A cluster that goes (after an RCU grace period) refills it. */
 	gs_store_free(s, 0);
 	gs_store_free(s, 1);
@@ -260,14 +268,78 @@ static void gs_cluster_reserve(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, gs_store_write(s, 10 * GS_CLUSTER_SLOTS, same,
 					     GFP_KERNEL), 0);
 	KUNIT_EXPECT_EQ(test, gs_store_reserve_bytes(s), 0);
-	/* With memory, new clusters leave the reserve alone. */
+	/*
+	 * With memory, new clusters leave the cluster reserve alone; the
+	 * index's spare node is back.
+	 */
 	atomic_set(&s->fail_alloc, 0);
 	KUNIT_EXPECT_EQ(test, gs_store_write(s, 11 * GS_CLUSTER_SLOTS, same,
 					     GFP_KERNEL), 0);
 	KUNIT_EXPECT_EQ(test, gs_store_reserve_bytes(s), 0);
+	KUNIT_EXPECT_EQ(test, gs_store_index_reserve_bytes(s), node);
 	gs_store_free_range(s, 0, 64 * GS_CLUSTER_SLOTS);
 	rcu_barrier();
 	KUNIT_EXPECT_EQ(test, gs_store_reserve_bytes(s), full);
+	gs_expect_stats_zero(test, s);
+}
+
+/*
+ * With every allocation of the store failing, the first stores into new
+ * ranges far apart in a 2^40-slot store (six levels of the XArray) take
+ * their clusters from the reserve and the nodes over them from the
+ * index's reserve, up to the highest slot; past the cluster reserve a
+ * new range fails; a store that may allocate fills the node reserve
+ * again, and freed clusters the cluster reserve.
+ */
+static void gs_cluster_reserve_far(struct kunit *test)
+{
+	const u64 nr = 1ULL << 40;
+	static const u64 ci[GS_CLUSTER_RESERVE] = {
+		0, (1ULL << 31) - 1, (1ULL << 30) + 5, (1ULL << 24) + 7,
+	};
+	struct gs_store *s = gs_kunit_store(test, "lz4", nr);
+	const size_t full = GS_CLUSTER_RESERVE * gs_cluster_bytes();
+	/* Same-filled: no pool object, whose allocation would fail too. */
+	void *src = gs_kunit_same(test, 0x0123456789abcdefUL);
+	void *dst = gs_kunit_page(test);
+	unsigned int spares;
+	int i;
+
+	KUNIT_EXPECT_EQ(test, gs_index_spares(&s->clusters), 26U);
+	KUNIT_EXPECT_EQ(test, gs_store_index_reserve_bytes(s),
+			26 * gs_index_node_bytes());
+	KUNIT_EXPECT_EQ(test, gs_store_reserve_bytes(s), full);
+	atomic_set(&s->fail_alloc, 1000);
+	for (i = 0; i < GS_CLUSTER_RESERVE; i++) {
+		u64 slot = (ci[i] << GS_CLUSTER_SHIFT) + GS_CLUSTER_SLOTS - 1;
+
+		spares = gs_index_spares(&s->clusters);
+		KUNIT_EXPECT_EQ(test, gs_store_write(s, slot, src, GFP_KERNEL),
+				0);
+		KUNIT_EXPECT_EQ(test, gs_store_read(s, slot, dst), 0);
+		KUNIT_EXPECT_MEMEQ(test, dst, src, PAGE_SIZE);
+		/* Cluster 0 is kept in the head; the others need nodes. */
+		if (i)
+			KUNIT_EXPECT_LT(test, gs_index_spares(&s->clusters),
+					spares);
+	}
+	/* 11 nodes over cluster 0 up to the highest, then 4 and 4. */
+	KUNIT_EXPECT_EQ(test, s->clusters.nodes, 19UL);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.meta_bytes),
+			(long)(GS_CLUSTER_RESERVE * gs_cluster_bytes() +
+			       19 * gs_index_node_bytes()));
+	KUNIT_EXPECT_EQ(test, gs_store_reserve_bytes(s), 0);
+	KUNIT_EXPECT_EQ(test, gs_store_write(s, 12345ULL << GS_CLUSTER_SHIFT,
+					     src, GFP_KERNEL), -ENOMEM);
+	/* Memory again: the next new range refills the node reserve. */
+	atomic_set(&s->fail_alloc, 0);
+	KUNIT_EXPECT_EQ(test, gs_store_write(s, 12345ULL << GS_CLUSTER_SHIFT,
+					     src, GFP_KERNEL), 0);
+	KUNIT_EXPECT_EQ(test, gs_index_spares(&s->clusters), 26U);
+	gs_store_free_range(s, 0, nr);
+	rcu_barrier();
+	KUNIT_EXPECT_EQ(test, gs_store_reserve_bytes(s), full);
+	KUNIT_EXPECT_TRUE(test, gs_kunit_index_empty(s));
 	gs_expect_stats_zero(test, s);
 }
 
@@ -349,6 +421,7 @@ static struct kunit_case gs_cluster_cases[] = {
 	KUNIT_CASE(gs_cluster_resize),
 	KUNIT_CASE(gs_cluster_free_range),
 	KUNIT_CASE(gs_cluster_reserve),
+	KUNIT_CASE(gs_cluster_reserve_far),
 	KUNIT_CASE(gs_cluster_free_batches),
 	KUNIT_CASE(gs_cluster_race),
 	{}

@@ -2,10 +2,10 @@
 /*
  * ghostswap store core.
  *
- * The ghost address space is an index (gs_index.h) of clusters by slot >>
- * GS_CLUSTER_SHIFT. A cluster is allocated by the first write into its
- * range and freed when its last slot is freed, so space that holds nothing
- * costs nothing.
+ * The ghost address space is an index (gs_index.h, an XArray) of clusters
+ * by slot >> GS_CLUSTER_SHIFT. A cluster is allocated by the first write
+ * into its range and freed when its last slot is freed, so space that
+ * holds nothing costs nothing.
  *
  * Data: a page whose 64-bit words are all equal is kept in its table entry
  * (SAME). Anything else is compressed with the store's algorithm and kept
@@ -17,8 +17,8 @@
  * disabled, but under PREEMPT_RT: see gs_lookup_begin()), take the
  * cluster lock and retry if the cluster died in between. A cluster dies
  * with its lock held: it is marked dead and erased from the index (lock
- * order: cluster lock, then index lock), then freed after an RCU grace
- * period. Nothing under a cluster lock sleeps, so freeing works from
+ * order: cluster lock, then the index's xa_lock), then freed after an RCU
+ * grace period. Nothing under a cluster lock sleeps, so freeing works from
  * swap_slot_free_notify(), which the swap core calls under its own
  * spinlock. A reader pins the entry of
  * a pool object (PINNED) and reads it after dropping the cluster lock,
@@ -242,6 +242,11 @@ size_t gs_store_reserve_bytes(struct gs_store *s)
 	       gs_cluster_bytes();
 }
 
+size_t gs_store_index_reserve_bytes(struct gs_store *s)
+{
+	return gs_index_spares(&s->clusters) * gs_index_node_bytes();
+}
+
 /* Publish a cluster that was allocated and inserted: update the counters. */
 static void gs_cluster_account(struct gs_store *s)
 {
@@ -252,16 +257,16 @@ static void gs_cluster_account(struct gs_store *s)
 }
 
 /*
- * The read side of a lookup that ends in a cluster lock. The index's
- * nodes and the clusters are freed with call_rcu(), whose grace periods
- * wait for code that runs with preemption disabled as they wait for
- * rcu_read_lock(): disabling preemption is inline, rcu_read_lock() is a
- * call under preemptible RCU, and every read and write looks up a
- * cluster. Under PREEMPT_RT the cluster lock may sleep, which only
- * rcu_read_lock() allows, so it is taken there. Elsewhere it is plain
- * preempt_disable(), not rcu_read_lock_sched(): lockdep takes the latter
- * for a section that is atomic on PREEMPT_RT too, and its lock nesting
- * check (CONFIG_PROVE_RAW_LOCK_NESTING) then reports the cluster lock.
+ * The read side of a lookup that ends in a cluster lock. The clusters
+ * are freed with call_rcu(), whose grace periods wait for code that runs
+ * with preemption disabled as they wait for rcu_read_lock(): disabling
+ * preemption is inline, rcu_read_lock() is a call under preemptible RCU,
+ * and every read and write looks up a cluster. Under PREEMPT_RT the
+ * cluster lock may sleep, which only rcu_read_lock() allows, so it is
+ * taken there. Elsewhere it is plain preempt_disable(), not
+ * rcu_read_lock_sched(): lockdep takes the latter for a section that is
+ * atomic on PREEMPT_RT too, and its lock nesting check
+ * (CONFIG_PROVE_RAW_LOCK_NESTING) then reports the cluster lock.
  */
 static __always_inline void gs_lookup_begin(void)
 {
@@ -290,6 +295,15 @@ static __always_inline struct gs_cluster *gs_cluster_find(struct gs_store *s,
 	struct gs_cluster *cl;
 
 	gs_lookup_begin();
+	/*
+	 * xa_load() walks the XArray under an rcu_read_lock() of its own,
+	 * nested in ours (legal with preemption disabled, and under
+	 * PREEMPT_RT): the walk is RCU-checked whatever the caller holds,
+	 * which a bare xas_load() with only preemption disabled is not
+	 * (lockdep's RCU checks want rcu_read_lock()). Its nodes are freed
+	 * after a grace period; the cluster it returns stays valid until its
+	 * lock is taken because of gs_lookup_begin().
+	 */
 	cl = gs_index_load(&s->clusters, ci);
 	if (cl) {
 		spin_lock(&cl->lock);
@@ -327,8 +341,9 @@ struct gs_cluster *gs_cluster_get(struct gs_store *s, unsigned long ci,
 			if (!new)
 				return ERR_PTR(-ENOMEM);
 		}
+		/* Fault injection: nodes from the index's reserve only. */
 		old = gs_index_insert(&s->clusters, ci, new,
-				      gfp | __GFP_NOWARN);
+				      gs_fail_alloc(s) ? 0 : gfp | __GFP_NOWARN);
 		if (IS_ERR(old)) {
 			gs_cluster_give(s, new);
 			return old;
@@ -350,7 +365,7 @@ struct gs_cluster *gs_cluster_get(struct gs_store *s, unsigned long ci,
 
 /*
  * The first live cluster at index *@ci..@last, locked, with *@ci set to
- * its index; NULL if there is none. Holes cost little: the index skips
+ * its index; NULL if there is none. Holes cost little: xa_find() skips
  * a missing node's whole range.
  */
 struct gs_cluster *gs_cluster_next(struct gs_store *s, unsigned long *ci,
@@ -359,9 +374,7 @@ struct gs_cluster *gs_cluster_next(struct gs_store *s, unsigned long *ci,
 	struct gs_cluster *cl;
 
 	for (;;) {
-		rcu_read_lock();
 		cl = gs_index_find(&s->clusters, ci, last);
-		rcu_read_unlock();
 		if (!cl)
 			return NULL;
 		cl = gs_cluster_get(s, *ci, 0);
@@ -1236,13 +1249,20 @@ static unsigned long gs_cluster_max(u64 nr_slots)
 	return nr_slots ? (nr_slots - 1) >> GS_CLUSTER_SHIFT : 0;
 }
 
+/*
+ * The XArray reaches any index, but a store that holds a cluster keeps
+ * its size: the slots it holds may lie past a smaller one. The index's
+ * reserve takes the new size's height.
+ */
 int gs_core_set_size(struct gs_store *s, u64 nr_slots)
 {
-	int ret = gs_index_resize(&s->clusters, gs_cluster_max(nr_slots));
-
-	if (!ret)
-		s->nr_slots = nr_slots;
-	return ret;
+	if (!xa_empty(&s->clusters.xa))
+		return -EBUSY;
+	gs_index_set_max(&s->clusters, gs_cluster_max(nr_slots));
+	/* Short of memory, inserts top it up. */
+	gs_index_fill(&s->clusters, GFP_KERNEL);
+	s->nr_slots = nr_slots;
+	return 0;
 }
 
 struct gs_store *gs_core_create(const char *alg, u64 nr_slots)
@@ -1255,13 +1275,13 @@ struct gs_store *gs_core_create(const char *alg, u64 nr_slots)
 	s = kzalloc_obj(*s);
 	if (!s)
 		return ERR_PTR(-ENOMEM);
+	gs_index_create(&s->clusters, gs_cluster_max(nr_slots),
+			GS_CLUSTER_RESERVE, &s->stats.meta_bytes);
 	s->stats.hot = alloc_percpu(struct gs_hot_stats);
 	if (!s->stats.hot)
 		goto out_free;
 	/* Its first reading: 0 in the low bits could pass for a tick's. */
 	gs_age_clock_read();
-	gs_index_create(&s->clusters, gs_cluster_max(nr_slots),
-			&s->stats.meta_bytes);
 	s->nr_slots = nr_slots;
 	/* zsmalloc wants a distinct name per pool (debugfs). */
 	snprintf(name, sizeof(name), "ghostswap%d",
@@ -1270,6 +1290,9 @@ struct gs_store *gs_core_create(const char *alg, u64 nr_slots)
 				    gs_cluster_release, NULL);
 	if (!s->reserve)
 		goto out_free;
+	/* The nodes for the clusters of the reserve to go in new ranges. */
+	if (gs_index_fill(&s->clusters, GFP_KERNEL))
+		goto out_reserve;
 	s->pool = zs_create_pool(name);
 	if (!s->pool)
 		goto out_reserve;
@@ -1287,6 +1310,7 @@ out_pool:
 out_reserve:
 	mempool_destroy(s->reserve);
 out_free:
+	gs_index_destroy(&s->clusters);
 	free_percpu(s->stats.hot);
 	kfree(s);
 	return ERR_PTR(ret);
@@ -1330,12 +1354,9 @@ int gs_core_init(void)
 	gs_cluster_cache = KMEM_CACHE(gs_cluster, SLAB_NO_MERGE);
 	if (!gs_cluster_cache)
 		return -ENOMEM;
-	ret = gs_index_init();
-	if (ret)
-		goto out_cache;
 	ret = gs_backing_init();
 	if (ret)
-		goto out_index;
+		goto out_cache;
 	ret = gs_comp_init();
 	if (ret)
 		goto out_backing;
@@ -1343,8 +1364,6 @@ int gs_core_init(void)
 
 out_backing:
 	gs_backing_exit();
-out_index:
-	gs_index_exit();
 out_cache:
 	kmem_cache_destroy(gs_cluster_cache);
 	return ret;
@@ -1354,7 +1373,6 @@ void gs_core_exit(void)
 {
 	gs_comp_exit();
 	gs_backing_exit();
-	gs_index_exit();
 	rcu_barrier();
 	kmem_cache_destroy(gs_cluster_cache);
 }

@@ -195,8 +195,9 @@ DEFINE_SHOW_STORE_ATTRIBUTE(gs_table);
 
 /*
  * Fault injection: write N to make the next N allocations of the store
- * (pool objects, clusters) fail; read: how many are left to fail, and how
- * many were made to fail since the last reset.
+ * (pool objects, clusters, the nodes of new ranges of the cluster index,
+ * which then come from its reserve) fail; read: how many are left to
+ * fail, and how many were made to fail since the last reset.
  */
 static int gs_fail_alloc_show(struct seq_file *m, void *v)
 {

@@ -1,290 +1,264 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ghostswap cluster index (see gs_index.h): inserts, erases and scans of
- * a fixed-depth radix tree whose lookups take RCU only.
+ * ghostswap cluster index (see gs_index.h): an XArray, the count of its
+ * nodes and a reserve of spare ones.
  *
- * Level 0 is the root. A node at level l is indexed by the bits of the
- * index at shift (levels - 1 - l) * GS_INDEX_SHIFT. Under the index lock,
- * each node counts its non-NULL slots; the one that counts none is taken
- * out of its parent (or the root) and freed after a grace period, so a
- * walk under RCU that still reaches it reads NULLs.
+ * Counting. The XArray does not report its nodes, but under xa_lock
+ * their number follows from lib/xarray.c:
+ *
+ *  - An insert at a free index i (xas_store() -> xas_create()) makes, if
+ *    the array is empty, the h(i) nodes of i's path (h(i): the chunks of
+ *    XA_CHUNK_SHIFT (6) bits of i, 0 for index 0, which is kept in the
+ *    head). If i is past
+ *    what the head reaches (height t < h(i)), xas_expand() first puts
+ *    h(i) - t nodes over the head, each holding the one below in slot 0,
+ *    and xas_create() the h(i) - 1 below the new top on i's path, whose
+ *    slot for i is not slot 0. Else the path exists down to the node
+ *    whose slot for i is free, where xas_load() stopped, and the nodes
+ *    below it are made: its shift / XA_CHUNK_SHIFT of them. gs_index_need() says so
+ *    before the insert, which makes exactly that many.
+ *  - An erase frees, in xas_delete_node(), the nodes of i's path that
+ *    held nothing else (count 1, from the leaf up), then, if the node it
+ *    stopped at is the root, in xas_shrink(), each root that holds only
+ *    slot 0: one per level the height loses. If the array went empty,
+ *    the whole path went and nothing was shrunk.
+ *
+ * The KUnit suite checks the count against a walk of the whole tree
+ * after every step of random inserts and erases.
+ *
+ * The reserve. The XArray takes a node from xas->xa_alloc first (one,
+ * put there by xas_nomem()) and with GFP_NOWAIT after that. A spare node
+ * is therefore kept as an xa_state of its own, loaded by xas_nomem(). An
+ * insert that runs out of memory at a node (xas_store() fails -ENOMEM,
+ * the path made so far stays, all under xa_lock) goes on with the next
+ * spare state: its store needs that node first and takes the spare. An
+ * insert starts only if the spares cover all the nodes it may need, so
+ * it never stops half way, and an array never holds a node nobody
+ * counted.
+ *
+ * Its bound: @inserts first inserts into new ranges in a row, with no
+ * memory at all, below a highest index of height H. Their paths share
+ * the root and have H - 1 nodes each below it; the levels the tree grows
+ * over what it held before add at most H - 1 nodes off those paths (the
+ * chain down slot 0 of the new root): at most H + inserts * (H - 1)
+ * nodes, the reserve's target. One insert
+ * needs at most 2H - 1, which it covers too. Freed nodes go back to the
+ * slab, not to the reserve: every insert that may allocate tops it up.
  */
+#include <linux/atomic.h>
 #include <linux/bitops.h>
 #include <linux/err.h>
-#include <linux/kernel.h>
-#include <linux/slab.h>
+#include <linux/spinlock.h>
 #include "gs_index.h"
 
-/* Unmerged, so that its slab counters show exactly our nodes. */
-static struct kmem_cache *gs_index_cache;
-
-int gs_index_init(void)
+/* Levels of the path to @i: its chunks of XA_CHUNK_SHIFT bits. */
+static unsigned int gs_index_levels(unsigned long i)
 {
-	gs_index_cache = KMEM_CACHE(gs_index_node, SLAB_NO_MERGE);
-	return gs_index_cache ? 0 : -ENOMEM;
+	return i ? DIV_ROUND_UP(fls_long(i), XA_CHUNK_SHIFT) : 0;
 }
 
-void gs_index_exit(void)
+/* The array's height now: 0 if empty or if the head holds index 0. */
+static unsigned int gs_index_height(struct gs_index *ix)
 {
-	/* Nodes freed after a grace period: wait for their callbacks. */
-	rcu_barrier();
-	kmem_cache_destroy(gs_index_cache);
+	void *head = xa_head_locked(&ix->xa);
+
+	return xa_is_node(head) ?
+	       xa_to_node(head)->shift / XA_CHUNK_SHIFT + 1 : 0;
 }
 
-size_t gs_index_node_bytes(void)
+static unsigned int gs_index_target(unsigned long max, unsigned int inserts)
 {
-	return kmem_cache_size(gs_index_cache);
-}
+	unsigned int h = max(gs_index_levels(max), 1U);
 
-/* Whole levels of GS_INDEX_SHIFT bits for indices up to @max. */
-static void gs_index_size(struct gs_index *ix, unsigned long max)
-{
-	unsigned int bits = max ? fls_long(max) : 1;
-
-	ix->levels = DIV_ROUND_UP(bits, GS_INDEX_SHIFT);
-	ix->max = ix->levels * GS_INDEX_SHIFT >= BITS_PER_LONG ? ULONG_MAX :
-		  BIT(ix->levels * GS_INDEX_SHIFT) - 1;
+	return h + inserts * (h - 1);
 }
 
 void gs_index_create(struct gs_index *ix, unsigned long max,
-		     atomic_long_t *bytes)
+		     unsigned int inserts, atomic_long_t *bytes)
 {
-	RCU_INIT_POINTER(ix->root, NULL);
-	gs_index_size(ix, max);
-	spin_lock_init(&ix->lock);
+	xa_init(&ix->xa);
 	ix->nodes = 0;
 	ix->bytes = bytes;
+	ix->inserts = min_t(unsigned int, inserts, GS_INDEX_INSERTS_MAX);
+	ix->target = gs_index_target(max, ix->inserts);
+	ix->spares = 0;
 }
 
-int gs_index_resize(struct gs_index *ix, unsigned long max)
+/*
+ * Free the node @x holds, if it still does. xas_nomem() does that for a
+ * state that lacks nothing (xas_destroy() is not exported on 6.12).
+ */
+static void gs_index_spare_free(struct xa_state *x)
 {
-	int ret = 0;
-
-	spin_lock(&ix->lock);
-	if (rcu_access_pointer(ix->root))
-		ret = -EBUSY;
-	else
-		gs_index_size(ix, max);
-	spin_unlock(&ix->lock);
-	return ret;
+	xas_reset(x);
+	xas_nomem(x, 0);
 }
 
-static struct gs_index_node *gs_index_node_new(struct gs_index *ix, gfp_t gfp)
+/* Free the spares past @keep (xa_lock held or no other user). */
+static void gs_index_drain(struct gs_index *ix, unsigned int keep)
 {
-	struct gs_index_node *n = kmem_cache_zalloc(gs_index_cache, gfp);
-
-	if (n)
-		atomic_long_add(gs_index_node_bytes(), ix->bytes);
-	return n;
+	while (ix->spares > keep)
+		gs_index_spare_free(&ix->spare[--ix->spares]);
 }
 
-/* A node nobody ever saw. */
-static void gs_index_node_drop(struct gs_index *ix, struct gs_index_node *n)
+void gs_index_set_max(struct gs_index *ix, unsigned long max)
 {
-	atomic_long_sub(gs_index_node_bytes(), ix->bytes);
-	kmem_cache_free(gs_index_cache, n);
+	xa_lock(&ix->xa);
+	WRITE_ONCE(ix->target, gs_index_target(max, ix->inserts));
+	gs_index_drain(ix, ix->target);
+	xa_unlock(&ix->xa);
 }
 
-static void gs_index_node_free_rcu(struct rcu_head *head)
+/* Spares up to @want, with @gfp; -ENOMEM if it could not get them. */
+static int gs_index_fill_to(struct gs_index *ix, unsigned int want, gfp_t gfp)
 {
-	kmem_cache_free(gs_index_cache,
-			container_of(head, struct gs_index_node, rcu));
-}
+	for (;;) {
+		XA_STATE(x, &ix->xa, 0);
+		bool kept = false;
 
-/* A node taken out of the tree (index lock held): walks may still see it. */
-static void gs_index_node_retire(struct gs_index *ix, struct gs_index_node *n)
-{
-	ix->nodes--;
-	atomic_long_sub(gs_index_node_bytes(), ix->bytes);
-	call_rcu(&n->rcu, gs_index_node_free_rcu);
-}
-
-static struct gs_index_node *gs_index_deref(struct gs_index *ix,
-					    void __rcu *const *p)
-{
-	return rcu_dereference_protected(*p, lockdep_is_held(&ix->lock));
-}
-
-/* Where the node at @level on the way to @i hangs: the root or a slot. */
-static unsigned int gs_index_off(struct gs_index *ix, unsigned int level,
-				 unsigned long i)
-{
-	return (i >> ((ix->levels - 1 - level) * GS_INDEX_SHIFT)) &
-	       GS_INDEX_MASK;
-}
-
-/* Nodes missing on the way to @i (index lock held). */
-static unsigned int gs_index_missing(struct gs_index *ix, unsigned long i)
-{
-	struct gs_index_node *n = gs_index_deref(ix, &ix->root);
-	unsigned int level;
-
-	for (level = 0; level < ix->levels; level++) {
-		if (!n)
-			return ix->levels - level;
-		if (level + 1 < ix->levels)
-			n = gs_index_deref(ix, &n->slot[gs_index_off(ix, level,
-								     i)]);
+		if (READ_ONCE(ix->spares) >= want)
+			return 0;
+		/* A state that lacks a node: xas_nomem() gets it one. */
+		xas_set_err(&x, -ENOMEM);
+		if (!xas_nomem(&x, gfp | __GFP_NOWARN))
+			return -ENOMEM;
+		xa_lock(&ix->xa);
+		if (ix->spares < want) {
+			/* The state, its node with it, goes to the reserve. */
+			ix->spare[ix->spares] = x;
+			WRITE_ONCE(ix->spares, ix->spares + 1);
+			kept = true;
+		}
+		xa_unlock(&ix->xa);
+		if (!kept) {
+			/* Filled by somebody else meanwhile. */
+			gs_index_spare_free(&x);
+			return 0;
+		}
 	}
-	return 0;
+}
+
+int gs_index_fill(struct gs_index *ix, gfp_t gfp)
+{
+	return gs_index_fill_to(ix, READ_ONCE(ix->target), gfp);
+}
+
+unsigned int gs_index_spares(struct gs_index *ix)
+{
+	return READ_ONCE(ix->spares);
+}
+
+void gs_index_destroy(struct gs_index *ix)
+{
+	/* Every entry was erased, and their nodes with them. */
+	WARN_ON(!xa_empty(&ix->xa));
+	xa_destroy(&ix->xa);
+	atomic_long_sub(ix->nodes * gs_index_node_bytes(), ix->bytes);
+	ix->nodes = 0;
+	gs_index_drain(ix, 0);
+}
+
+/*
+ * The nodes an insert at the free index of @xas makes (xa_lock held,
+ * xas_load() just returned NULL there): see the top of the file.
+ */
+static unsigned int gs_index_need(struct gs_index *ix, struct xa_state *xas)
+{
+	unsigned int h = gs_index_levels(xas->xa_index);
+	unsigned int t = gs_index_height(ix);
+
+	if (!xa_head_locked(&ix->xa))
+		return h;
+	if (h > t)
+		return 2 * h - t - 1;
+	return xas->xa_node->shift / XA_CHUNK_SHIFT;
+}
+
+/* The next spare state, set for index @i (xa_lock held). */
+static struct xa_state *gs_index_spare(struct gs_index *ix, unsigned long i)
+{
+	struct xa_state *x = &ix->spare[ix->spares - 1];
+
+	WRITE_ONCE(ix->spares, ix->spares - 1);
+	xas_set(x, i);
+	return x;
 }
 
 void *gs_index_insert(struct gs_index *ix, unsigned long i, void *entry,
 		      gfp_t gfp)
 {
-	struct gs_index_node *spare[GS_INDEX_LEVELS_MAX], *n, *parent = NULL;
-	unsigned int nspare = 0, need, level;
-	void __rcu **pp;
+	XA_STATE(xas, &ix->xa, i);
+	struct xa_state *x = &xas;
+	unsigned int need;
 	void *old;
+	int err;
 
-	if (i > ix->max)
-		return ERR_PTR(-ERANGE);
+	if (gfp)
+		gs_index_fill(ix, gfp);
 	for (;;) {
-		spin_lock(&ix->lock);
-		need = gs_index_missing(ix, i);
-		if (need <= nspare)
+		xas_lock(&xas);
+		old = xas_load(&xas);
+		if (old)
+			goto out;
+		need = gs_index_need(ix, &xas);
+		if (need <= ix->spares)
 			break;
-		spin_unlock(&ix->lock);
-		/* Allocated with the lock dropped; the path is looked at again. */
-		while (nspare < need) {
-			n = gs_index_node_new(ix, gfp);
-			if (!n) {
-				old = ERR_PTR(-ENOMEM);
-				goto out;
-			}
-			spare[nspare++] = n;
-		}
+		xas_unlock(&xas);
+		/* Short: past the highest index it was sized for? */
+		if (!gfp || gs_index_fill_to(ix, need, gfp))
+			return ERR_PTR(-ENOMEM);
+		xas_reset(&xas);
 	}
-	pp = &ix->root;
-	for (level = 0;; level++) {
-		n = gs_index_deref(ix, pp);
-		if (!n) {
-			n = spare[--nspare];
-			ix->nodes++;
-			rcu_assign_pointer(*pp, n);
-			if (parent)
-				parent->used++;
-		}
-		pp = &n->slot[gs_index_off(ix, level, i)];
-		if (level + 1 == ix->levels)
+	/* Nothing of our own: the first node the insert makes is a spare. */
+	if (!gfp && need)
+		x = gs_index_spare(ix, i);
+	for (;;) {
+		xas_store(x, entry);
+		err = xas_error(x);
+		/* A spare's node, should its store not have taken it. */
+		if (x != &xas)
+			gs_index_spare_free(x);
+		if (err != -ENOMEM)
 			break;
-		parent = n;
+		/* Cannot happen: the spares cover all it needs. */
+		if (WARN_ON_ONCE(!ix->spares))
+			break;
+		x = gs_index_spare(ix, i);
 	}
-	old = gs_index_deref(ix, pp);
-	if (!old) {
-		rcu_assign_pointer(*pp, entry);
-		n->used++;
+	if (WARN_ON_ONCE(err)) {
+		old = ERR_PTR(err);
+		goto out;
 	}
-	spin_unlock(&ix->lock);
+	ix->nodes += need;
+	atomic_long_add(need * gs_index_node_bytes(), ix->bytes);
 out:
-	while (nspare)
-		gs_index_node_drop(ix, spare[--nspare]);
+	xas_unlock(&xas);
 	return old;
 }
 
 void *gs_index_erase(struct gs_index *ix, unsigned long i)
 {
-	struct gs_index_node *path[GS_INDEX_LEVELS_MAX], *n;
-	void __rcu **pp = NULL;
-	unsigned int level;
-	void *old = NULL;
+	XA_STATE(xas, &ix->xa, i);
+	unsigned int freed = 0, t;
+	struct xa_node *n;
+	void *old;
 
-	if (i > ix->max)
-		return NULL;
-	spin_lock(&ix->lock);
-	n = gs_index_deref(ix, &ix->root);
-	for (level = 0; n; level++) {
-		path[level] = n;
-		pp = &n->slot[gs_index_off(ix, level, i)];
-		if (level + 1 == ix->levels) {
-			old = gs_index_deref(ix, pp);
-			break;
-		}
-		n = gs_index_deref(ix, pp);
-	}
+	xas_lock(&xas);
+	old = xas_load(&xas);
 	if (!old)
 		goto out;
-	RCU_INIT_POINTER(*pp, NULL);
-	/* The nodes it leaves empty, from the bottom up. */
-	for (level = ix->levels; level-- > 0;) {
-		n = path[level];
-		if (--n->used)
-			break;
-		pp = level ? &path[level - 1]->slot[gs_index_off(ix, level - 1,
-								 i)] :
-			     &ix->root;
-		RCU_INIT_POINTER(*pp, NULL);
-		gs_index_node_retire(ix, n);
-	}
+	t = gs_index_height(ix);
+	/* What xas_delete_node() will free: the nodes that hold only i. */
+	for (n = xas.xa_node; n && n->count == 1;
+	     n = xa_parent_locked(&ix->xa, n))
+		freed++;
+	xas_store(&xas, NULL);
+	/* What xas_shrink() freed, unless the whole path went. */
+	if (xa_head_locked(&ix->xa))
+		freed += t - gs_index_height(ix);
+	ix->nodes -= freed;
+	atomic_long_sub(freed * gs_index_node_bytes(), ix->bytes);
 out:
-	spin_unlock(&ix->lock);
+	xas_unlock(&xas);
 	return old;
-}
-
-void *gs_index_find(struct gs_index *ix, unsigned long *i,
-		    unsigned long last)
-{
-	unsigned long idx = *i, next;
-	struct gs_index_node *n;
-	unsigned int shift;
-	void *p;
-
-	last = min(last, ix->max);
-	while (idx <= last) {
-		n = rcu_dereference(ix->root);
-		if (!n)
-			return NULL;
-		shift = (ix->levels - 1) * GS_INDEX_SHIFT;
-		for (;;) {
-			p = rcu_dereference(n->slot[(idx >> shift) &
-						    GS_INDEX_MASK]);
-			if (p && !shift) {
-				*i = idx;
-				return p;
-			}
-			if (p) {
-				n = p;
-				shift -= GS_INDEX_SHIFT;
-				continue;
-			}
-			/* Nothing under this slot: the next one's first index. */
-			next = ((idx >> shift) + 1) << shift;
-			if (next <= idx || next > last)
-				return NULL;
-			idx = next;
-			/* Past this node's last slot: walk down from the root. */
-			if (!((idx >> shift) & GS_INDEX_MASK))
-				break;
-		}
-	}
-	return NULL;
-}
-
-/* Free @n, at @level, and whatever hangs below it (index lock held). */
-static void gs_index_free_tree(struct gs_index *ix, struct gs_index_node *n,
-			       unsigned int level)
-{
-	unsigned int k;
-
-	if (level + 1 < ix->levels)
-		for (k = 0; k < GS_INDEX_FANOUT; k++)
-			if (rcu_access_pointer(n->slot[k]))
-				gs_index_free_tree(ix,
-						   gs_index_deref(ix, &n->slot[k]),
-						   level + 1);
-	gs_index_node_retire(ix, n);
-}
-
-void gs_index_destroy(struct gs_index *ix)
-{
-	struct gs_index_node *root;
-
-	spin_lock(&ix->lock);
-	root = gs_index_deref(ix, &ix->root);
-	/* Every entry was erased, and their nodes with them. */
-	if (WARN_ON(root)) {
-		RCU_INIT_POINTER(ix->root, NULL);
-		gs_index_free_tree(ix, root, 0);
-	}
-	spin_unlock(&ix->lock);
 }

@@ -63,7 +63,7 @@ struct gs_stats {
 	atomic_long_t clusters;
 	atomic_long_t clusters_peak;
 	atomic_long_t max_used_pages;	/* pool high water mark */
-	atomic_long_t meta_bytes;	/* clusters: headers + tables */
+	atomic_long_t meta_bytes;	/* clusters and index nodes */
 	atomic_long_t failed_reads;
 	atomic_long_t failed_writes;
 	atomic_long_t invalid_io;
@@ -129,9 +129,11 @@ enum gs_direct {
 
 /*
  * Clusters a store keeps in reserve for the first store into a range when
- * memory is short (4888 bytes each), refilled by clusters that are freed.
+ * memory is short (4888 bytes each), refilled by clusters that are freed;
+ * the cluster index keeps the nodes for as many new ranges (gs_index.h).
  */
 #define GS_CLUSTER_RESERVE	4
+static_assert(GS_CLUSTER_RESERVE <= GS_INDEX_INSERTS_MAX);
 /* Slots freed under one hold of a cluster lock by gs_store_free_range(). */
 #define GS_FREE_BATCH		64
 
@@ -330,6 +332,8 @@ unsigned long gs_store_compact(struct gs_store *s);
 size_t gs_cluster_bytes(void);
 /* Bytes of the clusters held in the store's reserve now. */
 size_t gs_store_reserve_bytes(struct gs_store *s);
+/* Bytes of the spare nodes its cluster index holds for them now. */
+size_t gs_store_index_reserve_bytes(struct gs_store *s);
 /*
  * Kind of a slot's entry, for tests and debugging; *@len (if not NULL)
  * gets the bytes it takes in the pool.

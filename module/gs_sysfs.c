@@ -259,8 +259,9 @@ static DEVICE_ATTR_RO(mm_stat);
 
 /*
  * clusters, peak clusters, used slots, metadata bytes (cluster headers and
- * tables), metadata bytes per used slot (two decimals), stream bytes,
- * bytes of the clusters held in reserve.
+ * tables, the cluster index's nodes), metadata bytes per used slot (two
+ * decimals), stream bytes, bytes of the clusters held in reserve, bytes
+ * of the spare nodes the cluster index holds for them.
  */
 static ssize_t cluster_stat_show(struct device *dev,
 				 struct device_attribute *attr, char *buf)
@@ -275,12 +276,13 @@ static ssize_t cluster_stat_show(struct device *dev,
 	meta = atomic_long_read(&st->meta_bytes);
 	if (used)
 		per = DIV_ROUND_CLOSEST(meta * 100, used);
-	return sysfs_emit(buf, "%8ld %8ld %8lu %8lu %5lu.%02lu %8zu %8zu\n",
+	return sysfs_emit(buf, "%8ld %8ld %8lu %8lu %5lu.%02lu %8zu %8zu %8zu\n",
 			  atomic_long_read(&st->clusters),
 			  atomic_long_read(&st->clusters_peak), used, meta,
 			  per / 100, per % 100,
 			  gs_comp_bytes(d->store->comp),
-			  gs_store_reserve_bytes(d->store));
+			  gs_store_reserve_bytes(d->store),
+			  gs_store_index_reserve_bytes(d->store));
 }
 static DEVICE_ATTR_RO(cluster_stat);
 

@@ -6,8 +6,8 @@
  * figures; it fails only if the lookups disagree.
  *
  * The store is a 64 GiB device with one page in each of its 32768
- * clusters, the whole index such a device has (two levels). Two
- * orders of lookup:
+ * clusters, the whole index such a device has (three levels of the
+ * XArray). Two orders of lookup:
  *  - run:    512 lookups of one cluster, then the next (what a swap-out
  *            or a readahead of consecutive slots does);
  *  - random: each lookup in a random cluster of the 32768.

@@ -163,6 +163,9 @@ t_load() {
 		[ "$(cstat reserve)" = $((4 * ($(cluster_obj_size) + 4096))) ] ||
 		fail "cluster reserve: $(cstat reserve) bytes"
 	[ "$(slab_objs gs_cluster 4)" = 4 ] || fail "slab: $(slab_objs gs_cluster) clusters"
+	# And the index's spare nodes for them (radix_tree_node objects).
+	[ "$(cstat index_reserve)" = $(($(index_spares) * $(index_obj_size))) ] ||
+		fail "index reserve: $(cstat index_reserve) bytes, want $(index_spares) nodes"
 	grep -q '\[lz4\]' $SYS/comp_algorithm || fail "default algorithm: $(cat $SYS/comp_algorithm)"
 	cat $SYS/comp_algorithm $SYS/cluster_stat $SYS/mm_stat $SYS/io_stat
 }
@@ -170,7 +173,7 @@ t_load() {
 t_unload_reload() {
 	rmmod ghostswap || fail "rmmod of an unused device"
 	[ ! -e $SYS ] || fail "$SYS still there"
-	grep -qE '^(gs_cluster|gs_index_node) ' /proc/slabinfo && fail "slab cache left behind"
+	grep -qE '^gs_cluster ' /proc/slabinfo && fail "slab cache left behind"
 	out=$(modprobe ghostswap disksize=12Q 2>&1) && fail "bad param accepted"
 	echo "modprobe disksize=12Q: $out"
 	modprobe ghostswap disksize=1T || fail "modprobe disksize=1T"
@@ -262,9 +265,8 @@ t_swapon_1t() {
 	echo "MemAvailable drop at swapon of 1 TiB: $((drop / 1024)) KiB"
 	echo "module metadata at 1 TiB idle: $meta bytes, $(cstat clusters) clusters"
 	[ "$(cstat clusters)" = 1 ] || fail "want exactly the header cluster"
-	# That cluster, and one node of the index per level on its way.
-	[ "$meta" = $(($(cluster_obj_size) + 4096 + \
-		$(index_levels) * $(index_obj_size))) ] ||
+	# That cluster, cluster 0, which the index keeps in its head: no node.
+	[ "$meta" = $(($(cluster_obj_size) + 4096)) ] ||
 		fail "module holds $meta bytes idle"
 	[ "$drop" -lt $((limit << 20)) ] || fail "MemAvailable dropped $drop bytes (limit $limit MiB)"
 }
@@ -401,7 +403,7 @@ t_unload_final() {
 	swapoff $DEV 2>/dev/null
 	udevadm settle 2>/dev/null
 	rmmod ghostswap || fail rmmod
-	grep -qE '^(gs_cluster|gs_index_node) ' /proc/slabinfo && fail "slab cache left behind"
+	grep -qE '^gs_cluster ' /proc/slabinfo && fail "slab cache left behind"
 	dmesg | grep -E 'BUG|WARNING|Oops|ghostswap' | tail -n 20
 	! dmesg | grep -qE 'BUG:|WARNING:|Oops|work func gs_[a-z0-9_]+ .*deprecated workqueue' ||
 		fail "kernel reported problems"

@@ -163,7 +163,7 @@ stat_col() {
 # (zram's columns); bd_stat (zram's three, then ours).
 cstat() {
 	stat_col $SYS/cluster_stat "$1" clusters peak slots meta meta_per_slot \
-		stream reserve
+		stream reserve index_reserve
 }
 mstat() {
 	stat_col $SYS/mm_stat "$1" orig compr used limit max same compacted \
@@ -237,19 +237,23 @@ slab_obj_size() {
 # Bytes of one cluster header, from the module's own slab cache.
 cluster_obj_size() { slab_obj_size gs_cluster; }
 
-# Bytes of one node of the cluster index (module/gs_index.h), likewise.
-index_obj_size() { slab_obj_size gs_index_node; }
+# Bytes of one node of the cluster index, an XArray (module/gs_index.h):
+# sizeof(struct xa_node) on 64-bit, what the kernel's radix_tree_node
+# slab, shared with the rest of the kernel, charges for it.
+index_obj_size() { echo 576; }
 
-# Levels of the cluster index for the device's disksize: 8 bits of the
-# highest cluster number per level, at least one.
-index_levels() {
-	local max=$(( ($(cat $SYS/disksize) / 4096 - 1) >> 9 )) bits=0
+# Spare nodes of the cluster index at rest, for the device's disksize:
+# H + 4 * (H - 1), H the levels of 6 bits of the highest cluster number
+# (at least one).
+index_spares() {
+	local max=$(( ($(cat $SYS/disksize) / 4096 - 1) >> 9 )) bits=0 h
 	while [ $max -gt 0 ]; do
 		bits=$((bits + 1))
 		max=$((max >> 1))
 	done
-	[ $bits = 0 ] && bits=1
-	echo $(((bits + 7) / 8))
+	h=$(((bits + 5) / 6))
+	[ $h = 0 ] && h=1
+	echo $((h + 4 * (h - 1)))
 }
 
 # Live objects of slab cache NAME that KFENCE handed out from its own pool
