@@ -231,6 +231,12 @@ struct gs_kbk {
 	bool defer_writes;
 	bool defer_run_reads;
 	bool held_write;
+	/*
+	 * If set, a submit that is not held returns only once this is
+	 * completed: after the end it called ran, as a bio may end on
+	 * another CPU before its submitter goes on.
+	 */
+	struct completion *submit_wait;
 	struct gs_bk_io *held_wio;
 	struct page *held_pages[32];
 	unsigned int held_nr;
@@ -353,6 +359,8 @@ static inline int gs_kbk_submit(struct gs_backing *bk, bool write, u64 slot,
 	for (i = 0; !write && i < nr && !io->err; i++)
 		io->err = gs_kbk_read(bk, slot + i, page_address(pages[i]));
 	io->end(io);
+	if (k->submit_wait)
+		wait_for_completion(k->submit_wait);
 	return 0;
 }
 
