@@ -35,20 +35,31 @@ struct gs_overlap {
 	atomic_long_t overlaps;			/* ... with another CPU inside */
 };
 
-/* Enter a window; returns what gs_overlap_exit() wants back. */
-static inline unsigned int gs_overlap_enter(struct gs_overlap *o)
+/*
+ * Enter a window of @o; it counts as an overlap if a thread on another CPU
+ * is inside a window of @other (@o itself, or the windows of the other
+ * side of a race). Returns what gs_overlap_exit() wants back.
+ */
+static inline unsigned int gs_overlap_enter_vs(struct gs_overlap *o,
+					       struct gs_overlap *other)
 {
 	unsigned int cpu = raw_smp_processor_id() % GS_OVERLAP_CPUS, c;
 
 	atomic_inc(&o->inside[cpu]);
 	atomic_long_inc(&o->windows);
 	for (c = 0; c < GS_OVERLAP_CPUS; c++) {
-		if (c != cpu && atomic_read(&o->inside[c])) {
+		if (c != cpu && atomic_read(&other->inside[c])) {
 			atomic_long_inc(&o->overlaps);
 			break;
 		}
 	}
 	return cpu;
+}
+
+/* Enter a window; returns what gs_overlap_exit() wants back. */
+static inline unsigned int gs_overlap_enter(struct gs_overlap *o)
+{
+	return gs_overlap_enter_vs(o, o);
 }
 
 static inline void gs_overlap_exit(struct gs_overlap *o, unsigned int cpu)
@@ -220,6 +231,12 @@ struct gs_kbk {
 	bool defer_writes;
 	bool defer_run_reads;
 	bool held_write;
+	/*
+	 * If set, a submit that is not held returns only once this is
+	 * completed: after the end it called ran, as a bio may end on
+	 * another CPU before its submitter goes on.
+	 */
+	struct completion *submit_wait;
 	struct gs_bk_io *held_wio;
 	struct page *held_pages[32];
 	unsigned int held_nr;
@@ -342,6 +359,8 @@ static inline int gs_kbk_submit(struct gs_backing *bk, bool write, u64 slot,
 	for (i = 0; !write && i < nr && !io->err; i++)
 		io->err = gs_kbk_read(bk, slot + i, page_address(pages[i]));
 	io->end(io);
+	if (k->submit_wait)
+		wait_for_completion(k->submit_wait);
 	return 0;
 }
 
@@ -550,6 +569,56 @@ static inline void gs_kunit_fill_text(void *p, u32 n)
 		memcpy(c + off, words[(x >> 16) & 7], len);
 		off += len;
 	}
+}
+
+/*
+ * Version @n of a page for a race test: text ("page N ...",
+ * gs_kunit_fill_text(), compresses) or, with @raw, "rand N " and bytes
+ * that are a pure function of N (incompressible: stored RAW). A race
+ * test gives slot S versions S * 1000 + v: a read can tell whether what
+ * it got was ever written to its slot.
+ */
+static inline void gs_kunit_fill_version(void *p, u32 n, bool raw)
+{
+	u64 x = n * 0x9e3779b97f4a7c15ULL + 1, *w = p;
+	size_t i;
+
+	if (!raw) {
+		gs_kunit_fill_text(p, n);
+		return;
+	}
+	for (i = 0; i < PAGE_SIZE / 8; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		w[i] = x;
+	}
+	scnprintf(p, 32, "rand %u ", n);
+}
+
+/*
+ * @buf, read from slot @slot, is zeroes (free) or a version that
+ * gs_kunit_fill_version() made for it. @tmp: a page to work in.
+ */
+static inline bool gs_kunit_version_valid(u64 slot, const void *buf,
+					  void *tmp)
+{
+	char head[32], kind[8];
+	unsigned int n;
+
+	if (!memchr_inv(buf, 0, PAGE_SIZE))
+		return true;
+	/* Whatever the page holds, the parse stays within its head. */
+	strscpy(head, buf, sizeof(head));
+	if (sscanf(head, "%4s %u", kind, &n) != 2 || n / 1000 != slot)
+		return false;
+	if (!strcmp(kind, "page"))
+		gs_kunit_fill_version(tmp, n, false);
+	else if (!strcmp(kind, "rand"))
+		gs_kunit_fill_version(tmp, n, true);
+	else
+		return false;
+	return !memcmp(buf, tmp, PAGE_SIZE);
 }
 
 /* Text page i at slots base + i * step, i < n (gs_kunit_fill_text(p, i)). */

@@ -165,7 +165,7 @@ static void gs_cluster_free_range(struct kunit *test)
 }
 
 #define GS_RACE_THREADS	4
-#define GS_RACE_OPS	3000
+#define GS_RACE_OPS	1000
 
 struct gs_race {
 	struct gs_store *s;
@@ -174,6 +174,7 @@ struct gs_race {
 	atomic_t errors;	/* failed stores or reads */
 	atomic_t running;
 	struct completion done;
+	struct gs_overlap ov;	/* each store, read and free a window */
 };
 
 static bool gs_race_valid(struct gs_race *r, const void *buf)
@@ -194,12 +195,14 @@ static int gs_race_thread(void *arg)
 {
 	struct gs_race *r = arg;
 	void *buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
+	unsigned int cpu;
 	u64 slot;
 	int i;
 
 	for (i = 0; buf && i < GS_RACE_OPS; i++) {
 		slot = get_random_u32_below(9);
 		slot = slot == 8 ? GS_CLUSTER_SLOTS : slot * 67;
+		cpu = gs_overlap_enter(&r->ov);
 		switch (get_random_u32_below(4)) {
 		case 0:
 		case 1:
@@ -217,6 +220,7 @@ static int gs_race_thread(void *arg)
 			gs_store_free(r->s, slot);
 			break;
 		}
+		gs_overlap_exit(&r->ov, cpu);
 		cond_resched();
 	}
 	if (!buf)
@@ -397,6 +401,7 @@ static void gs_cluster_race(struct kunit *test)
 	}
 	wait_for_completion(&r->done);
 
+	gs_overlap_expect(test, &r->ov, "cluster ops");
 	KUNIT_EXPECT_EQ(test, atomic_read(&r->errors), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&r->bad), 0);
 	KUNIT_EXPECT_LE(test, gs_kunit_cluster_count(s), 2);
@@ -423,7 +428,7 @@ static struct kunit_case gs_cluster_cases[] = {
 	KUNIT_CASE(gs_cluster_reserve),
 	KUNIT_CASE(gs_cluster_reserve_far),
 	KUNIT_CASE(gs_cluster_free_batches),
-	KUNIT_CASE(gs_cluster_race),
+	KUNIT_CASE_SLOW(gs_cluster_race),
 	{}
 };
 

@@ -396,6 +396,31 @@ static void gs_direct_races(struct kunit *test)
 	}
 }
 
+/*
+ * A write that ends, and is finished, before gs_store_write_start()
+ * returns, as when its bio ends on another CPU at once: the start still
+ * returns how many pages it took, and touches nothing the finish freed
+ * (KASAN would see it).
+ */
+static void gs_direct_ends_first(struct kunit *test)
+{
+	struct page **pages = gs_direct_pages(test);
+	struct gs_kunit_ended r;
+	struct gs_kbk *k;
+	struct gs_store *s;
+
+	s = gs_kunit_wb_store(test, "lz4", 4096, 64, &k);
+	gs_kunit_ended_init(&r);
+	k->submit_wait = &r.done;
+	KUNIT_EXPECT_EQ(test, gs_store_write_start(s, 7, pages, 3,
+						   gs_kunit_ended_fn, &r), 3);
+	k->submit_wait = NULL;
+	KUNIT_EXPECT_EQ(test, r.calls, 1);
+	KUNIT_EXPECT_EQ(test, r.err, 0);
+	gs_direct_expect(test, s, 9, pages[2]);
+	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0);
+}
+
 /* Stopping the tier (reset, destroy) waits for writes in flight. */
 static void gs_direct_stop_waits(struct kunit *test)
 {
@@ -623,6 +648,202 @@ static void gs_direct_read_run_races(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_SLOTS_USED), 2);
 }
 
+/* ------------------------------------------- the races on two CPUs */
+
+#define GS_DC_SLOTS	16
+#define GS_DC_RUNS	600
+#define GS_DC_RUN	4	/* pages a write or read takes at most */
+
+struct gs_direct_conc {
+	struct gs_store *s;
+	/* Each write or read in flight; each operation of the other thread. */
+	struct gs_overlap io, op;
+	long writes, reads, ops;	/* started; operations done */
+	atomic_t bad;		/* reads that returned something never written */
+	atomic_t errors;	/* failed stores, reads; ends never called */
+	bool stop;
+	struct completion done;
+};
+
+/* Free, overwrite into the pool, or read slots the other thread uses. */
+static int gs_direct_conc_fn(void *arg)
+{
+	struct gs_direct_conc *c = arg;
+	void *buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
+	void *tmp = kmalloc(PAGE_SIZE, GFP_KERNEL);
+	unsigned int cpu, v = 0;
+	u64 slot;
+	int ret;
+
+	while (buf && tmp && !READ_ONCE(c->stop)) {
+		ret = 0;
+		slot = get_random_u32_below(GS_DC_SLOTS);
+		cpu = gs_overlap_enter_vs(&c->op, &c->io);
+		switch (get_random_u32_below(3)) {
+		case 0:
+			gs_store_free(c->s, slot);
+			break;
+		case 1:
+			v++;
+			gs_kunit_fill_version(buf, slot * 1000 + 500 + v % 500,
+					      false);
+			ret = gs_store_write(c->s, slot, buf, GFP_KERNEL);
+			break;
+		default:
+			ret = gs_store_read(c->s, slot, buf);
+			if (!ret && !gs_kunit_version_valid(slot, buf, tmp))
+				atomic_inc(&c->bad);
+			break;
+		}
+		gs_overlap_exit(&c->op, cpu);
+		if (ret)
+			atomic_inc(&c->errors);
+		c->ops++;
+		cond_resched();
+	}
+	if (!buf || !tmp)
+		atomic_inc(&c->errors);
+	kfree(buf);
+	kfree(tmp);
+	complete(&c->done);
+	return 0;
+}
+
+/*
+ * Pages @slot.. read the way the submit path reads written-back pages:
+ * a run started without waiting, else the first page alone started
+ * without waiting, else read at once; each must be a version written to
+ * its slot (or zeroes). Returns how many pages were read.
+ */
+static int gs_direct_conc_read(struct gs_direct_conc *c, u64 slot,
+			       struct page **dst, unsigned int nr, void *tmp)
+{
+	struct gs_kunit_ended r;
+	int n, i;
+
+	gs_kunit_ended_init(&r);
+	n = gs_store_read_run_start(c->s, slot, dst, nr, gs_kunit_ended_fn,
+				    &r);
+	if (n == -EAGAIN) {
+		n = gs_store_read_start(c->s, slot, dst[0], gs_kunit_ended_fn,
+					&r);
+		if (n == -EAGAIN)
+			n = gs_store_read(c->s, slot, page_address(dst[0]));
+		if (!n) {
+			r.err = 0;
+			r.calls = 1;
+			complete(&r.done);
+		}
+		n = n >= 0 ? 1 : n;
+	}
+	if (n < 0) {
+		atomic_inc(&c->errors);
+		return 0;
+	}
+	wait_for_completion(&r.done);
+	if (r.err || r.calls != 1)
+		atomic_inc(&c->errors);
+	for (i = 0; i < n; i++)
+		if (!gs_kunit_version_valid(slot + i, page_address(dst[i]),
+					    tmp))
+			atomic_inc(&c->bad);
+	return n;
+}
+
+/*
+ * gs_direct_races() and gs_direct_read_run_races() at random, on two
+ * CPUs: this thread writes runs of up to 4 pages with
+ * gs_store_write_start() and reads runs back with
+ * gs_store_read_run_start() (each I/O, from its start to its end, a
+ * window), while another thread frees, overwrites into the pool and
+ * reads the same 16 slots. Every read returns a version written to its
+ * slot, or zeroes; every end comes once; nothing stays pinned, the maps
+ * agree, the counters balance, and all freed, the backing store and the
+ * pool are empty.
+ */
+static void gs_direct_concurrent(struct kunit *test)
+{
+	struct page **pages = gs_direct_dst(test);
+	struct page **dst = gs_direct_dst(test);
+	void *tmp = gs_kunit_page(test);
+	struct gs_direct_conc *c;
+	struct gs_kunit_ended r;
+	struct task_struct *t;
+	unsigned int cpu, nr, j;
+	struct gs_kbk *k;
+	struct gs_store *s;
+	u64 slot;
+	int i, n;
+
+	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	s = gs_kunit_wb_store(test, "lz4", 4096, 64, &k);
+	c->s = s;
+	init_completion(&c->done);
+	t = kthread_run(gs_direct_conc_fn, c, "gs-kunit-race");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+
+	for (i = 0; i < GS_DC_RUNS; i++) {
+		slot = get_random_u32_below(GS_DC_SLOTS);
+		nr = min_t(u64, 1 + get_random_u32_below(GS_DC_RUN),
+			   GS_DC_SLOTS - slot);
+		cpu = gs_overlap_enter_vs(&c->io, &c->op);
+		if (i & 1) {
+			n = gs_direct_conc_read(c, slot, dst, nr, tmp);
+			c->reads += n;
+		} else {
+			for (j = 0; j < nr; j++)
+				gs_kunit_fill_version(page_address(pages[j]),
+						      (slot + j) * 1000 + i % 500,
+						      j & 1);
+			gs_kunit_ended_init(&r);
+			n = gs_store_write_start(s, slot, pages, nr,
+						 gs_kunit_ended_fn, &r);
+			if (n > 0) {
+				wait_for_completion(&r.done);
+				if (r.err || r.calls != 1)
+					atomic_inc(&c->errors);
+				c->writes += n;
+			} else if (n != -EAGAIN) {
+				atomic_inc(&c->errors);
+			}
+		}
+		gs_overlap_exit(&c->io, cpu);
+		cond_resched();
+	}
+	WRITE_ONCE(c->stop, true);
+	wait_for_completion(&c->done);
+
+	kunit_info(test, "%ld pages written and %ld read without waiting; %ld operations\n",
+		   c->writes, c->reads, c->ops);
+	gs_overlap_expect(test, &c->io,
+			  "direct writes and reads in flight against the other thread");
+	gs_overlap_expect(test, &c->op, "frees, overwrites, reads against I/O in flight");
+	KUNIT_EXPECT_EQ(test, atomic_read(&c->errors), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c->bad), 0);
+	KUNIT_EXPECT_GT(test, c->writes, 0L);
+	KUNIT_EXPECT_GT(test, c->reads, 0L);
+	KUNIT_EXPECT_GT(test, atomic_read(&k->submit_reads), 0);
+	gs_kunit_expect_unpinned(test, s);
+	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0L);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_SLOTS_USED),
+			gs_stat_read(&s->stats, GS_STAT_SAME_PAGES) +
+			gs_stat_read(&s->stats, GS_STAT_COMP_PAGES) +
+			gs_stat_read(&s->stats, GS_STAT_HUGE_PAGES) +
+			gs_stat_read(&s->stats, GS_STAT_WB_PAGES));
+	KUNIT_EXPECT_EQ(test, gs_backing_used(s->bk),
+			(u64)gs_stat_read(&s->stats, GS_STAT_WB_PAGES));
+	for (i = 0; i < GS_DC_SLOTS; i++) {
+		KUNIT_EXPECT_EQ(test, gs_store_read(s, i, tmp), 0);
+		KUNIT_EXPECT_TRUE(test, gs_kunit_version_valid(i, tmp,
+							       page_address(dst[0])));
+	}
+	gs_store_free_range(s, 0, GS_DC_SLOTS);
+	KUNIT_EXPECT_EQ(test, gs_backing_used(s->bk), 0ULL);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_SLOTS_USED), 0);
+	KUNIT_EXPECT_EQ(test, gs_store_pool_pages(s), 0UL);
+}
+
 static struct kunit_case gs_direct_cases[] = {
 	KUNIT_CASE(gs_direct_run),
 	KUNIT_CASE(gs_direct_at),
@@ -632,11 +853,13 @@ static struct kunit_case gs_direct_cases[] = {
 	KUNIT_CASE(gs_direct_no_backing),
 	KUNIT_CASE(gs_direct_encrypt),
 	KUNIT_CASE(gs_direct_races),
+	KUNIT_CASE(gs_direct_ends_first),
 	KUNIT_CASE(gs_direct_stop_waits),
 	KUNIT_CASE(gs_direct_read_run),
 	KUNIT_CASE(gs_direct_read_run_ends),
 	KUNIT_CASE(gs_direct_read_run_errors),
 	KUNIT_CASE(gs_direct_read_run_races),
+	KUNIT_CASE_SLOW(gs_direct_concurrent),
 	{}
 };
 

@@ -235,8 +235,8 @@ static int gs_read_job_fn(void *arg)
 }
 
 /*
- * Read @slot in a thread of its own while this CPU's stream is held:
- * true if the read finished without waiting for the stream.
+ * Read @slot in a thread of its own, bound to the CPU whose stream this
+ * thread holds: true if the read finished without waiting for the stream.
  */
 static bool gs_read_without_stream(struct kunit *test, struct gs_store *s,
 				   u64 slot, void *dst)
@@ -244,16 +244,22 @@ static bool gs_read_without_stream(struct kunit *test, struct gs_store *s,
 	struct gs_read_job j = { .s = s, .slot = slot, .dst = dst };
 	struct task_struct *t;
 	struct gs_stream *st;
+	unsigned int cpu;
 	bool done;
 
 	init_completion(&j.done);
 	st = gs_stream_get(s->comp);
-	t = kthread_run(gs_read_job_fn, &j, "gs-kunit-read");
+	for_each_possible_cpu(cpu)
+		if (per_cpu_ptr(s->comp->streams, cpu) == st)
+			break;
+	t = kthread_create(gs_read_job_fn, &j, "gs-kunit-read");
 	if (IS_ERR(t)) {
 		gs_stream_put(st);
-		KUNIT_FAIL(test, "kthread_run: %ld", PTR_ERR(t));
+		KUNIT_FAIL(test, "kthread_create: %ld", PTR_ERR(t));
 		return false;
 	}
+	kthread_bind(t, cpu);
+	wake_up_process(t);
 	done = wait_for_completion_timeout(&j.done, 2 * HZ);
 	gs_stream_put(st);
 	if (!done)
@@ -264,8 +270,8 @@ static bool gs_read_without_stream(struct kunit *test, struct gs_store *s,
 
 /*
  * Only a COMPRESSED entry needs a stream: reads of EMPTY, SAME and RAW
- * slots finish while the stream is held elsewhere; a COMPRESSED one
- * waits for it. (UML runs one CPU: there is one stream.)
+ * slots finish while their CPU's stream is held elsewhere; a COMPRESSED
+ * one waits for it.
  */
 static void gs_read_no_stream(struct kunit *test)
 {
@@ -275,8 +281,6 @@ static void gs_read_no_stream(struct kunit *test)
 	void *text = gs_kunit_text(test, 3);
 	void *dst = gs_kunit_page(test);
 
-	if (num_possible_cpus() != 1)
-		kunit_skip(test, "needs one CPU (one stream)");
 	KUNIT_ASSERT_EQ(test, gs_store_write(s, 1, same, GFP_KERNEL), 0);
 	KUNIT_ASSERT_EQ(test, gs_store_write(s, 2, random, GFP_KERNEL), 0);
 	KUNIT_ASSERT_EQ(test, gs_store_write(s, 4, text, GFP_KERNEL), 0);
@@ -505,8 +509,181 @@ static void gs_read_start_stop_waits(struct kunit *test)
 	__free_page(dst);
 }
 
+/* ------------------------------------------- the same, on two CPUs */
+
+#define GS_RC_BASE	(GS_CLUSTER_SLOTS - 12)	/* 12 slots in each of two */
+#define GS_RC_SLOTS	24
+#define GS_RC_READS	3000
+
+struct gs_read_conc {
+	struct gs_store *s;
+	/* The reader's pinned windows; each operation of the other thread. */
+	struct gs_overlap rd, op;
+	unsigned int rd_cpu;
+	bool rd_in;		/* the stub entered a window: read returns */
+	long pinned;		/* reads that pinned a pool object */
+	long ops;
+	atomic_t bad;		/* reads that returned something never written */
+	atomic_t errors;	/* failed stores, reads, writebacks */
+	bool stop;
+	struct completion done;
+};
+
+static struct gs_read_conc *gs_conc;
+
+/* The unlocked window of a read of the test's thread opens. */
+static void gs_read_conc_window(struct gs_store *s, u64 slot)
+{
+	struct gs_read_conc *c = gs_conc;
+
+	c->rd_cpu = gs_overlap_enter_vs(&c->rd, &c->op);
+	c->rd_in = true;
+	c->pinned++;
+}
+
+/*
+ * Free, overwrite (text or incompressible, version v of the slot), write
+ * back, read as a second reader, or empty the first cluster's half and
+ * write one slot of it again: slots the reader reads meanwhile.
+ */
+static int gs_read_conc_fn(void *arg)
+{
+	struct gs_read_conc *c = arg;
+	void *buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
+	void *tmp = kmalloc(PAGE_SIZE, GFP_KERNEL);
+	unsigned int cpu, v = 0;
+	u64 slot, done;
+	int ret;
+
+	while (buf && tmp && !READ_ONCE(c->stop)) {
+		ret = 0;
+		slot = GS_RC_BASE + get_random_u32_below(GS_RC_SLOTS);
+		cpu = gs_overlap_enter_vs(&c->op, &c->rd);
+		switch (get_random_u32_below(6)) {
+		case 0:
+		case 1:
+			v++;
+			gs_kunit_fill_version(buf, slot * 1000 + v % 1000,
+					      v & 1);
+			ret = gs_store_write(c->s, slot, buf, GFP_KERNEL);
+			break;
+		case 2:
+			gs_store_free(c->s, slot);
+			break;
+		case 3:
+			ret = gs_store_writeback(c->s, GS_WB_ALL, 4, &done);
+			if (ret == -ENOSPC)
+				ret = 0;
+			break;
+		case 4:
+			ret = gs_store_read(c->s, slot, buf);
+			if (!ret && !gs_kunit_version_valid(slot, buf, tmp))
+				atomic_inc(&c->bad);
+			break;
+		default:
+			gs_store_free_range(c->s, GS_RC_BASE, 12);
+			gs_kunit_fill_version(buf, slot * 1000 + 999, false);
+			ret = gs_store_write(c->s, slot, buf, GFP_KERNEL);
+			break;
+		}
+		gs_overlap_exit(&c->op, cpu);
+		if (ret)
+			atomic_inc(&c->errors);
+		c->ops++;
+		cond_resched();
+	}
+	if (!buf || !tmp)
+		atomic_inc(&c->errors);
+	kfree(buf);
+	kfree(tmp);
+	complete(&c->done);
+	return 0;
+}
+
+/*
+ * The races of gs_read_pinned_race() at random, on two CPUs: this thread
+ * reads 24 slots (over two clusters) holding text and incompressible
+ * pages, each read of a pool object its window (opened by the stub of
+ * gs_read_window(), closed when the read returns), while another thread
+ * frees, overwrites, writes back, reads and empties a cluster. Every read
+ * returns a version that was written to its slot, or zeroes; nothing
+ * stays pinned, the maps agree, the counters balance, and once all is
+ * freed the pool, the backing store and the index are empty (KASAN sees
+ * an object freed twice or used after its free).
+ */
+static void gs_read_pinned_concurrent(struct kunit *test)
+{
+	void *buf = gs_kunit_page(test), *tmp = gs_kunit_page(test);
+	struct gs_read_conc *c;
+	struct task_struct *t;
+	struct gs_kbk *k;
+	struct gs_store *s;
+	u64 slot;
+	int i;
+
+	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	s = gs_kunit_wb_store(test, "lz4", 2 * GS_CLUSTER_SLOTS, 64, &k);
+	c->s = s;
+	init_completion(&c->done);
+	for (i = 0; i < GS_RC_SLOTS; i++) {
+		slot = GS_RC_BASE + i;
+		gs_kunit_fill_version(buf, slot * 1000, i & 1);
+		KUNIT_ASSERT_EQ(test, gs_store_write(s, slot, buf, GFP_KERNEL),
+				0);
+	}
+
+	gs_conc = c;
+	kunit_activate_static_stub(test, gs_read_window, gs_read_conc_window);
+	t = kthread_run(gs_read_conc_fn, c, "gs-kunit-race");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	for (i = 0; i < GS_RC_READS; i++) {
+		slot = GS_RC_BASE + get_random_u32_below(GS_RC_SLOTS);
+		if (gs_store_read(s, slot, buf))
+			atomic_inc(&c->errors);
+		else if (!gs_kunit_version_valid(slot, buf, tmp))
+			atomic_inc(&c->bad);
+		if (c->rd_in) {
+			c->rd_in = false;
+			gs_overlap_exit(&c->rd, c->rd_cpu);
+		}
+		cond_resched();
+	}
+	WRITE_ONCE(c->stop, true);
+	wait_for_completion(&c->done);
+	kunit_deactivate_static_stub(test, gs_read_window);
+
+	kunit_info(test, "%d reads, %ld of them pinned; %ld operations; %d backing writes\n",
+		   GS_RC_READS, c->pinned, c->ops, atomic_read(&k->writes));
+	gs_overlap_expect(test, &c->rd, "pinned reads against the other thread");
+	gs_overlap_expect(test, &c->op, "frees, overwrites, writebacks against pinned reads");
+	KUNIT_EXPECT_EQ(test, atomic_read(&c->errors), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c->bad), 0);
+	KUNIT_EXPECT_GT(test, c->pinned, 0L);
+	gs_kunit_expect_unpinned(test, s);
+	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0L);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_SLOTS_USED),
+			gs_stat_read(&s->stats, GS_STAT_SAME_PAGES) +
+			gs_stat_read(&s->stats, GS_STAT_COMP_PAGES) +
+			gs_stat_read(&s->stats, GS_STAT_HUGE_PAGES) +
+			gs_stat_read(&s->stats, GS_STAT_WB_PAGES));
+	for (i = 0; i < GS_RC_SLOTS; i++) {
+		slot = GS_RC_BASE + i;
+		KUNIT_EXPECT_EQ(test, gs_store_read(s, slot, buf), 0);
+		KUNIT_EXPECT_TRUE(test, gs_kunit_version_valid(slot, buf, tmp));
+	}
+	gs_store_free_range(s, 0, 2 * GS_CLUSTER_SLOTS);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_SLOTS_USED), 0);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_COMPR_BYTES), 0);
+	KUNIT_EXPECT_EQ(test, gs_store_pool_pages(s), 0UL);
+	KUNIT_EXPECT_EQ(test, gs_backing_used(s->bk), 0ULL);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.clusters), 0);
+	KUNIT_EXPECT_TRUE(test, gs_kunit_index_empty(s));
+}
+
 static struct kunit_case gs_read_cases[] = {
 	KUNIT_CASE_PARAM(gs_read_pinned_race, gs_read_gen_params),
+	KUNIT_CASE_SLOW(gs_read_pinned_concurrent),
 	KUNIT_CASE(gs_read_no_stream),
 	KUNIT_CASE_PARAM(gs_read_start_backing, gs_start_gen_params),
 	KUNIT_CASE(gs_read_start_races),

@@ -1650,7 +1650,7 @@ static void gs_wb_destroy_all(struct kunit *test)
 /* ------------------------------------------------- races, at random */
 
 #define GS_WB_THREADS	3
-#define GS_WB_OPS	2000
+#define GS_WB_OPS	1000
 #define GS_WB_SLOTS	96
 
 struct gs_wb_stress {
@@ -1660,6 +1660,8 @@ struct gs_wb_stress {
 	atomic_t running;
 	bool stop;
 	struct completion done;
+	/* Each I/O op, and each writeback, idle or compaction: windows. */
+	struct gs_overlap io, wb;
 };
 
 /* Page contents name their slot and version: "page N ..." */
@@ -1680,11 +1682,13 @@ static int gs_wb_stress_io(void *arg)
 	struct gs_wb_stress *r = arg;
 	void *buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
 	void *tmp = kmalloc(PAGE_SIZE, GFP_KERNEL);
+	unsigned int cpu;
 	u64 slot;
 	int i;
 
 	for (i = 0; buf && tmp && i < GS_WB_OPS; i++) {
 		slot = get_random_u32_below(GS_WB_SLOTS);
+		cpu = gs_overlap_enter_vs(&r->io, &r->wb);
 		switch (get_random_u32_below(5)) {
 		case 0:
 		case 1:
@@ -1703,6 +1707,7 @@ static int gs_wb_stress_io(void *arg)
 			gs_store_free(r->s, slot);
 			break;
 		}
+		gs_overlap_exit(&r->io, cpu);
 		cond_resched();
 	}
 	if (!buf || !tmp)
@@ -1718,9 +1723,11 @@ static int gs_wb_stress_wb(void *arg)
 {
 	struct gs_wb_stress *r = arg;
 	u64 done, moved;
+	unsigned int cpu;
 	int ret, i = 0;
 
 	while (!READ_ONCE(r->stop)) {
+		cpu = gs_overlap_enter_vs(&r->wb, &r->io);
 		switch (i++ % 4) {
 		case 0:
 			ret = gs_store_writeback(r->s, GS_WB_ALL, 16, &done);
@@ -1736,6 +1743,7 @@ static int gs_wb_stress_wb(void *arg)
 			ret = gs_store_writeback(r->s, GS_WB_IDLE, 32, &done);
 			break;
 		}
+		gs_overlap_exit(&r->wb, cpu);
 		/* A small backing store fills up: that is expected. */
 		if (ret && ret != -ENOSPC)
 			atomic_inc(&r->errors);
@@ -1776,6 +1784,8 @@ static void gs_wb_stress(struct kunit *test)
 		   GS_WB_THREADS * GS_WB_OPS, gs_stat_read(&s->stats, GS_STAT_WB_PAGES),
 		   gs_stat(&s->stats.bd_reads), gs_stat(&s->stats.bd_writes),
 		   gs_stat(&s->stats.bd_relocated));
+	gs_overlap_expect(test, &r->io, "I/O ops against writeback");
+	gs_overlap_expect(test, &r->wb, "writeback, idle, compaction against I/O");
 	KUNIT_EXPECT_EQ(test, atomic_read(&r->errors), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&r->bad), 0);
 	KUNIT_EXPECT_GT(test, gs_stat(&s->stats.bd_reads), 0);

@@ -21,6 +21,9 @@ SUBTEST = re.compile(r'^    # Subtest: (\S+)')
 ANY_SUBTEST = re.compile(r'^( *)# Subtest: (\S+)')
 SKIPPED = re.compile(r'^( *)ok \d+ (?:- )?(.*?) # SKIP ?(.*)$')
 # KTAP structure, not worth repeating under a failed case.
+# gs_overlap_expect()'s line, "# case: what: N of M windows overlapped ...".
+OVERLAP = re.compile(r'windows overlapped another CPU')
+OVERLAP_CASE = re.compile(r'^# \S+: ')
 NOISE = re.compile(r'^(KTAP version|\d+\.\.\d+$|# Subtest:|# module:|(not )?ok \d+|'
                    r'# [^ ]+: pass:\d+)')
 
@@ -96,6 +99,9 @@ def emit(prefix, suite, log, why):
             text = f"ok - {line} # SKIP {reason(why, suite, name, params)}"
         else:
             text = f"ok - {line}"
+            # A race test's proof that it ran on two CPUs at once.
+            diag += [OVERLAP_CASE.sub('', d)
+                     for d in seen.get(name, (0, []))[1] if OVERLAP.search(d)]
         lines = [(text, diag)]
         # A skip is never hidden in a case that ran: each parameter that
         # did not run is a skip line of its own.

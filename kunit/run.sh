@@ -13,7 +13,9 @@
 #
 # usage: kunit/run.sh [--sanitize|--bench] [FILTER_GLOB]
 #   --sanitize   separate build with KASAN, lockdep, atomic-sleep and VM
-#                debugging
+#                debugging, SMP: $GHOSTSWAP_KUNIT_CPUS virtual CPUs (host
+#                threads; default 2), so the race suites' threads run at
+#                the same instant; fails if fewer came online
 #   --bench      the plain build, running the micro-benchmarks of
 #                kunit/bench/ too (bench/lookup.sh runs them); every
 #                build compiles them, only --bench runs them
@@ -28,7 +30,7 @@ for a in "$@"; do
 	case $a in
 	--sanitize) mode=sanitize ;;
 	--bench) mode=bench ;;
-	-h|--help) sed -n '3,20s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	-h|--help) sed -n '3,23s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	-*) gs_die "unknown option $a" ;;
 	*) filter+=("$a") ;;
 	esac
@@ -42,12 +44,21 @@ for t in flex bison make gcc python3; do
 		gs_die "$t not found (apt-get install flex bison build-essential bc python3)"
 done
 
+cpus=1
 if [ $mode = sanitize ]; then
 	name=kunit-sanitize
-	build=$GS_CACHE/kunit-build-sanitize
+	build=$GS_CACHE/kunit-build-sanitize-smp
 	# KFENCE is left out: UML does not select HAVE_ARCH_KFENCE.
 	add=(CONFIG_DEBUG_KERNEL=y CONFIG_KASAN=y CONFIG_PROVE_LOCKING=y
 	     CONFIG_DEBUG_ATOMIC_SLEEP=y CONFIG_DEBUG_VM=y)
+	# Each virtual CPU is a host thread: the race suites' threads run
+	# at the same instant. NR_CPUS is the most ncpus= may ask for.
+	cpus=${GHOSTSWAP_KUNIT_CPUS:-2}
+	case $cpus in
+	[1-8]) ;;
+	*) gs_die "GHOSTSWAP_KUNIT_CPUS=$cpus: 1 to 8" ;;
+	esac
+	add+=(CONFIG_SMP=y CONFIG_NR_CPUS=8)
 elif [ $mode = bench ]; then
 	# The plain build itself.
 	name=kunit-bench
@@ -87,6 +98,8 @@ for c in ${add[@]+"${add[@]}"}; do
 done
 # The micro-benchmarks' suites are marked very slow: only --bench runs them.
 [ $mode = bench ] || args+=(--filter 'speed>very_slow')
+# UML's SMP needs the seccomp userspace (the ptrace one refuses ncpus > 1).
+[ "$cpus" = 1 ] || args+=(--kernel_args seccomp=on --kernel_args "ncpus=$cpus")
 args+=(${filter[@]+"${filter[@]}"})
 
 gs_log "$name: kunit.py in $ksrc, build dir $build"
@@ -140,6 +153,34 @@ if [ -f "$build/test.log" ]; then
 		tap=1
 	else
 		echo "ok - $name: kernel log free of BUG/WARNING/KASAN/lockdep reports"
+	fi
+fi
+
+# What the build was asked for is in its .config (kunit.py refuses options
+# whose dependencies are missing; this says which were asked for).
+if [ ${#add[@]} -gt 0 ] && [ -f "$build/.config" ]; then
+	missing=()
+	for c in "${add[@]}"; do
+		grep -qx "$c" "$build/.config" || missing+=("$c")
+	done
+	if [ ${#missing[@]} = 0 ]; then
+		echo "ok - $name: .config has ${add[*]}"
+	else
+		echo "not ok - $name: .config has ${add[*]}"
+		echo "# missing: ${missing[*]}"
+		tap=1
+	fi
+fi
+
+# Every CPU asked for came online: the race tests need two at once.
+if [ "$cpus" != 1 ] && [ -f "$build/test.log" ]; then
+	up=$(sed -n 's/.*smp: Brought up [0-9]* nodes\{0,1\}, \([0-9]*\) CPUs\{0,1\}.*/\1/p' \
+		"$build/test.log" | head -n 1)
+	if [ "${up:-0}" -ge "$cpus" ]; then
+		echo "ok - $name: $up CPUs online (ncpus=$cpus)"
+	else
+		echo "not ok - $name: ${up:-no} CPUs online, $cpus asked for (ncpus=$cpus)"
+		tap=1
 	fi
 fi
 

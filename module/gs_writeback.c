@@ -877,8 +877,12 @@ int gs_wb_write_start(struct gs_store *s, u64 slot, struct page *const *pages,
 	wr->arg = arg;
 	gs_wb_io_init(&wr->st, s, gs_wb_wr_finish);
 	atomic_inc(&s->wb.inflight);
-	if (!gs_backing_submit(bk, true, wr->b, wr->pages, wr->nr, &wr->st.io))
-		return wr->nr;
+	/*
+	 * Submitted, the write may end and be finished (@wr freed) on
+	 * another CPU before the submit returns: @wr is not ours any more.
+	 */
+	if (!gs_backing_submit(bk, true, wr->b, wr->pages, got, &wr->st.io))
+		return got;
 	gs_wb_io_done(s);
 
 out_slots:
