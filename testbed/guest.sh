@@ -50,6 +50,7 @@ vng_args+=(--qemu "$GS_QEMU_BIN")
 # (gs_guest_died in testbed/lib.sh).
 gs_log "booting $kver ($GS_QEMU_DESC), ${GS_MEM:-2G} RAM, running: $*"
 rc=0
+t0=$(date +%s.%N)
 timeout "${GS_GUEST_TIMEOUT:-2400}" vng --run "$kimg" \
 	--root "$GS_BOOT_ROOT" ${init[@]+"${init[@]}"} $kvm \
 	--memory "${GS_MEM:-2G}" --cpus "${GS_CPUS:-2}" \
@@ -58,6 +59,19 @@ timeout "${GS_GUEST_TIMEOUT:-2400}" vng --run "$kimg" \
 	--verbose --exec "echo GS-GUEST-UP >/dev/kmsg; export GS_GUEST_PAGING=$GS_GUEST_PAGING; $*" \
 	</dev/null >"$out/console.log" 2>&1 || rc=$?
 echo "$rc" >"$out/exit"
+# What the guest cost the host: OUTDIR/cpu, "WALL CPU" in seconds, CPU
+# the user and system time of QEMU (and virtme-ng around it). CPU above
+# WALL: its vCPUs ran at the same instant on more than one host CPU.
+t1=$(date +%s.%N)
+times >"$out/times"	# in this shell: a pipeline's subshell has no children
+awk -v t0="$t0" -v t1="$t1" 'NR == 2 {
+	for (i = 1; i <= 2; i++) {
+		split($i, f, /[ms]/)
+		cpu += f[1] * 60 + f[2]
+	}
+	printf "%.1f %.1f\n", t1 - t0, cpu
+}' "$out/times" >"$out/cpu"
+rm -f "$out/times"
 grep -q 'GS-GUEST-UP' "$out/console.log" ||
 	gs_log "the guest died before userspace: $(grep -m1 -E "$GS_REPORT_RE" "$out/console.log")"
 exit $rc

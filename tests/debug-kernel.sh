@@ -193,6 +193,8 @@ GS_KVER=$rel GS_DISKS="gsback:1G gssmall:8M" GS_GUEST_LA57=0 \
 	"GS_WORKLOAD_DIV=${GS_DEBUG_WORKLOAD_DIV:-4} bash /opt/gs-src/tests/guest/suite.sh" \
 	$GS_DEBUG_TESTS >"$out/guest.log" 2>&1
 echo "# debug kernel: guest boot and $(echo $GS_DEBUG_TESTS | wc -w) tests: $((SECONDS - t0)) s"
+[ ! -f "$out/guest/cpu" ] ||
+	echo "# debug kernel: the guest took $(cut -d' ' -f2 "$out/guest/cpu") s of host CPU in $(cut -d' ' -f1 "$out/guest/cpu") s"
 rm -f "$out"/guest/disk-*.img
 [ ! -f "$out/guest/results.tap" ] || tap_append "$out/guest/results.tap"
 con=$out/guest/console.log
