@@ -232,7 +232,7 @@ def cmd_read_eio(dev, n, how="one"):
     """read-eio DEV PAGE [split]
 
     Read one page; it must fail with EIO. With split, one read of PAGE
-    and the page after it, the second split over two buffers: the device
+    and the page after it, the second across two pages of memory: the device
     starts the first page's read at once and leaves the second to a
     worker, so two parts of one read fail apart.
     """
@@ -241,9 +241,11 @@ def cmd_read_eio(dev, n, how="one"):
     buf = page_buffer()
     iov = [buf]
     if how == "split":
-        half = PAGE // 2
-        a, b = page_buffer(), page_buffer()
-        iov = [buf, memoryview(a)[:half], memoryview(b)[:half]]
+        # The second page 512 bytes into a buffer of its own: it lies
+        # across two pages of memory (each length a whole block, as
+        # O_DIRECT wants on every kernel).
+        b = page_buffer(2 * PAGE)
+        iov = [buf, memoryview(b)[512:512 + PAGE]]
     elif how != "one":
         print(usage(cmd_read_eio), file=sys.stderr)
         return 3
