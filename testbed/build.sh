@@ -56,9 +56,10 @@ helpers() {
 	local ctl=/tmp/ghostswapctl f srcs=()
 
 	cp "$GS_TOP/tests/guest/gsverify.c" "$GS_TOP/tests/guest/pagegen.h" \
-		"$GS_ROOT/tmp/" &&
-	gs_chroot gcc -O2 -Wall -Werror -o /usr/local/bin/gsverify /tmp/gsverify.c ||
-		return 1
+		"$GS_TOP/tests/guest/gsparallel.c" "$GS_ROOT/tmp/" &&
+	gs_chroot gcc -O2 -Wall -Werror -o /usr/local/bin/gsverify /tmp/gsverify.c &&
+	gs_chroot gcc -O2 -Wall -Werror -pthread -o /usr/local/bin/gsparallel \
+		/tmp/gsparallel.c || return 1
 	# ghostswapctl: every tools/*.c, as the Makefile builds it.
 	rm -rf "$GS_ROOT$ctl" && mkdir -p "$GS_ROOT$ctl" &&
 		cp "$GS_TOP"/tools/*.c "$GS_TOP"/tools/*.h "$GS_ROOT$ctl/" || return 1
@@ -77,6 +78,6 @@ for k in $kver $(gs_kvers | grep -vxF "$kver"); do
 	tap_step "dkms build for $k, no warnings" "dkms-build-$k" dkms_build "$k"
 	tap_step "dkms install for $k" "dkms-install-$k" dkms_install "$k"
 done
-tap_step "build guest helpers (gsverify, ghostswapctl)" helpers helpers
+tap_step "build guest helpers (gsverify, gsparallel, ghostswapctl)" helpers helpers
 tap_plan
 exit $tap_rc

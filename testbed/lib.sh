@@ -101,7 +101,9 @@ gs_chroot() {
 # key flipped by the first memory cgroup; tracepoint and schedstats keys
 # in tests/guest/suite.sh t_testbed_text_patching). Each guest then
 # keeps one host CPU busy, so tests/run.sh runs its two long guests side
-# by side. GHOSTSWAP_TCG=multi brings the fault back (to reproduce it).
+# by side. GHOSTSWAP_TCG=multi brings the fault back (to reproduce it);
+# the debug lane runs it with a kernel that patches no text
+# (tests/debug-kernel.sh).
 #
 # GS_GUEST_LA57=0 takes LA57 (5-level paging) from the emulated CPU; the
 # debug-kernel lane sets it. Linux re-reads the boot CPU's features in

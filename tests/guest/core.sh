@@ -145,6 +145,24 @@ EOF
 	[ "$flag" = "$have" ] || fail "the la57 flag says $flag levels, the address space $have"
 }
 
+# The test bed runs the guest's CPUs at the same instant (the debug
+# lane: multi-threaded TCG, or KVM), so that its race tests race for real.
+# gsparallel passes a token between two threads pinned to CPUs 0 and 1,
+# each spinning until it is its turn: a pass needs both CPUs executing.
+# Measured on this test bed: ~270 passes a second where the emulator runs
+# one vCPU at a time (it switches at each guest timer tick), 3.5-27
+# million where both run; the bar is GS_PARALLEL_MIN_RATE (10000).
+t_testbed_parallel() {
+	local min=${GS_PARALLEL_MIN_RATE:-10000} out rate
+	[ "$(nproc)" -ge 2 ] || fail "$(nproc) CPU online: two needed"
+	out=$(gsparallel 3) || fail "gsparallel did not run: $out"
+	echo "$out"
+	rate=$(echo "$out" | sed -n 's/.*: \([0-9]*\) per second.*/\1/p')
+	[ -n "$rate" ] || fail "no rate in gsparallel's output"
+	[ "$rate" -ge "$min" ] ||
+		fail "$rate passes a second (at least $min wanted): the CPUs took turns, they did not run at once"
+}
+
 t_load() {
 	modprobe ghostswap || fail "modprobe"
 	udevadm settle 2>/dev/null

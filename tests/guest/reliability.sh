@@ -292,7 +292,9 @@ t_memory_cycle() {
 # workloads (one with 64 KiB mTHP), stress-ng's verifying vm stressor and a
 # writeback tier under a pool limit, each round with another algorithm on
 # a freshly reset device; then verified raw I/O with trims while
-# writeback loops. Reports the bytes verified.
+# writeback loops. Reports the bytes verified. The sizes shrink with
+# GS_WORKLOAD_DIV (wl), the budget does not: the debug lane runs smaller
+# rounds, as many as fit.
 t_stress() {
 	local secs=${GS_STRESS_SECONDS:-60} end round=0 total=0 alg v f p1 p2 p3 rc
 	local thp=/sys/kernel/mm/transparent_hugepage/hugepages-64kB/enabled
@@ -306,14 +308,17 @@ t_stress() {
 		swapoff $DEV 2>/dev/null
 		attach_backing "$big"
 		sysw $SYS/comp_algorithm "$alg" ok
-		sysw $SYS/mem_limit 16M ok
+		sysw $SYS/mem_limit "$(wl 16)M" ok
 		sysw $SYS/disksize 1T ok
 		mkswap $DEV >/dev/null && swapon $DEV || fail "swapon (round $round)"
-		run_cg gs-s1 40 gsverify 96 2 $((round * 3)) zstr >/tmp/s1 2>&1 &
+		run_cg gs-s1 "$(wl_limit 40)" gsverify "$(wl 96)" 2 $((round * 3)) zstr \
+			>/tmp/s1 2>&1 &
 		p1=$!
-		run_cg gs-s2 40 gsverify 96 2 $((round * 3 + 1)) tr >/tmp/s2 2>&1 &
+		run_cg gs-s2 "$(wl_limit 40)" gsverify "$(wl 96)" 2 $((round * 3 + 1)) tr \
+			>/tmp/s2 2>&1 &
 		p2=$!
-		run_cg gs-s3 40 stress-ng --temp-path /tmp --vm 1 --vm-bytes 80M --vm-method all \
+		run_cg gs-s3 "$(wl_limit 40)" stress-ng --temp-path /tmp --vm 1 \
+			--vm-bytes "$(wl 80)M" --vm-method all \
 			--verify --timeout 20s --metrics-brief >/tmp/s3 2>&1 &
 		p3=$!
 		rc=0
@@ -337,7 +342,7 @@ t_stress() {
 		echo 1 >$SYS/backing_compact 2>/dev/null; sleep 0.2
 	done) &
 	v=$!
-	DEV=$DEV FIO_SIZE=128M fio /opt/gs-src/tests/guest/verify.fio --runtime=$((secs / 2 + 10)) \
+	DEV=$DEV FIO_SIZE=$(wl 128)M fio /opt/gs-src/tests/guest/verify.fio --runtime=$((secs / 2 + 10)) \
 		>"$GS_OUT/stress-fio.log" 2>&1
 	rc=$?
 	kill $v; wait $v 2>/dev/null
