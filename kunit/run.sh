@@ -9,13 +9,20 @@
 # Prints TAP on stdout: one line per test case, a line for the kernel log
 # (no BUG/WARNING/KASAN/lockdep reports), or "build/run failed". Exits
 # non-zero if anything failed. The kunit.py log and kernel console go to
-# $GS_LOGDIR/kunit.log (kunit-sanitize.log with --sanitize).
+# $GS_LOGDIR/kunit.log (kunit-sanitize.log with --sanitize,
+# kunit-kcsan.log with --kcsan).
 #
-# usage: kunit/run.sh [--sanitize|--bench] [FILTER_GLOB]
+# usage: kunit/run.sh [--sanitize|--kcsan|--bench] [FILTER_GLOB]
 #   --sanitize   separate build with KASAN, lockdep, atomic-sleep and VM
 #                debugging, SMP: $GHOSTSWAP_KUNIT_CPUS virtual CPUs (host
 #                threads; default 2), so the race suites' threads run at
 #                the same instant; fails if fewer came online
+#   --kcsan      separate x86_64 build with KCSAN (the data race
+#                detector, which UML lacks) and lockdep, run in a QEMU
+#                guest with $GHOSTSWAP_KUNIT_CPUS vCPUs (default 2) that
+#                execute at once (multi-threaded TCG, no jump labels);
+#                every KCSAN report fails the run. Its own hard-linked
+#                copy of the tree, so it never waits for the others
 #   --bench      the plain build, running the micro-benchmarks of
 #                kunit/bench/ too (bench/lookup.sh runs them); every
 #                build compiles them, only --bench runs them
@@ -29,8 +36,9 @@ filter=()
 for a in "$@"; do
 	case $a in
 	--sanitize) mode=sanitize ;;
+	--kcsan) mode=kcsan ;;
 	--bench) mode=bench ;;
-	-h|--help) sed -n '3,23s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	-h|--help) sed -n '3,30s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	-*) gs_die "unknown option $a" ;;
 	*) filter+=("$a") ;;
 	esac
@@ -45,7 +53,26 @@ for t in flex bison make gcc python3; do
 done
 
 cpus=1
-if [ $mode = sanitize ]; then
+arch=um
+tree=$ksrc
+link=
+lock=$GS_CACHE/kunit.lock
+if [ $mode = kcsan ]; then
+	name=kunit-kcsan
+	arch=x86_64
+	# Not kunit-build*: gs_link_tree cleans those for the other tree.
+	build=$GS_CACHE/kcsan-build
+	tree=$GS_CACHE/kcsan-${ksrc##*/}
+	link=$GS_CACHE/kunit-link-kcsan
+	lock=$GS_CACHE/kcsan.lock
+	# KCSAN's default rules (not KCSAN_STRICT: kunit/README.md), each
+	# race reported once in a run, lockdep beside it. No jump labels:
+	# nothing patches kernel text while both vCPUs run (testbed/lib.sh).
+	add=(CONFIG_DEBUG_KERNEL=y CONFIG_SMP=y CONFIG_KCSAN=y
+	     CONFIG_KCSAN_REPORT_ONCE_IN_MS=3600000 CONFIG_PROVE_LOCKING=y
+	     '# CONFIG_JUMP_LABEL is not set')
+	cpus=${GHOSTSWAP_KUNIT_CPUS:-2}
+elif [ $mode = sanitize ]; then
 	name=kunit-sanitize
 	build=$GS_CACHE/kunit-build-sanitize-smp
 	# KFENCE is left out: UML does not select HAVE_ARCH_KFENCE.
@@ -54,10 +81,6 @@ if [ $mode = sanitize ]; then
 	# Each virtual CPU is a host thread: the race suites' threads run
 	# at the same instant. NR_CPUS is the most ncpus= may ask for.
 	cpus=${GHOSTSWAP_KUNIT_CPUS:-2}
-	case $cpus in
-	[1-8]) ;;
-	*) gs_die "GHOSTSWAP_KUNIT_CPUS=$cpus: 1 to 8" ;;
-	esac
 	add+=(CONFIG_SMP=y CONFIG_NR_CPUS=8)
 elif [ $mode = bench ]; then
 	# The plain build itself.
@@ -69,45 +92,103 @@ else
 	build=$GS_CACHE/kunit-build
 	add=()
 fi
+case $cpus in
+[1-8]) ;;
+*) gs_die "GHOSTSWAP_KUNIT_CPUS=$cpus: 1 to 8" ;;
+esac
 logdir=${GS_LOGDIR:-$GS_TOP/results/logs}
 mkdir -p "$logdir" "$GS_CACHE"
 log=$logdir/$name.log
 json=$build.json
 
-# One run at a time: the tree's drivers/block/ghostswap link is shared.
-exec 9>"$GS_CACHE/kunit.lock"
+# One run at a time per tree: its drivers/block/ghostswap link is shared.
+exec 9>"$lock"
 flock 9
 
+# The KCSAN build's tree: hard links to the unpacked tree's files, made
+# once under that tree's lock. A file of it is never written in place
+# (that would change the original too): replaced.
+if [ "$tree" != "$ksrc" ] && [ ! -f "$tree/.gs-copy" ]; then
+	gs_log "$name: hard-linked copy of $ksrc in $tree"
+	rm -rf "$tree" "$tree.tmp"
+	(
+		exec 8>"$GS_CACHE/kunit.lock"
+		flock 8
+		cp -al "$ksrc" "$tree.tmp"
+	)
+	rm -f "$tree.tmp/.gs-unpacked"	# gs_ksrc() must not find the copy
+	mv "$tree.tmp" "$tree"
+	: >"$tree/.gs-copy"
+fi
+
 # Link the repository into the tree. Each run relinks: clones differ.
-gs_link_tree "$ksrc"
+gs_link_tree "$tree" ${link:+"$link" "$build"}
 
 # Hook it into drivers/block once (the Makefile line only matters when the
-# test symbol is set). Kconfig has no optional source any more.
-grep -q 'drivers/block/ghostswap/Kconfig' "$ksrc/drivers/block/Kconfig" ||
-	printf '\nsource "drivers/block/ghostswap/Kconfig"\n' \
-		>>"$ksrc/drivers/block/Kconfig"
-grep -q 'ghostswap/' "$ksrc/drivers/block/Makefile" ||
-	printf '\nobj-$(CONFIG_GHOSTSWAP_KUNIT_TEST) += ghostswap/\n' \
-		>>"$ksrc/drivers/block/Makefile"
+# test symbol is set): a new file each time, not an append (hard links).
+gs_hook() {
+	grep -q "$2" "$1" && return 0
+	cp "$1" "$1.gs-new"
+	printf '\n%s\n' "$3" >>"$1.gs-new"
+	mv "$1.gs-new" "$1"
+}
+gs_hook "$tree/drivers/block/Kconfig" 'drivers/block/ghostswap/Kconfig' \
+	'source "drivers/block/ghostswap/Kconfig"'
+gs_hook "$tree/drivers/block/Makefile" 'ghostswap/' \
+	'obj-$(CONFIG_GHOSTSWAP_KUNIT_TEST) += ghostswap/'
 
 args=(run --kunitconfig "$GS_TOP/kunit/.kunitconfig" --build_dir "$build"
-      --arch um --jobs "$(nproc)" "--json=$json"
-      --timeout "${GHOSTSWAP_KUNIT_TIMEOUT:-900}")
+      --arch "$arch" --jobs "$(nproc)" "--json=$json"
+      --timeout "${GHOSTSWAP_KUNIT_TIMEOUT:-1800}")
 for c in ${add[@]+"${add[@]}"}; do
 	args+=(--kconfig_add "$c")
 done
 # The micro-benchmarks' suites are marked very slow: only --bench runs them.
 [ $mode = bench ] || args+=(--filter 'speed>very_slow')
 # UML's SMP needs the seccomp userspace (the ptrace one refuses ncpus > 1).
-[ "$cpus" = 1 ] || args+=(--kernel_args seccomp=on --kernel_args "ncpus=$cpus")
+[ $arch != um ] || [ "$cpus" = 1 ] ||
+	args+=(--kernel_args seccomp=on --kernel_args "ncpus=$cpus")
 args+=(${filter[@]+"${filter[@]}"})
 
-gs_log "$name: kunit.py in $ksrc, build dir $build"
+# x86_64: kunit.py runs qemu-system-x86_64 from PATH with "-accel kvm
+# -accel hvf -accel tcg", and QEMU takes the first that starts (this
+# host's /dev/kvm starts but boots no stock kernel). A wrapper runs the
+# test bed's emulator with gs_qemu_env's accelerator instead: TCG with a
+# thread per vCPU (GHOSTSWAP_TCG=multi), or KVM where it works.
+qpath=
+if [ $arch = x86_64 ]; then
+	GHOSTSWAP_TCG=multi gs_qemu_env
+	qpath=$GS_CACHE/kcsan-qemu
+	mkdir -p "$qpath"
+	{
+		echo '#!/bin/bash'
+		echo '# kunit/run.sh --kcsan: the test bed'\''s QEMU, its accelerator.'
+		printf 'opts=(%s)\n' "$GS_QEMU_OPTS"
+		cat <<'EOF'
+a=()
+while [ $# -gt 0 ]; do
+	if [ "$1" = -accel ] && [ ${#opts[@]} -gt 0 ]; then
+		shift 2
+		continue
+	fi
+	a+=("$1")
+	shift
+done
+EOF
+		printf 'exec %q "${opts[@]}" "${a[@]}"\n' "$GS_QEMU_BIN"
+	} >"$qpath/qemu-system-x86_64.new"
+	chmod +x "$qpath/qemu-system-x86_64.new"
+	mv "$qpath/qemu-system-x86_64.new" "$qpath/qemu-system-x86_64"
+	args+=(--qemu_args "-smp $cpus")
+	gs_log "$name: $GS_QEMU_DESC, $cpus vCPUs"
+fi
+
+gs_log "$name: kunit.py in $tree, build dir $build"
 t0=$(date +%s)
 rm -f "$json" "$build/test.log"
 rc=0
-(cd "$ksrc" && python3 tools/testing/kunit/kunit.py "${args[@]}") \
-	>"$log" 2>&1 || rc=$?
+(cd "$tree" && PATH=${qpath:+$qpath:}$PATH \
+	python3 tools/testing/kunit/kunit.py "${args[@]}") >"$log" 2>&1 || rc=$?
 if [ -f "$build/test.log" ]; then
 	printf '\n==== kernel console (%s/test.log) ====\n' "$build" >>"$log"
 	cat "$build/test.log" >>"$log"
@@ -144,15 +225,33 @@ else
 	echo "ok - $name: our sources build without warnings"
 fi
 
-# The kernel log of the run must be free of sanitizer and kernel reports.
+# The kernel log of the run must be free of sanitizer and kernel reports
+# (KCSAN's have a line of their own, below).
 pat='BUG:|WARNING:|KASAN|possible circular locking|sleeping function called from invalid context|UBSAN:|Kernel panic|Oops|work func gs_[a-z0-9_]+ .*deprecated workqueue'
 if [ -f "$build/test.log" ]; then
-	if grep -Eq "$pat" "$build/test.log"; then
+	if grep -v 'BUG: KCSAN:' "$build/test.log" | grep -Eq "$pat"; then
 		echo "not ok - $name: kernel log free of BUG/WARNING/KASAN/lockdep reports"
-		grep -E "$pat" "$build/test.log" | head -n 20 | sed 's/^/# /'
+		grep -v 'BUG: KCSAN:' "$build/test.log" | grep -E "$pat" |
+			head -n 20 | sed 's/^/# /'
 		tap=1
 	else
 		echo "ok - $name: kernel log free of BUG/WARNING/KASAN/lockdep reports"
+	fi
+fi
+
+# KCSAN: every data race report fails, shown whole (its title, the two
+# accesses and their stacks).
+if [ $mode = kcsan ] && [ -f "$build/test.log" ]; then
+	if grep -q 'BUG: KCSAN:' "$build/test.log"; then
+		echo "not ok - $name: kernel log free of KCSAN data-race reports"
+		sed -En '/BUG: KCSAN:/,/={40}/p' "$build/test.log" |
+			head -n 400 | sed 's/^/# /'
+		tap=1
+	elif grep -q 'kcsan: enabled early' "$build/test.log"; then
+		echo "ok - $name: kernel log free of KCSAN data-race reports"
+	else
+		echo "not ok - $name: KCSAN never said it was enabled"
+		tap=1
 	fi
 fi
 
@@ -177,9 +276,9 @@ if [ "$cpus" != 1 ] && [ -f "$build/test.log" ]; then
 	up=$(sed -n 's/.*smp: Brought up [0-9]* nodes\{0,1\}, \([0-9]*\) CPUs\{0,1\}.*/\1/p' \
 		"$build/test.log" | head -n 1)
 	if [ "${up:-0}" -ge "$cpus" ]; then
-		echo "ok - $name: $up CPUs online (ncpus=$cpus)"
+		echo "ok - $name: $up CPUs online ($cpus asked for)"
 	else
-		echo "not ok - $name: ${up:-no} CPUs online, $cpus asked for (ncpus=$cpus)"
+		echo "not ok - $name: ${up:-no} CPUs online, $cpus asked for"
 		tap=1
 	fi
 fi

@@ -222,15 +222,21 @@ gs_ksrc() {
 	echo "$t"
 }
 
-# gs_link_tree KSRC: link this checkout into the kernel tree KSRC as
-# drivers/block/ghostswap (KUnit builds it there), through
-# $GS_CACHE/kunit-link. Objects a build made from another clone's sources
-# are removed. The caller holds $GS_CACHE/kunit.lock.
+# gs_link_tree KSRC [LINK BUILD]: link this checkout into the kernel tree
+# KSRC as drivers/block/ghostswap (KUnit builds it there), through the
+# directory LINK (default $GS_CACHE/kunit-link). Objects a build made from
+# another clone's sources are removed (in BUILD, else in every
+# $GS_CACHE/kunit-build*). The caller holds the tree's lock
+# ($GS_CACHE/kunit.lock for the unpacked tree).
 gs_link_tree() {
-	local link=$GS_CACHE/kunit-link
+	local link=${2:-$GS_CACHE/kunit-link}
 	mkdir -p "$link"
 	if [ "$(readlink "$link/module" || true)" != "$GS_TOP/module" ]; then
-		rm -rf "$GS_CACHE"/kunit-build*/drivers/block/ghostswap
+		if [ -n "${3:-}" ]; then
+			rm -rf "$3/drivers/block/ghostswap"
+		else
+			rm -rf "$GS_CACHE"/kunit-build*/drivers/block/ghostswap
+		fi
 	fi
 	ln -sfn "$GS_TOP/kunit/tree/Kconfig" "$link/Kconfig"
 	ln -sfn "$GS_TOP/kunit/tree/Makefile" "$link/Makefile"
