@@ -9,9 +9,10 @@
 # usage: tests/run.sh [GUEST_TEST ...]   (default: every guest test, then
 #        the systemd boot test, tests/boot.sh, the debug-kernel lane,
 #        tests/debug-kernel.sh, the build matrix, tests/compat-build.sh,
-#        and the lanes on the 6.12 LTS and PREEMPT_RT kernels,
+#        the KUnit suites under KCSAN, kunit/run.sh --kcsan, and the
+#        lanes on the 6.12 LTS and PREEMPT_RT kernels,
 #        tests/kernel-lane.sh; GHOSTSWAP_SKIP_DEBUG=1 leaves the debug
-#        lane out)
+#        lane out, GHOSTSWAP_SKIP_KUNIT=1 both KUnit stages)
 set -uo pipefail
 . "$(dirname "$0")/../testbed/lib.sh"
 
@@ -65,21 +66,32 @@ stage_wait() {
 stage static "$GS_TOP/tests/static-checks.sh"
 stage bench "$GS_TOP/tests/bench/run.sh"
 stage tools "$GS_TOP/tests/tools/run.sh"
-# One KUnit run, with KASAN, lockdep, DEBUG_ATOMIC_SLEEP and DEBUG_VM: the
-# suites must pass and the kernel log must stay free of reports.
-[ "${GHOSTSWAP_SKIP_KUNIT:-0}" = 1 ] || stage kunit "$GS_TOP/kunit/run.sh" --sanitize
 stage build "$GS_TOP/testbed/build.sh"
 
+# Everything else runs beside the main guest: the host's CPUs are the
+# limit, not the order (each guest keeps one or two busy).
+#
 # The debug-kernel lane: part of the guest suite in a kernel of our own
-# with KASAN, lockdep, KFENCE and kmemleak (built once, then cached). It
-# runs beside the main guest and the boot test.
+# with KASAN, lockdep, KFENCE and kmemleak (built once, then cached), its
+# two vCPUs running at once. First: it installs its kernel into the guest
+# root, which the boot test (below) must not have mounted then.
 [ -n "${1:-}" ] || [ "${GHOSTSWAP_SKIP_DEBUG:-0}" = 1 ] ||
 	stage_bg debug "$GS_TOP/tests/debug-kernel.sh" "$res/debug"
+# The KUnit suites, with KASAN, lockdep, DEBUG_ATOMIC_SLEEP and DEBUG_VM
+# on SMP UML: they must pass and the kernel log must stay free of reports.
+# Then again under KCSAN, the data race detector, in an x86_64 guest
+# whose two vCPUs run at once (kunit/README.md).
+if [ "${GHOSTSWAP_SKIP_KUNIT:-0}" != 1 ]; then
+	stage_bg kunit "$GS_TOP/kunit/run.sh" --sanitize
+	[ -n "${1:-}" ] || stage_bg kcsan "$GS_TOP/kunit/run.sh" --kcsan
+fi
 # The build matrix: the module against every Debian header set from 6.12
 # to 7.3 that the archive serves (built, not booted).
 [ -n "${1:-}" ] || stage_bg compat "$GS_TOP/tests/compat-build.sh"
-# The guest suite's core on Debian stable's 6.12 LTS kernel.
+# The guest suite's core on Debian stable's 6.12 LTS kernel, and on the
+# PREEMPT_RT kernel.
 [ -n "${1:-}" ] || stage_bg lts "$GS_TOP/tests/kernel-lane.sh" lts "$res/lts"
+[ -n "${1:-}" ] || stage_bg rt "$GS_TOP/tests/kernel-lane.sh" rt "$res/rt"
 
 gs_log "stage: guest"
 mkdir -p "$res/guest"
@@ -87,7 +99,9 @@ t0=$(date +%s)
 # Backing devices for the writeback tier: a large one and a small one.
 # KFENCE (built into Debian's kernel, off by default) samples allocations
 # for out-of-bounds and use-after-free bugs; its reports fail the suite.
+# The time limit: 28-29 min alone, and the other lanes share the CPUs.
 GS_DISKS="gsback:1G gssmall:8M" GS_APPEND="kfence.sample_interval=20" \
+	GS_GUEST_TIMEOUT=${GS_GUEST_TIMEOUT:-3600} \
 	"$GS_TOP/testbed/guest.sh" "$res/guest" \
 	"GS_STRESS_SECONDS=${GS_STRESS_SECONDS:-60} bash /opt/gs-src/tests/guest/suite.sh $*" || true
 gs_log "guest boot + suite: $(($(date +%s) - t0)) s"
@@ -101,9 +115,10 @@ rm -f "$res"/guest/disk-*.img
 echo "# guest" && cat "$res/guest.tap"
 
 # A second boot, systemd as init: DKMS module, make install, the unit.
-[ -n "${1:-}" ] || stage boot "$GS_TOP/tests/boot.sh" "$res/boot"
-# The guest suite's core on the PREEMPT_RT kernel.
-[ -n "${1:-}" ] || stage rt "$GS_TOP/tests/kernel-lane.sh" rt "$res/rt"
+# It runs on an overlay of the guest root, which nothing may install into
+# meanwhile (tests/boot.sh): started last, when the debug lane has long
+# installed its kernel (else that waits for this).
+[ -n "${1:-}" ] || stage_bg boot "$GS_TOP/tests/boot.sh" "$res/boot"
 
 stage_wait
 echo "# total time $(($(date +%s) - start)) s"
