@@ -11,6 +11,8 @@
 #include <linux/err.h>
 #include <linux/mm.h>
 #include <linux/random.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
@@ -81,6 +83,36 @@ static inline void gs_overlap_expect(struct kunit *test, struct gs_overlap *o,
 		   what, hit, n, num_online_cpus());
 	KUNIT_EXPECT_GT_MSG(test, hit, 0L,
 			    "%s: no window overlapped another CPU's", what);
+}
+
+/*
+ * The other thread of a race test does one operation a turn, in a window
+ * of @o: the turn ends with the window, an error counted if @ret says so,
+ * and a chance for the test's thread to run where there is one CPU.
+ */
+static inline void gs_racer_turn_end(struct gs_overlap *o, unsigned int cpu,
+				     int ret, atomic_t *errors, long *ops)
+{
+	gs_overlap_exit(o, cpu);
+	if (ret)
+		atomic_inc(errors);
+	(*ops)++;
+	cond_resched();
+}
+
+/*
+ * ... and ends by freeing its two page buffers (one it could not allocate
+ * is an error: the race did not run) and telling the test.
+ */
+static inline int gs_racer_end(void *buf, void *tmp, atomic_t *errors,
+			       struct completion *done)
+{
+	if (!buf || !tmp)
+		atomic_inc(errors);
+	kfree(buf);
+	kfree(tmp);
+	complete(done);
+	return 0;
 }
 
 /*

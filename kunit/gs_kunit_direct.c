@@ -695,18 +695,9 @@ static int gs_direct_conc_fn(void *arg)
 				atomic_inc(&c->bad);
 			break;
 		}
-		gs_overlap_exit(&c->op, cpu);
-		if (ret)
-			atomic_inc(&c->errors);
-		c->ops++;
-		cond_resched();
+		gs_racer_turn_end(&c->op, cpu, ret, &c->errors, &c->ops);
 	}
-	if (!buf || !tmp)
-		atomic_inc(&c->errors);
-	kfree(buf);
-	kfree(tmp);
-	complete(&c->done);
-	return 0;
+	return gs_racer_end(buf, tmp, &c->errors, &c->done);
 }
 
 /*

@@ -14,6 +14,7 @@
 #include <kunit/static_stub.h>
 #include <kunit/test.h>
 #include <linux/completion.h>
+#include <linux/delay.h>
 #include <linux/kthread.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
@@ -531,14 +532,25 @@ struct gs_read_conc {
 
 static struct gs_read_conc *gs_conc;
 
-/* The unlocked window of a read of the test's thread opens. */
+/*
+ * The unlocked window of a read of the test's thread opens, and stays
+ * open until the other thread starts an operation, for at most 2 ms: a
+ * free, overwrite or writeback of a slot while a read has it pinned is
+ * the race this test is for, and the window of a read alone is too short
+ * to see one begin more than now and then.
+ */
 static void gs_read_conc_window(struct gs_store *s, u64 slot)
 {
 	struct gs_read_conc *c = gs_conc;
+	long started;
+	int i;
 
 	c->rd_cpu = gs_overlap_enter_vs(&c->rd, &c->op);
 	c->rd_in = true;
 	c->pinned++;
+	started = atomic_long_read(&c->op.windows);
+	for (i = 0; i < 2000 && atomic_long_read(&c->op.windows) == started; i++)
+		udelay(1);
 }
 
 /*
@@ -586,18 +598,9 @@ static int gs_read_conc_fn(void *arg)
 			ret = gs_store_write(c->s, slot, buf, GFP_KERNEL);
 			break;
 		}
-		gs_overlap_exit(&c->op, cpu);
-		if (ret)
-			atomic_inc(&c->errors);
-		c->ops++;
-		cond_resched();
+		gs_racer_turn_end(&c->op, cpu, ret, &c->errors, &c->ops);
 	}
-	if (!buf || !tmp)
-		atomic_inc(&c->errors);
-	kfree(buf);
-	kfree(tmp);
-	complete(&c->done);
-	return 0;
+	return gs_racer_end(buf, tmp, &c->errors, &c->done);
 }
 
 /*
