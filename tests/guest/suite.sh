@@ -25,12 +25,15 @@ ALL="testbed_text_patching testbed_paging load unload_reload bad_sysfs swapon_1t
 swapoff_frees fio split_bvec cluster_race accounting reset_frees mm_stat
 mem_limit compact algorithms cpu_hotplug workload_zstd comp_params
 workload_dict recompress_auto heuristic wb_setup wb_bad_input
-wb_on_demand wb_abi wb_idle_age wb_compact wb_direct wb_direct_all wb_full wb_checksum wb_encrypt wb_workload zswap_pool wb_zswap_sparse wb_race wb_rate
+wb_on_demand wb_abi wb_idle_age wb_compact wb_direct wb_direct_all wb_full wb_checksum wb_encrypt wb_workload zswap_pool wb_zswap_sparse wb_race
 fault_alloc fault_backing hostile leaks memory_cycle stress
 ctl_status ctl_setup_reset ctl_zramctl ctl_node_lock ctl_compression ctl_errors ctl_writeback ctl_backing_file unload_final"
-# Not in the default run (a measurement, not a test of ghostswap): the same
-# workload on zram for the ratio comparison. Run it after the workloads:
+# Not in the default run (measurements, not tests of ghostswap): the same
+# workload on zram for the ratio comparison, and the writeback rate
+# against the backing device's own (writeback.sh; `make bench` measures
+# writeback in its own section). Run them after the workloads:
 #   tests/run.sh load swapon_1t workload workload_zstd zram_compare
+#   tests/run.sh load wb_rate
 # Nor kmemleak (reliability.sh): it needs a kernel with kmemleak, the
 # debug-kernel lane's (tests/debug-kernel.sh), whose last test it is.
 

@@ -587,7 +587,7 @@ t_wb_encrypt() {
 	sysw $SYS/writeback_encrypt maybe "Invalid argument"
 	for e in 0 1; do
 		rm -f $img
-		truncate -s 64M $img && loop=$(losetup -f --show $img) || fail "loop device"
+		truncate -s 4M $img && loop=$(losetup -f --show $img) || fail "loop device"
 		sysw $SYS/writeback_encrypt $e ok
 		[ "$(cat $SYS/writeback_encrypt)" = $e ] || fail "writeback_encrypt reads $(cat $SYS/writeback_encrypt)"
 		sysw $SYS/backing_dev "$loop" ok
