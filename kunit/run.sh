@@ -54,6 +54,7 @@ done
 
 cpus=1
 arch=um
+timeout=1800
 tree=$ksrc
 link=
 lock=$GS_CACHE/kunit.lock
@@ -72,6 +73,8 @@ if [ $mode = kcsan ]; then
 	     CONFIG_KCSAN_REPORT_ONCE_IN_MS=3600000 CONFIG_PROVE_LOCKING=y
 	     '# CONFIG_JUMP_LABEL is not set')
 	cpus=${GHOSTSWAP_KUNIT_CPUS:-2}
+	# Its guest may wait for the debug lane's (gs_qemu_multi_lock).
+	timeout=3600
 elif [ $mode = sanitize ]; then
 	name=kunit-sanitize
 	build=$GS_CACHE/kunit-build-sanitize-smp
@@ -139,7 +142,7 @@ gs_hook "$tree/drivers/block/Makefile" 'ghostswap/' \
 
 args=(run --kunitconfig "$GS_TOP/kunit/.kunitconfig" --build_dir "$build"
       --arch "$arch" --jobs "$(nproc)" "--json=$json"
-      --timeout "${GHOSTSWAP_KUNIT_TIMEOUT:-1800}")
+      --timeout "${GHOSTSWAP_KUNIT_TIMEOUT:-$timeout}")
 for c in ${add[@]+"${add[@]}"}; do
 	args+=(--kconfig_add "$c")
 done
@@ -154,7 +157,9 @@ args+=(${filter[@]+"${filter[@]}"})
 # -accel hvf -accel tcg", and QEMU takes the first that starts (this
 # host's /dev/kvm starts but boots no stock kernel). A wrapper runs the
 # test bed's emulator with gs_qemu_env's accelerator instead: TCG with a
-# thread per vCPU (GHOSTSWAP_TCG=multi), or KVM where it works.
+# thread per vCPU (GHOSTSWAP_TCG=multi), or KVM where it works; under TCG
+# as the test bed runs such guests, one at a time, at a higher priority
+# (gs_qemu_multi_lock in testbed/lib.sh).
 qpath=
 if [ $arch = x86_64 ]; then
 	GHOSTSWAP_TCG=multi gs_qemu_env
@@ -175,7 +180,13 @@ while [ $# -gt 0 ]; do
 	shift
 done
 EOF
-		printf 'exec %q "${opts[@]}" "${a[@]}"\n' "$GS_QEMU_BIN"
+		if [ "$GS_QEMU_MULTI" = 1 ]; then
+			printf 'exec 6>%q\nflock 6\n' "$GS_CACHE/.multi-tcg.lock"
+			printf 'exec %s %q "${opts[@]}" "${a[@]}"\n' \
+				"${GS_QEMU_NICE[*]}" "$GS_QEMU_BIN"
+		else
+			printf 'exec %q "${opts[@]}" "${a[@]}"\n' "$GS_QEMU_BIN"
+		fi
 	} >"$qpath/qemu-system-x86_64.new"
 	chmod +x "$qpath/qemu-system-x86_64.new"
 	mv "$qpath/qemu-system-x86_64.new" "$qpath/qemu-system-x86_64"
