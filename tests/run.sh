@@ -66,25 +66,30 @@ stage_wait() {
 stage static "$GS_TOP/tests/static-checks.sh"
 stage bench "$GS_TOP/tests/bench/run.sh"
 stage tools "$GS_TOP/tests/tools/run.sh"
+# The KUnit suites, with KASAN, lockdep, DEBUG_ATOMIC_SLEEP and DEBUG_VM
+# on SMP UML: they must pass and the kernel log must stay free of reports.
+# Alone: its two CPUs are host threads that must run at once.
+[ "${GHOSTSWAP_SKIP_KUNIT:-0}" = 1 ] || stage kunit "$GS_TOP/kunit/run.sh" --sanitize
 stage build "$GS_TOP/testbed/build.sh"
 
 # Everything else runs beside the main guest: the host's CPUs are the
-# limit, not the order (each guest keeps one or two busy).
+# limit, not the order. The guests whose vCPUs run at once (the debug
+# lane, the KCSAN run) run one at a time, at a higher priority than the
+# others (gs_qemu_multi_lock, testbed/lib.sh).
 #
 # The debug-kernel lane: part of the guest suite in a kernel of our own
 # with KASAN, lockdep, KFENCE and kmemleak (built once, then cached), its
-# two vCPUs running at once. First: it installs its kernel into the guest
-# root, which the boot test (below) must not have mounted then.
-[ -n "${1:-}" ] || [ "${GHOSTSWAP_SKIP_DEBUG:-0}" = 1 ] ||
+# two vCPUs running at once. It installs its kernel into the guest root
+# first, which the boot test (below) must not have mounted then.
+debug_pid=
+if [ -z "${1:-}" ] && [ "${GHOSTSWAP_SKIP_DEBUG:-0}" != 1 ]; then
 	stage_bg debug "$GS_TOP/tests/debug-kernel.sh" "$res/debug"
-# The KUnit suites, with KASAN, lockdep, DEBUG_ATOMIC_SLEEP and DEBUG_VM
-# on SMP UML: they must pass and the kernel log must stay free of reports.
-# Then again under KCSAN, the data race detector, in an x86_64 guest
-# whose two vCPUs run at once (kunit/README.md).
-if [ "${GHOSTSWAP_SKIP_KUNIT:-0}" != 1 ]; then
-	stage_bg kunit "$GS_TOP/kunit/run.sh" --sanitize
-	[ -n "${1:-}" ] || stage_bg kcsan "$GS_TOP/kunit/run.sh" --kcsan
+	debug_pid=${bg_pids[-1]}
 fi
+# The KUnit suites again under KCSAN, the data race detector, in an
+# x86_64 guest whose two vCPUs run at once (kunit/README.md).
+[ -n "${1:-}" ] || [ "${GHOSTSWAP_SKIP_KUNIT:-0}" = 1 ] ||
+	stage_bg kcsan "$GS_TOP/kunit/run.sh" --kcsan
 # The build matrix: the module against every Debian header set from 6.12
 # to 7.3 that the archive serves (built, not booted).
 [ -n "${1:-}" ] || stage_bg compat "$GS_TOP/tests/compat-build.sh"
@@ -92,6 +97,18 @@ fi
 # PREEMPT_RT kernel.
 [ -n "${1:-}" ] || stage_bg lts "$GS_TOP/tests/kernel-lane.sh" lts "$res/lts"
 [ -n "${1:-}" ] || stage_bg rt "$GS_TOP/tests/kernel-lane.sh" rt "$res/rt"
+# A second boot, systemd as init: DKMS module, make install, the unit.
+# It runs on an overlay of the guest root, which nothing may install into
+# meanwhile (tests/boot.sh): it starts once the debug lane has installed
+# its kernel there (or has ended).
+boot_after_debug() {
+	while [ -n "$debug_pid" ] && kill -0 "$debug_pid" 2>/dev/null &&
+		[ ! -e "$res/debug/installed" ]; do
+		sleep 2
+	done
+	"$GS_TOP/tests/boot.sh" "$@"
+}
+[ -n "${1:-}" ] || stage_bg boot boot_after_debug "$res/boot"
 
 gs_log "stage: guest"
 mkdir -p "$res/guest"
@@ -113,12 +130,6 @@ gs_log "guest boot + suite: $(($(date +%s) - t0)) s"
 } >"$res/guest.tap"
 rm -f "$res"/guest/disk-*.img
 echo "# guest" && cat "$res/guest.tap"
-
-# A second boot, systemd as init: DKMS module, make install, the unit.
-# It runs on an overlay of the guest root, which nothing may install into
-# meanwhile (tests/boot.sh): started last, when the debug lane has long
-# installed its kernel (else that waits for this).
-[ -n "${1:-}" ] || stage_bg boot "$GS_TOP/tests/boot.sh" "$res/boot"
 
 stage_wait
 echo "# total time $(($(date +%s) - start)) s"
