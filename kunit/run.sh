@@ -158,8 +158,8 @@ args+=(${filter[@]+"${filter[@]}"})
 # host's /dev/kvm starts but boots no stock kernel). A wrapper runs the
 # test bed's emulator with gs_qemu_env's accelerator instead: TCG with a
 # thread per vCPU (GHOSTSWAP_TCG=multi), or KVM where it works; under TCG
-# as the test bed runs such guests, one at a time, at a higher priority
-# (gs_qemu_multi_lock in testbed/lib.sh).
+# as the test bed runs such guests, one at a time (gs_qemu_multi_lock in
+# testbed/lib.sh).
 qpath=
 if [ $arch = x86_64 ]; then
 	GHOSTSWAP_TCG=multi gs_qemu_env
@@ -182,8 +182,7 @@ done
 EOF
 		if [ "$GS_QEMU_MULTI" = 1 ]; then
 			printf 'exec 6>%q\nflock 6\n' "$GS_CACHE/.multi-tcg.lock"
-			printf 'exec %s %q "${opts[@]}" "${a[@]}"\n' \
-				"${GS_QEMU_NICE[*]}" "$GS_QEMU_BIN"
+			printf 'exec %q "${opts[@]}" "${a[@]}"\n' "$GS_QEMU_BIN"
 		else
 			printf 'exec %q "${opts[@]}" "${a[@]}"\n' "$GS_QEMU_BIN"
 		fi

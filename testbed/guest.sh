@@ -49,14 +49,10 @@ vng_args+=(--qemu "$GS_QEMU_BIN")
 # exit status (124: killed at GS_GUEST_TIMEOUT) for the report
 # (gs_guest_died in testbed/lib.sh).
 gs_log "booting $kver ($GS_QEMU_DESC), ${GS_MEM:-2G} RAM, running: $*"
-run=()
-if [ "$GS_QEMU_MULTI" = 1 ]; then
-	gs_qemu_multi_lock
-	run=("${GS_QEMU_NICE[@]}")
-fi
+[ "$GS_QEMU_MULTI" = 0 ] || gs_qemu_multi_lock
 rc=0
 t0=$(date +%s.%N)
-${run[@]+"${run[@]}"} timeout "${GS_GUEST_TIMEOUT:-2400}" vng --run "$kimg" \
+timeout "${GS_GUEST_TIMEOUT:-2400}" vng --run "$kimg" \
 	--root "$GS_BOOT_ROOT" ${init[@]+"${init[@]}"} $kvm \
 	--memory "${GS_MEM:-2G}" --cpus "${GS_CPUS:-2}" \
 	--rodir "/opt/gs-src=$GS_TOP" --rwdir "/opt/gs-out=$out" \

@@ -210,15 +210,13 @@ gs_qemu_env() {
 # beside four other guests it burned 2.5 times the CPU for the same
 # progress. So one such guest runs at a time: gs_qemu_multi_lock takes
 # $GS_CACHE/.multi-tcg.lock on file descriptor 6 of the calling shell
-# (held until it exits), and the guest runs under GS_QEMU_NICE, a higher
-# priority (nice -5, for root) than the single-threaded guests, which
-# fill the CPU time it leaves.
+# (held until it exits). tests/run.sh runs the guests that do not decide
+# how long the run takes (the 6.12, RT and boot lanes) at a lower
+# priority, so that they fill the CPU time the others leave.
 gs_qemu_multi_lock() {
 	exec 6>"$GS_CACHE/.multi-tcg.lock"
 	flock 6
 }
-GS_QEMU_NICE=()
-[ "$(id -u)" != 0 ] || GS_QEMU_NICE=(nice -n -5)
 
 # Use real KVM only where it can boot a stock kernel: /dev/kvm present and
 # the CPU advertises hardware virtualisation. GHOSTSWAP_KVM=0/1 overrides.

@@ -74,8 +74,9 @@ stage build "$GS_TOP/testbed/build.sh"
 
 # Everything else runs beside the main guest: the host's CPUs are the
 # limit, not the order. The guests whose vCPUs run at once (the debug
-# lane, the KCSAN run) run one at a time, at a higher priority than the
-# others (gs_qemu_multi_lock, testbed/lib.sh).
+# lane, the KCSAN run) run one at a time (gs_qemu_multi_lock,
+# testbed/lib.sh); the 6.12, RT and boot lanes, short, at a lower priority
+# than they and the main guest, so that they fill the CPU time left.
 #
 # The debug-kernel lane: part of the guest suite in a kernel of our own
 # with KASAN, lockdep, KFENCE and kmemleak (built once, then cached), its
@@ -95,8 +96,8 @@ fi
 [ -n "${1:-}" ] || stage_bg compat "$GS_TOP/tests/compat-build.sh"
 # The guest suite's core on Debian stable's 6.12 LTS kernel, and on the
 # PREEMPT_RT kernel.
-[ -n "${1:-}" ] || stage_bg lts "$GS_TOP/tests/kernel-lane.sh" lts "$res/lts"
-[ -n "${1:-}" ] || stage_bg rt "$GS_TOP/tests/kernel-lane.sh" rt "$res/rt"
+[ -n "${1:-}" ] || stage_bg lts nice -n 5 "$GS_TOP/tests/kernel-lane.sh" lts "$res/lts"
+[ -n "${1:-}" ] || stage_bg rt nice -n 5 "$GS_TOP/tests/kernel-lane.sh" rt "$res/rt"
 # A second boot, systemd as init: DKMS module, make install, the unit.
 # It runs on an overlay of the guest root, which nothing may install into
 # meanwhile (tests/boot.sh): it starts once the debug lane has installed
@@ -106,7 +107,7 @@ boot_after_debug() {
 		[ ! -e "$res/debug/installed" ]; do
 		sleep 2
 	done
-	"$GS_TOP/tests/boot.sh" "$@"
+	nice -n 5 "$GS_TOP/tests/boot.sh" "$@"
 }
 [ -n "${1:-}" ] || stage_bg boot boot_after_debug "$res/boot"
 
