@@ -23,10 +23,11 @@ set -uo pipefail
 # The guest tests of the lane: swap, raw I/O and the races, the writeback
 # tier and its race, injected faults, hostile input, the stress, leaks
 # (suite.sh). The store's own paths (accounting, limits, recompression,
-# direct writes) are KUnit's, under KASAN and lockdep on two CPUs.
+# direct writes) are KUnit's, under KASAN and lockdep on two CPUs; a
+# reset is kmemleak's first step.
 GS_DEBUG_TESTS=${GS_DEBUG_TESTS:-"testbed_paging testbed_parallel load swapon_1t workload
-swapoff_frees fio cluster_race reset_frees wb_setup wb_on_demand wb_race
-fault_alloc fault_backing hostile stress unload_final kmemleak"}
+swapoff_frees fio cluster_race wb_setup wb_on_demand wb_race fault_alloc
+fault_backing hostile stress unload_final kmemleak"}
 
 build_only=0
 if [ "${1:-}" = --build-only ]; then
