@@ -210,9 +210,7 @@ gs_qemu_env() {
 # beside four other guests it burned 2.5 times the CPU for the same
 # progress. So one such guest runs at a time: gs_qemu_multi_lock takes
 # $GS_CACHE/.multi-tcg.lock on file descriptor 6 of the calling shell
-# (held until it exits). tests/run.sh runs the guests that do not decide
-# how long the run takes (the 6.12, RT and boot lanes) at a lower
-# priority, so that they fill the CPU time the others leave.
+# (held until it exits).
 gs_qemu_multi_lock() {
 	exec 6>"$GS_CACHE/.multi-tcg.lock"
 	flock 6

@@ -72,44 +72,23 @@ stage tools "$GS_TOP/tests/tools/run.sh"
 [ "${GHOSTSWAP_SKIP_KUNIT:-0}" = 1 ] || stage kunit "$GS_TOP/kunit/run.sh" --sanitize
 stage build "$GS_TOP/testbed/build.sh"
 
-# Everything else runs beside the main guest: the host's CPUs are the
-# limit, not the order. The guests whose vCPUs run at once (the debug
-# lane, the KCSAN run) run one at a time (gs_qemu_multi_lock,
-# testbed/lib.sh); the 6.12, RT and boot lanes, short, at a lower priority
-# than they and the main guest, so that they fill the CPU time left.
-#
 # The debug-kernel lane: part of the guest suite in a kernel of our own
 # with KASAN, lockdep, KFENCE and kmemleak (built once, then cached), its
-# two vCPUs running at once. It installs its kernel into the guest root
-# first, which the boot test (below) must not have mounted then.
-debug_pid=
-if [ -z "${1:-}" ] && [ "${GHOSTSWAP_SKIP_DEBUG:-0}" != 1 ]; then
+# two vCPUs running at once. It runs beside the main guest, as do the
+# build matrix, the 6.12 lane and the KCSAN run. The guests whose vCPUs
+# run at once (the debug lane, the KCSAN run) run one at a time
+# (gs_qemu_multi_lock, testbed/lib.sh).
+[ -n "${1:-}" ] || [ "${GHOSTSWAP_SKIP_DEBUG:-0}" = 1 ] ||
 	stage_bg debug "$GS_TOP/tests/debug-kernel.sh" "$res/debug"
-	debug_pid=${bg_pids[-1]}
-fi
+# The build matrix: the module against every Debian header set from 6.12
+# to 7.3 that the archive serves (built, not booted).
+[ -n "${1:-}" ] || stage_bg compat "$GS_TOP/tests/compat-build.sh"
+# The guest suite's core on Debian stable's 6.12 LTS kernel.
+[ -n "${1:-}" ] || stage_bg lts "$GS_TOP/tests/kernel-lane.sh" lts "$res/lts"
 # The KUnit suites again under KCSAN, the data race detector, in an
 # x86_64 guest whose two vCPUs run at once (kunit/README.md).
 [ -n "${1:-}" ] || [ "${GHOSTSWAP_SKIP_KUNIT:-0}" = 1 ] ||
 	stage_bg kcsan "$GS_TOP/kunit/run.sh" --kcsan
-# The build matrix: the module against every Debian header set from 6.12
-# to 7.3 that the archive serves (built, not booted).
-[ -n "${1:-}" ] || stage_bg compat "$GS_TOP/tests/compat-build.sh"
-# The guest suite's core on Debian stable's 6.12 LTS kernel, and on the
-# PREEMPT_RT kernel.
-[ -n "${1:-}" ] || stage_bg lts nice -n 5 "$GS_TOP/tests/kernel-lane.sh" lts "$res/lts"
-[ -n "${1:-}" ] || stage_bg rt nice -n 5 "$GS_TOP/tests/kernel-lane.sh" rt "$res/rt"
-# A second boot, systemd as init: DKMS module, make install, the unit.
-# It runs on an overlay of the guest root, which nothing may install into
-# meanwhile (tests/boot.sh): it starts once the debug lane has installed
-# its kernel there (or has ended).
-boot_after_debug() {
-	while [ -n "$debug_pid" ] && kill -0 "$debug_pid" 2>/dev/null &&
-		[ ! -e "$res/debug/installed" ]; do
-		sleep 2
-	done
-	nice -n 5 "$GS_TOP/tests/boot.sh" "$@"
-}
-[ -n "${1:-}" ] || stage_bg boot boot_after_debug "$res/boot"
 
 gs_log "stage: guest"
 mkdir -p "$res/guest"
@@ -117,7 +96,7 @@ t0=$(date +%s)
 # Backing devices for the writeback tier: a large one and a small one.
 # KFENCE (built into Debian's kernel, off by default) samples allocations
 # for out-of-bounds and use-after-free bugs; its reports fail the suite.
-# The time limit: 28-29 min alone, and the other lanes share the CPUs.
+# The time limit: 28-29 min alone; the lanes beside it share the CPUs.
 GS_DISKS="gsback:1G gssmall:8M" GS_APPEND="kfence.sample_interval=20" \
 	GS_GUEST_TIMEOUT=${GS_GUEST_TIMEOUT:-3600} \
 	"$GS_TOP/testbed/guest.sh" "$res/guest" \
@@ -131,6 +110,11 @@ gs_log "guest boot + suite: $(($(date +%s) - t0)) s"
 } >"$res/guest.tap"
 rm -f "$res"/guest/disk-*.img
 echo "# guest" && cat "$res/guest.tap"
+
+# A second boot, systemd as init: DKMS module, make install, the unit.
+[ -n "${1:-}" ] || stage boot "$GS_TOP/tests/boot.sh" "$res/boot"
+# The guest suite's core on the PREEMPT_RT kernel.
+[ -n "${1:-}" ] || stage rt "$GS_TOP/tests/kernel-lane.sh" rt "$res/rt"
 
 stage_wait
 echo "# total time $(($(date +%s) - start)) s"
