@@ -48,8 +48,14 @@ vng_args+=(--qemu "$GS_QEMU_BIN")
 # A guest that dies is a failed run: no second boot. OUTDIR/exit keeps the
 # exit status (124: killed at GS_GUEST_TIMEOUT) for the report
 # (gs_guest_died in testbed/lib.sh).
+rm -f "$out/qemu.pid" "$out/pinned"
+if [ "$GS_QEMU_MULTI" = 1 ]; then
+	vng_args+=("--qemu-opts=-name debug-threads=on -pidfile $out/qemu.pid")
+	gs_qemu_multi_lock
+	gs_qemu_pin_vcpus "$out/qemu.pid" "${GS_CPUS:-2}" >"$out/pinned" 2>&1 &
+	pinner=$!
+fi
 gs_log "booting $kver ($GS_QEMU_DESC), ${GS_MEM:-2G} RAM, running: $*"
-[ "$GS_QEMU_MULTI" = 0 ] || gs_qemu_multi_lock
 rc=0
 t0=$(date +%s.%N)
 timeout "${GS_GUEST_TIMEOUT:-2400}" vng --run "$kimg" \
@@ -60,6 +66,7 @@ timeout "${GS_GUEST_TIMEOUT:-2400}" vng --run "$kimg" \
 	--verbose --exec "echo GS-GUEST-UP >/dev/kmsg; export GS_GUEST_PAGING=$GS_GUEST_PAGING; $*" \
 	</dev/null >"$out/console.log" 2>&1 || rc=$?
 echo "$rc" >"$out/exit"
+[ -z "${pinner:-}" ] || kill "$pinner" 2>/dev/null || true
 # What the guest cost the host: OUTDIR/cpu, "WALL CPU" in seconds, CPU
 # the user and system time of QEMU (and virtme-ng around it). CPU above
 # WALL: its vCPUs ran at the same instant on more than one host CPU.

@@ -216,6 +216,57 @@ gs_qemu_multi_lock() {
 	flock 6
 }
 
+# gs_qemu_pin_vcpus PIDFILE N: give each of the N vCPU threads of the
+# multi-threaded guest whose QEMU writes PIDFILE a host CPU of its own
+# (vCPU i on the i-th CPU this shell may use, round robin), and say so on
+# stdout. Run in the background as the guest boots. Unpinned, a host
+# whose CPUs are busy with other guests may keep both vCPU threads on one
+# CPU's run queue, where they only take turns (a CI run: 279 token passes
+# a second in t_testbed_parallel, against millions). The threads are found
+# by the names QEMU gives them under "-name debug-threads=on"
+# ("CPU 0/TCG"). A guest too short-lived to be pinned says so.
+gs_qemu_pin_vcpus() {
+	local pidf=$1 n=$2 pid= cpus=() r a b i t comm v tries=0 found
+
+	for r in $(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status | tr , ' '); do
+		a=${r%-*} b=${r#*-}
+		for ((i = a; i <= b; i++)); do
+			cpus+=("$i")
+		done
+	done
+	if [ "${#cpus[@]}" -lt 2 ]; then
+		echo "not pinned: this host gives ${#cpus[@]} CPU"
+		return 0
+	fi
+	while [ $((tries += 1)) -le 600 ]; do
+		[ -z "$pid" ] && [ -s "$pidf" ] && pid=$(cat "$pidf")
+		if [ -n "$pid" ]; then
+			found=0
+			for t in /proc/"$pid"/task/*; do
+				comm=$(cat "$t/comm" 2>/dev/null) || continue
+				[[ $comm =~ ^CPU\ [0-9]+/TCG$ ]] && found=$((found + 1))
+			done
+			[ "$found" -ge "$n" ] && break
+		fi
+		sleep 0.2
+	done
+	if [ -z "$pid" ] || [ "${found:-0}" -lt "$n" ]; then
+		echo "not pinned: ${found:-0} of $n vCPU threads seen in QEMU ${pid:-(no pid file)}"
+		return 0
+	fi
+	for t in /proc/"$pid"/task/*; do
+		comm=$(cat "$t/comm" 2>/dev/null) || continue
+		[[ $comm =~ ^CPU\ ([0-9]+)/TCG$ ]] || continue
+		v=${BASH_REMATCH[1]}
+		i=${cpus[v % ${#cpus[@]}]}
+		if taskset -pc "$i" "${t##*/}" >/dev/null; then
+			echo "vCPU $v (thread ${t##*/}) on host CPU $i"
+		else
+			echo "vCPU $v (thread ${t##*/}): taskset failed"
+		fi
+	done
+}
+
 # Use real KVM only where it can boot a stock kernel: /dev/kvm present and
 # the CPU advertises hardware virtualisation. GHOSTSWAP_KVM=0/1 overrides.
 gs_use_kvm() {

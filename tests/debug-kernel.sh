@@ -203,7 +203,8 @@ t0=$SECONDS
 # GS_GUEST_LA57=0: 4-level paging (testbed/lib.sh, gs_qemu_env); the
 # guest gets GS_GUEST_PAGING=4 from testbed/guest.sh, and
 # tests/guest/core.sh t_testbed_paging checks the depth against it.
-# The time limit: the lane took 1548-2218 s, and up to 300 s more when
+# The time limit: the guest took 1288-1618 s in make test (1421 s on a
+# CI machine), and up to 300 s more when
 # udev's coldplug, beside the other lanes on 2 CPUs, runs into
 # virtme-ng's settle timeout (--timeout=300) before the first test.
 GHOSTSWAP_TCG=${GHOSTSWAP_DEBUG_TCG:-multi} \
@@ -216,6 +217,7 @@ GHOSTSWAP_TCG=${GHOSTSWAP_DEBUG_TCG:-multi} \
 echo "# debug kernel: guest boot and $(echo $GS_DEBUG_TESTS | wc -w) tests: $((SECONDS - t0)) s"
 [ ! -f "$out/guest/cpu" ] ||
 	echo "# debug kernel: the guest took $(cut -d' ' -f2 "$out/guest/cpu") s of host CPU in $(cut -d' ' -f1 "$out/guest/cpu") s"
+[ ! -s "$out/guest/pinned" ] || sed 's/^/# debug kernel: /' "$out/guest/pinned"
 rm -f "$out"/guest/disk-*.img
 [ ! -f "$out/guest/results.tap" ] || tap_append "$out/guest/results.tap"
 con=$out/guest/console.log

@@ -150,17 +150,22 @@ EOF
 # gsparallel passes a token between two threads pinned to CPUs 0 and 1,
 # each spinning until it is its turn: a pass needs both CPUs executing.
 # Measured on this test bed: ~270 passes a second where the emulator runs
-# one vCPU at a time (it switches at each guest timer tick), 3.5-27
-# million where both run; the bar is GS_PARALLEL_MIN_RATE (10000).
+# one vCPU at a time (it switches at each guest timer tick), 0.28-27
+# million where both run. A busy host may still run both vCPU threads on
+# one of its CPUs for seconds (a CI run: 279 a second over 3 s, beside
+# three other guests): so gsparallel keeps the best 0.1 s window of up to
+# GS_PARALLEL_SECONDS (60) and stops at the first that reaches the bar,
+# GS_PARALLEL_MIN_RATE (10000).
 t_testbed_parallel() {
 	local min=${GS_PARALLEL_MIN_RATE:-10000} out rate
 	[ "$(nproc)" -ge 2 ] || fail "$(nproc) CPU online: two needed"
-	out=$(gsparallel 3) || fail "gsparallel did not run: $out"
+	out=$(gsparallel -r "$min" "${GS_PARALLEL_SECONDS:-60}") ||
+		fail "gsparallel did not run: $out"
 	echo "$out"
-	rate=$(echo "$out" | sed -n 's/.*: \([0-9]*\) per second.*/\1/p')
+	rate=$(echo "$out" | sed -n 's/.*best 0.1 s window \([0-9]*\) per second.*/\1/p')
 	[ -n "$rate" ] || fail "no rate in gsparallel's output"
 	[ "$rate" -ge "$min" ] ||
-		fail "$rate passes a second (at least $min wanted): the CPUs took turns, they did not run at once"
+		fail "at best $rate passes a second (at least $min wanted): the CPUs took turns, they did not run at once"
 }
 
 t_load() {
