@@ -76,7 +76,7 @@ int cmd_config(int argc, char **argv)
 		if (sw == 0)
 			printf("# %s\n", SWITCH_OFF_MSG);
 		else if (sw == 1)
-			printf("# systemd.ghostswap on the kernel command line: the boot setup runs with or without files\n");
+			printf("# " CMDLINE_KEY " on the kernel command line: the boot setup runs with or without files\n");
 	}
 	for (k = 0; k < N_CONFIG_KEYS; k++) {
 		if (!origins[k].line)

@@ -139,12 +139,12 @@ static void check_config(void)
 	if (rc)
 		report("FAIL", "configuration: the error above stops the boot setup ('ghostswapctl config' lists the files)");
 	else if (!n)
-		report("warn", "configuration: no ghostswap.conf nor drop-in: " UNIT " does not run at boot");
+		report("warn", "configuration: no " CONF_NAME " nor drop-in: " UNIT " does not run at boot");
 	else
 		report("ok", "configuration: %zu file%s, valid ('ghostswapctl config' shows them)",
 		       n, n == 1 ? "" : "s");
 	if (cmdline_switch() == 0)
-		report("warn", "kernel command line: systemd.ghostswap=0: the boot setup is off for this boot");
+		report("warn", "kernel command line: " CMDLINE_KEY "=0: the boot setup is off for this boot");
 }
 
 /*

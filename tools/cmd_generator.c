@@ -94,6 +94,12 @@ int cmd_generator(int argc, char **argv)
 	struct settings s = { 0 };
 	size_t n;
 
+	if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		usage(stdout);
+		return RC_OK;
+	}
+	if (argc >= 2 && argv[1][0] == '-')
+		return fail(RC_USAGE, "generator: unknown option '%s'", argv[1]);
 	if (argc < 2 || argc > 4)
 		return fail(RC_USAGE, "generator: want the normal units' directory (and the early and late ones)");
 	if (cmdline_switch() == 0)

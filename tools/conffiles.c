@@ -20,10 +20,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define CONF_NAME	"ghostswap.conf"
-#define DROPIN_DIR	"ghostswap.conf.d"
-#define CMDLINE_KEY	"systemd.ghostswap"
-
 char confroot[PATH_MAX];
 
 /* Highest precedence first. */

@@ -55,6 +55,9 @@
 #define DEV_PATH	"/dev/ghostswap"
 #define DEV_SYS		"block/ghostswap"
 #define SETUP_UNIT	"ghostswap.service"
+#define CONF_NAME	"ghostswap.conf"	/* the main file (conffiles.c) */
+#define DROPIN_DIR	"ghostswap.conf.d"	/* the drop-ins' directory */
+#define CMDLINE_KEY	"systemd.ghostswap"	/* the boot setup's switch */
 #define DEBUG_DIR	"kernel/debug"
 #define CHECK_FILE	"kernel/debug/ghostswap/check"
 #define ZSWAP_ENABLED	"module/zswap/parameters/enabled"
@@ -65,7 +68,7 @@
 #define DEFAULT_PRIO	100
 #define DEFAULT_PRIO_S	"100"
 #define PROG		"ghostswapctl"
-#define SWITCH_OFF_MSG	"systemd.ghostswap=0 on the kernel command line: the boot setup is off"
+#define SWITCH_OFF_MSG	CMDLINE_KEY "=0 on the kernel command line: the boot setup is off"
 #define DEBUGFS_MAGIC	0x64626720
 #define MAX_COLUMNS	64	/* status columns on one line */
 #define MAX_RECOMP	3	/* secondary algorithms (the module's priorities) */

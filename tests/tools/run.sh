@@ -7,7 +7,8 @@
 # commands recorded through GHOSTSWAP_TRACE). Errors the real module gives
 # (EBUSY, EINVAL, ENODEV, ...) come from tests/tools/fault.c, preloaded:
 # root ignores file modes. Also: make install/clean, the systemd units, the
-# example configuration, and lint of the man pages. Last, the test
+# example configuration, and lint of the man pages, which must document
+# every key, command and option the tool's source takes. Last, the test
 # harness's own parts: tests/run.sh's summary (skips counted apart, and
 # failing) and kunit/json2tap.py.
 #
@@ -1259,6 +1260,10 @@ $(tail -n 1 "$gen_out/ghostswap.service.d/50-ghostswap-backing.conf")" "0
 After=dev-vdb.device"
 ctl generator
 expect "generator without a directory: usage error" 2 "want the normal units' directory"
+ctl generator --bogus
+expect "generator with an option it does not take: usage error" 2 "unknown option '--bogus'"
+ctl generator --help
+same "generator --help: the usage, exit 0" "$rc $(grep -c '^Usage:' <<<"$out")" "0 1"
 if command -v systemd-escape >/dev/null; then
 	bad=
 	for p in /dev/vdb "/dev/disk/by-id/ata-QEMU_HARDDISK_QM00001-part2" \
@@ -1498,14 +1503,96 @@ for c in $("$CTL" --help | sed -n '/^Columns/,/^$/p' | awk 'NR > 2 && NF { print
 	grep -q "^\.B.*${c//-/\\\\-}" "$top/man/ghostswapctl.8" || miss="$miss $c"
 done
 same "ghostswapctl(8) describes every column of --help" "$miss" ""
+
+# What the tool's source accepts, for the checks of its man pages against
+# it: c_body FN prints function FN of tools/*.c (its definition starts a
+# line, its closing brace too); c_opts FN the options FN parses, "--LONG"
+# from its struct option table and "-X" from its getopt string, with
+# those of parse_help_only() when it calls that; roff FILE the man page
+# with \- as - and no font changes.
+c_body() {
+	awk -v fn="$1" '$0 ~ "^[a-z].*[ *]" fn "\\(" { p = 1 } p { print } p && /^}/ { exit }' \
+		"$top"/tools/*.c
+}
+c_opts() {
+	local body
+	body=$(c_body "$1")
+	sed -n 's/.*{ "\([a-z-]*\)", [a-z_]*_argument,.*/--\1/p' <<<"$body"
+	sed -n 's/.*next_opt(argc, argv, "\([^"]*\)".*/\1/p' <<<"$body" |
+		tr -d ':' | grep -o . | sed 's/^/-/'
+	if [ "$1" != parse_help_only ] && grep -q 'parse_help_only(' <<<"$body"; then
+		c_opts parse_help_only
+	fi
+}
+roff() { sed 's/\\-/-/g; s/\\f[BIRP]//g' "$1"; }
+
+# ghostswap.conf(5): the keys set_setting() takes (tools/config.c) are
+# those of config_keys, which "config" prints, N_CONFIG_KEYS of them; each
+# has a paragraph in ghostswap.conf(5) and a line in the example, and
+# the page has no paragraph for a key the tool does not take.
+keys=$(c_body set_setting | sed -n 's/.*!strcmp(key, "\([a-z_]*\)").*/\1/p' | sort)
+table=$(sed -n '/^const char \*const config_keys\[N_CONFIG_KEYS\] = {/,/^};/p' \
+	"$top/tools/config.c" | grep -o '"[a-z_]*"' | tr -d '"' | sort)
+n=$(sed -n 's/^#define N_CONFIG_KEYS[[:space:]]*\([0-9]*\)$/\1/p' "$top/tools/ghostswapctl.h")
 miss=
-for k in mode size algorithm algorithm_params compression_algorithm mem_limit backing_dev backing_size backing_discard priority disable_zswap swapon \
-	writeback_limit writeback_direct writeback_shrinker writeback_checksum \
-	writeback_encrypt writeback_batch_size idle_writeback; do
-	grep -q "^\.BI $k " "$top/man/ghostswap.conf.5" || miss="$miss man:$k"
+[ -n "$keys" ] || miss=" no-keys-found-in-set_setting"
+[ "$(grep -c . <<<"$table")" = "$n" ] ||
+	miss="$miss N_CONFIG_KEYS=$n,config_keys-has-$(grep -c . <<<"$table")"
+for k in $(comm -23 <(echo "$keys") <(echo "$table")); do
+	miss="$miss not-in-config_keys:$k"
+done
+for k in $(comm -13 <(echo "$keys") <(echo "$table")); do
+	miss="$miss not-in-set_setting:$k"
+done
+same "config_keys: N_CONFIG_KEYS ($n) keys, those set_setting() takes" "$miss" ""
+miss=
+all=$(sort -u <<<"$keys"$'\n'"$table")
+for k in $all; do
+	grep -q "^\.BI $k \" = " "$top/man/ghostswap.conf.5" || miss="$miss man:$k"
 	grep -q "^#\?$k = " "$top/etc/ghostswap.conf" || miss="$miss example:$k"
 done
-same "every configuration key in ghostswap.conf(5) and the example" "$miss" ""
+man5=$(sed -n 's/^\.BI \([a-z_]*\) " = .*/\1/p' "$top/man/ghostswap.conf.5")
+for k in $man5; do
+	grep -qx "$k" <<<"$keys" || miss="$miss not-a-key:$k"
+done
+same "ghostswap.conf(5) and the example document every key the tool takes" "$miss" ""
+
+# ghostswapctl(8): every command of main()'s table is in the SYNOPSIS and
+# has a paragraph in COMMANDS; each of its options is in that paragraph,
+# in a tag of its section "COMMAND OPTIONS" (status: also ZRAMCTL'S
+# OPTIONS, the options without a command, which status parses) or of
+# COMMON OPTIONS, where main()'s own (--help, --version) are too.
+m8=$(roff "$top/man/ghostswapctl.8")
+syn=$(awk '/^\.SH / { s = $2 == "SYNOPSIS"; next } s' <<<"$m8")
+# SECTION<TAB>LINE: each tag line of a .TP paragraph; the lines of a
+# paragraph of COMMANDS as CMD<TAB>LINE, CMD the first word of its tag.
+paras=$(awk '
+	/^\.SH / { sec = substr($0, 5); gsub(/"/, "", sec); cmd = ""; next }
+	/^\.(TP|PP|SS)/ { tag = $0 ~ /^\.TP/; cmd = ""; next }
+	tag && sec == "COMMANDS" { cmd = $0; sub(/^\.[A-Z]+ "?/, "", cmd); sub(/[ "].*/, "", cmd) }
+	tag { print sec "\t" $0; tag = 0; if (!cmd) next }
+	cmd { print cmd "\t" $0 }' <<<"$m8")
+opt_in() {	# opt_in OPT TEXT: OPT, alone, in TEXT
+	grep -qE -- "(^|[^[:alnum:]-])$1([^[:alnum:]-]|\$)" <<<"$2"
+}
+miss=
+cmds=$(c_body main | sed -n 's/.*{ "\([a-z]*\)", \(cmd_[a-z_]*\) },.*/\1 \2/p')
+[ -n "$cmds" ] || miss=" no-commands-found-in-main"
+while read -r c fn; do
+	grep -qE "(ghostswapctl|\[) $c( |\$)" <<<"$syn" || miss="$miss synopsis:$c"
+	grep -q "^$c"$'\t' <<<"$paras" || miss="$miss commands:$c"
+	places=$(awk -F'\t' -v c="$c" -v s="${c^^} OPTIONS" '
+		$1 == c || $1 == s || $1 == "COMMON OPTIONS" ||
+		(c == "status" && $1 == "ZRAMCTL'\''S OPTIONS")' <<<"$paras")
+	for o in $(c_opts "$fn" | sort -u); do
+		opt_in "$o" "$places" || miss="$miss $c:$o"
+	done
+done <<<"$cmds"
+places=$(awk -F'\t' '$1 == "COMMON OPTIONS"' <<<"$paras")
+for o in $(c_body main | grep -o 'strcmp(argv\[1\], "-[^"]*")' | sed 's/.*"\(.*\)")/\1/'); do
+	opt_in "$o" "$places" || miss="$miss ghostswapctl:$o"
+done
+same "ghostswapctl(8) documents every command and every option it takes" "$miss" ""
 miss=
 for a in disksize comp_algorithm mem_limit mem_used_max compact reset mm_stat \
 	io_stat cluster_stat backing_dev writeback idle writeback_limit \
