@@ -99,7 +99,7 @@ gs_chroot() {
 # block dies on it. With one thread no vCPU runs between the
 # invalidation and the store. Seen with QEMU 7.2 and 10.0 alike (a memcg
 # key flipped by the first memory cgroup; tracepoint and schedstats keys
-# in tests/guest/suite.sh t_testbed_text_patching). Each guest then
+# in tests/guest/core.sh t_testbed_text_patching). Each guest then
 # keeps one host CPU busy, so tests/run.sh runs its two long guests side
 # by side. GHOSTSWAP_TCG=multi brings the fault back (to reproduce it);
 # the debug lane runs it with a kernel that patches no text

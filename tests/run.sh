@@ -3,8 +3,10 @@
 #
 # The ghostswap test suite: provisions the test bed, runs the static checks
 # and the KUnit suites (UML), builds and installs the module by DKMS in the
-# guest root, boots the guest and runs the guest suite in one boot. Prints TAP, then a summary line
-# "N passed, N failed"; exits non-zero on any failure.
+# guest root, boots the guest and runs the guest suite in one boot. Prints
+# TAP, then a summary line "N passed, N failed, N skipped"; exits non-zero
+# on any failure, on a skip that tests/skips-allowed does not list, or when
+# nothing passed.
 #
 # usage: tests/run.sh [GUEST_TEST ...]   (default: every guest test, then
 #        the systemd boot test, tests/boot.sh, the debug-kernel lane,
