@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# make            build module/ghostswap.ko against KDIR (default: running kernel)
+# make            build ghostswap.ko against KDIR (default: running kernel)
 # make tools      build tools/ghostswapctl
 # make install    install ghostswapctl, man pages, systemd units and generator, udev rule
 #                 and /etc/ghostswap.conf (DESTDIR, PREFIX; not the module:

@@ -89,7 +89,7 @@ static const struct kernel_param_ops gs_size_param_ops = {
 
 module_param_cb(disksize, &gs_size_param_ops, &gs_default_disksize, 0444);
 MODULE_PARM_DESC(disksize,
-		 "Size of /dev/ghostswap at load and after reset (default 64G; 2 x RAM up to 64G where the swap core allocates per slot, as on 6.12; max 16T minus 4K)");
+		 "Size of /dev/ghostswap at load and after reset (default 64G; 2 x RAM up to 64G where the swap core allocates per slot, as on 6.12; max 16T minus 8K)");
 
 module_param_string(comp_algorithm, gs_default_alg, sizeof(gs_default_alg),
 		    0444);

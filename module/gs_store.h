@@ -129,8 +129,9 @@ enum gs_direct {
 
 /*
  * Clusters a store keeps in reserve for the first store into a range when
- * memory is short (4888 bytes each), refilled by clusters that are freed;
- * the cluster index keeps the nodes for as many new ranges (gs_index.h).
+ * memory is short (gs_cluster_bytes() each: about 5 KiB), refilled by
+ * clusters that are freed; the cluster index keeps the nodes for as many
+ * new ranges (gs_index.h).
  */
 #define GS_CLUSTER_RESERVE	4
 static_assert(GS_CLUSTER_RESERVE <= GS_INDEX_INSERTS_MAX);

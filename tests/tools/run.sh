@@ -1593,12 +1593,12 @@ for o in $(c_body main | grep -o 'strcmp(argv\[1\], "-[^"]*")' | sed 's/.*"\(.*\
 	opt_in "$o" "$places" || miss="$miss ghostswapctl:$o"
 done
 same "ghostswapctl(8) documents every command and every option it takes" "$miss" ""
+# The sysfs files: every DEVICE_ATTR_RO/RW/WO(name) of the module.
 miss=
-for a in disksize comp_algorithm mem_limit mem_used_max compact reset mm_stat \
-	io_stat cluster_stat backing_dev writeback idle writeback_limit \
-	writeback_limit_enable writeback_direct writeback_shrinker backing_compact \
-	writeback_checksum writeback_encrypt writeback_batch_size initstate bd_stat \
-	backing_discard; do
+attrs=$(grep -ho 'DEVICE_ATTR_[RWO]*([a-z_0-9]*)' "$top"/module/*.c |
+	sed 's/.*(\(.*\))/\1/' | sort -u)
+[ "$(wc -w <<<"$attrs")" -ge 30 ] || miss="only-$(wc -w <<<"$attrs")-attributes-found"
+for a in $attrs; do
 	grep -q "^\.BR $a \"" "$top/man/ghostswap.4" || miss="$miss $a"
 done
 same "ghostswap(4) documents every sysfs file" "$miss" ""
