@@ -6,7 +6,7 @@
 #                 and /etc/ghostswap.conf (DESTDIR, PREFIX; not the module:
 #                 that is DKMS's job)
 # make check      checkpatch --strict, sparse and W=1 on module/
-# make test       the whole test suite (see README.md)
+# make test       the whole test suite (see Documentation/testing.md)
 # make stress     the guest's verified stress for STRESS_SECONDS (1800)
 # make demo       boot the guest and swapon /dev/ghostswap
 # make bench      ghostswap against zram and zswap in one guest boot: a

@@ -421,3 +421,45 @@ t_ctl_writeback() {
 	losetup -d "$loop2"
 	rm -f "$img" "$small"
 }
+
+# The README's five-minute tour, as a newcomer types it: the sh block
+# under "## A five-minute tour", run by bash on the device as ctl_fresh
+# leaves it, then judged by what it printed and left behind: swap on a
+# 1 TiB device, the 192 MiB of text in swap beyond the cgroup's 64 MiB
+# (about 130 MiB, compressed), the swap header alone once the file is gone,
+# everything undone at the end.
+t_readme_tour() {
+	local tour=/tmp/readme-tour.sh out rc mm orig compr peak
+	ctl_fresh
+	awk '/^## A five-minute tour/ { on = 1 }
+		on && /^```sh$/ { inb = 1; next }
+		inb && /^```$/ { exit }
+		inb' /opt/gs-src/README.md >"$tour"
+	[ "$(grep -c . "$tour")" -ge 10 ] || fail "no tour found in README.md"
+	mountpoint -q /dev/shm || mount -t tmpfs tmpfs /dev/shm
+	out=$(cd /tmp && PATH=/usr/local/sbin:$PATH bash -x "$tour" 2>&1)
+	rc=$?
+	printf '%s\n' "$out"
+	[ $rc = 0 ] || fail "the tour ended with exit $rc"
+	grep -qiE 'command not found|no such file|permission denied|usage:|ghostswapctl: ' <<<"$out" &&
+		fail "the tour printed an error"
+	grep -qE "^$DEV +partition +1024G +0B +100\$" <<<"$out" ||
+		fail "swapon --show did not list a 1 TiB $DEV at priority 100"
+	# The two mm_stat lines: nine numbers each.
+	mm=$(grep -E '^ *[0-9]+( +-?[0-9]+){8} *$' <<<"$out")
+	[ "$(wc -l <<<"$mm")" = 2 ] || fail "want two mm_stat lines: $mm"
+	read -r orig compr _ <<<"$(head -n 1 <<<"$mm")"
+	[ "$orig" -ge $((100 << 20)) ] && [ "$orig" -le $((192 << 20)) ] ||
+		fail "DATA after the fill: $orig bytes, want 100-192 MiB"
+	[ "$compr" -gt 0 ] && [ $((compr * 2)) -le "$orig" ] ||
+		fail "COMPR $compr of DATA $orig: the text did not halve"
+	peak=$orig
+	read -r orig _ <<<"$(tail -n 1 <<<"$mm")"
+	[ "$orig" = 4096 ] || fail "DATA once the file is gone: $orig bytes, want mkswap's header alone (4096)"
+	grep -q "^$DEV " /proc/swaps && fail "still swapped on"
+	[ ! -e /dev/shm/tour ] && [ ! -d /sys/fs/cgroup/tour ] ||
+		fail "the tour left its file or cgroup behind"
+	[ "$(cat "$SYS/disksize")" = "$(default_disksize)" ] ||
+		fail "the device was not reset"
+	echo "tour: DATA $((peak >> 20)) MiB at its fullest"
+}
