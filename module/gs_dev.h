@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * ghostswap device: /dev/ghostswap and what configures it. The bio path
- * and module init (gs_main.c), the defaults (gs_defaults.c), sysfs
- * (gs_sysfs.c) and debugfs (gs_debug.c) share it; the store below knows
- * nothing of it.
+ * ghostswap device: /dev/ghostswap and what configures it. The device and
+ * module init (gs_main.c), the bio path (gs_bio.c), the defaults
+ * (gs_defaults.c), sysfs (gs_sysfs.c) and debugfs (gs_debug.c) share it;
+ * the store below knows nothing of it.
  */
 #ifndef _GS_DEV_H
 #define _GS_DEV_H
@@ -28,6 +28,7 @@
 #define GS_ALG_NAME_LEN		64
 
 struct attribute_group;
+struct bio;
 struct dentry;
 struct gendisk;
 struct gs_punt;
@@ -40,7 +41,7 @@ struct gs_dev {
 	/* Write: configuration changes. Read: stats, writeback, compaction. */
 	struct rw_semaphore conf_lock;
 	bool claim;		/* reconfiguring: opens fail with -EBUSY */
-	/* Bios a worker finishes (gs_main.c): reads, writes, the reserve. */
+	/* Bios a worker finishes (gs_bio.c): reads, writes, the reserve. */
 	struct workqueue_struct *io_wq;
 	struct gs_punt __percpu *punt_read;
 	struct gs_punt __percpu *punt_write;
@@ -48,6 +49,15 @@ struct gs_dev {
 	struct dentry *debugfs;
 	unsigned long dump_cluster;	/* debugfs "table" shows this one */
 };
+
+/*
+ * gs_bio.c: the bio path (the device's submit_bio), and the workers that
+ * finish the bios that must wait for backing device I/O: created with
+ * the device, destroyed after its disk.
+ */
+void gs_submit_bio(struct bio *bio);
+int gs_punt_create(struct gs_dev *d);
+void gs_punt_destroy(struct gs_dev *d);
 
 /*
  * gs_defaults.c: the module parameters, size and algorithm at load and
