@@ -5,7 +5,7 @@
  *
  * What the files of the tool share. The first include of every one of
  * them (it sets _XOPEN_SOURCE). Each file says what it holds:
- *   ghostswapctl.c   main(): the environment, the command table
+ *   main.c           main(): the environment, the command table
  *   cmd_*.c          the commands: status, setup and reset, writeback and
  *                    idle, compact, check, dict, config, doctor,
  *                    generator (also run as ghostswap-generator)
