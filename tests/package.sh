@@ -306,7 +306,7 @@ nothing_left() {
 	m=$(LC_ALL=C comm -13 "$out/files-before" "$out/files-after" |
 		grep -E '^f \./var/lib/dkms/mok\.(key|pub)$')
 	[ -z "$m" ] ||
-		echo "made by DKMS at its first build, not counted: $(sed 's/^f \.//' <<<"$m" | tr '\n' ' ')"
+		echo "made by DKMS at its first build, not counted: $(sed 's/^f \.//' <<<"$m" | paste -sd ' ')"
 	diff "$out/files-before" <(grep -vxF "$m" "$out/files-after") >"$out/files.diff"
 	if [ -s "$out/files.diff" ]; then
 		echo "the root's files differ (< before the install, > after the purge):"
