@@ -17,11 +17,14 @@ KVER ?= $(shell uname -r)
 KDIR ?= /lib/modules/$(KVER)/build
 PWD := $(shell pwd)
 
+# The version: dkms.conf's PACKAGE_VERSION, the one place it is written
+# (Kbuild reads it too, for MODULE_VERSION).
+GS_VERSION = $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
+
 # Userspace: the admin tool and what goes with it.
 CC ?= cc
 CFLAGS ?= -O2 -g
-GS_CFLAGS = -std=c11 -Wall -Wextra -Werror \
-	-DGS_VERSION='"$(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)"'
+GS_CFLAGS = -std=c11 -Wall -Wextra -Werror -DGS_VERSION='"$(GS_VERSION)"'
 DESTDIR ?=
 PREFIX ?= /usr
 SBINDIR ?= $(PREFIX)/sbin
@@ -42,8 +45,7 @@ modules_install:
 
 tools: tools/ghostswapctl
 
-# ghostswapctl is every tools/*.c, compiled and linked in one command; the
-# version comes from dkms.conf.
+# ghostswapctl is every tools/*.c, compiled and linked in one command.
 GHOSTSWAPCTL_SRCS := $(sort $(wildcard tools/*.c))
 GHOSTSWAPCTL_HDRS := $(sort $(wildcard tools/*.h))
 
@@ -53,11 +55,13 @@ tools/ghostswapctl: $(GHOSTSWAPCTL_SRCS) $(GHOSTSWAPCTL_HDRS) dkms.conf
 
 install: tools/ghostswapctl
 	install -D -m 755 tools/ghostswapctl $(DESTDIR)$(SBINDIR)/ghostswapctl
-	install -D -m 644 man/ghostswap.4 $(DESTDIR)$(MANDIR)/man4/ghostswap.4
-	install -D -m 644 man/ghostswap.conf.5 \
-		$(DESTDIR)$(MANDIR)/man5/ghostswap.conf.5
-	install -D -m 644 man/ghostswapctl.8 \
-		$(DESTDIR)$(MANDIR)/man8/ghostswapctl.8
+	# The man pages' footer names the version ("ghostswap" in .TH).
+	for m in ghostswap.4 ghostswap.conf.5 ghostswapctl.8; do \
+		install -d $(DESTDIR)$(MANDIR)/man$${m##*.} && \
+		sed '/^\.TH /s/"ghostswap"/"ghostswap $(GS_VERSION)"/' man/$$m \
+			>$(DESTDIR)$(MANDIR)/man$${m##*.}/$$m && \
+		chmod 644 $(DESTDIR)$(MANDIR)/man$${m##*.}/$$m || exit 1; \
+	done
 	install -d $(DESTDIR)$(SYSTEMDUNITDIR)
 	for u in ghostswap.service ghostswap-writeback.service \
 		ghostswap-writeback.timer; do \

@@ -195,4 +195,4 @@ module_exit(gs_exit);
 
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("Ghost swap: compressed swap device with on-demand clusters");
-MODULE_VERSION("0.1.0");
+MODULE_VERSION(GS_VERSION);	/* dkms.conf's PACKAGE_VERSION (Kbuild) */

@@ -49,8 +49,13 @@ dkms_build() {
 	grep -c ' CC \| LD ' "$log" && ! grep -E 'warning:|error:' "$log"
 }
 dkms_install() {
+	local v
 	gs_chroot dkms install -m ghostswap -v "$ver" -k "$1" &&
-		gs_chroot modinfo -k "$1" ghostswap | grep -E '^(filename|vermagic|version)'
+		gs_chroot modinfo -k "$1" ghostswap | grep -E '^(filename|vermagic|version)' ||
+		return 1
+	# MODULE_VERSION is dkms.conf's PACKAGE_VERSION (Kbuild).
+	v=$(gs_chroot modinfo -k "$1" -F version ghostswap)
+	[ "$v" = "$ver" ] || { echo "modinfo says version $v, dkms.conf $ver"; return 1; }
 }
 helpers() {
 	local ctl=/tmp/ghostswapctl f srcs=()

@@ -336,7 +336,7 @@ build() {
 	log=$logs/compat-${set//\//-}.log
 	rm -rf "$b"
 	mkdir -p "$b/src"
-	(cd "$GS_TOP" && cp -r Kbuild Makefile module "$b/src/") || return 1
+	(cd "$GS_TOP" && cp -r Kbuild Makefile dkms.conf module "$b/src/") || return 1
 	kdir=/lib/modules/$kv/build
 	[ -e "$root$kdir" ] || kdir=/usr/src/linux-headers-$kv
 	gcc=$(sed -n 's/^CONFIG_CC_VERSION_TEXT="\(.*\)"$/\1/p' "$root$kdir/.config" |

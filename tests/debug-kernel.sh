@@ -138,7 +138,7 @@ module() {
 	local src=$out/module rc=0
 	rm -rf "$src"
 	mkdir -p "$src"
-	(cd "$GS_TOP" && cp -r Kbuild Makefile module "$src/") || return 1
+	(cd "$GS_TOP" && cp -r Kbuild Makefile dkms.conf module "$src/") || return 1
 	# The kernel has no BTF; if it was built without pahole, so is the
 	# module, else kbuild warns that the pahole versions differ.
 	local pahole=()

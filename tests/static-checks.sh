@@ -31,7 +31,7 @@ done
 b=$GS_ROOT/tmp/gs-static
 rm -rf "$b"
 mkdir -p "$b"
-cp -r "$GS_TOP/Kbuild" "$GS_TOP/Makefile" "$GS_TOP/module" "$b/"
+cp -r "$GS_TOP/Kbuild" "$GS_TOP/Makefile" "$GS_TOP/dkms.conf" "$GS_TOP/module" "$b/"
 gs_chroot make -C /tmp/gs-static KVER="$kver" W=1 C=2 \
 	CHECK=/opt/gs-sparse/usr/bin/sparse >"$tmp/build" 2>&1
 s=$?

@@ -48,8 +48,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* dkms.conf's PACKAGE_VERSION, given by the Makefile. */
 #ifndef GS_VERSION
-#define GS_VERSION "0.1.0"
+#error "GS_VERSION is not defined: build with make tools"
 #endif
 
 #define DEV_PATH	"/dev/ghostswap"

@@ -55,8 +55,8 @@ else
 fi
 CTL=$src/tools/ghostswapctl
 t "builds with -Wpedantic too" \
-	${CC:-cc} -std=c11 -Wall -Wextra -Wpedantic -Werror -O2 -o "$tmp/ctl-pedantic" \
-	"$top"/tools/*.c
+	${CC:-cc} -std=c11 -Wall -Wextra -Wpedantic -Werror -O2 -DGS_VERSION="\"$ver\"" \
+	-o "$tmp/ctl-pedantic" "$top"/tools/*.c
 t "only libc: no library besides libc in the binary" \
 	sh -c "! objdump -p '$CTL' 2>/dev/null | awk '/NEEDED/ { print \$2 }' | grep -v '^libc\.so'"
 
