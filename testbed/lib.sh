@@ -267,6 +267,38 @@ gs_qemu_pin_vcpus() {
 	done
 }
 
+# An overlay of the guest root, its upper layer thrown away afterwards:
+# for a test that boots or installs into the root without changing it
+# (tests/boot.sh, tests/package.sh). The root is the lower layer: nothing
+# may install into it while the overlay is mounted, so gs_overlay_lock
+# takes $GS_CACHE/.build.lock shared on file descriptor 8 of the calling
+# shell (testbed/build.sh and tests/debug-kernel.sh take it alone).
+gs_overlay_lock() {
+	exec 8>"$GS_CACHE/.build.lock"
+	flock -s 8
+}
+
+# gs_overlay_remove DIR: unmount DIR/root and remove DIR. A process of the
+# last chroot command may still hold the overlay for a moment: a few
+# tries, then a lazy unmount.
+gs_overlay_remove() {
+	local merged=$1/root tries=5
+	gs_umount_root "$merged"
+	while mountpoint -q "$merged" && [ $((tries -= 1)) -ge 0 ]; do
+		umount "$merged" 2>/dev/null || sleep 1
+	done
+	mountpoint -q "$merged" && umount -l "$merged"
+	rm -rf --one-file-system "$1"
+}
+
+# gs_overlay_mount DIR: a fresh overlay of the guest root at DIR/root.
+gs_overlay_mount() {
+	gs_overlay_remove "$1"
+	mkdir -p "$1/upper" "$1/work" "$1/root"
+	mount -t overlay overlay \
+		-o "lowerdir=$GS_ROOT,upperdir=$1/upper,workdir=$1/work" "$1/root"
+}
+
 # Use real KVM only where it can boot a stock kernel: /dev/kvm present and
 # the CPU advertises hardware virtualisation. GHOSTSWAP_KVM=0/1 overrides.
 gs_use_kvm() {

@@ -17,27 +17,12 @@ set -uo pipefail
 . "$(dirname "$0")/../testbed/lib.sh"
 
 out=$(mkdir -p "$1" && cd "$1" && pwd)
-# The guest root is the overlay's lower layer: nothing may install into it
-# (testbed/build.sh, tests/debug-kernel.sh) while the overlay is mounted.
-exec 8>"$GS_CACHE/.build.lock"
-flock -s 8
+gs_overlay_lock
 ov=$GS_CACHE/boot-overlay
 merged=$ov/root
 TAP_LOGS=$out
-
-cleanup() {
-	gs_umount_root "$merged"
-	mountpoint -q "$merged" && umount "$merged"
-	rm -rf --one-file-system "$ov"
-}
-trap cleanup EXIT
-
-overlay() {
-	cleanup
-	mkdir -p "$ov/upper" "$ov/work" "$merged"
-	mount -t overlay overlay \
-		-o "lowerdir=$GS_ROOT,upperdir=$ov/upper,workdir=$ov/work" "$merged"
-}
+# shellcheck disable=SC2064
+trap "gs_overlay_remove '$ov'" EXIT
 
 # What an admin does after the DKMS install: make install, the config,
 # systemctl enable.
@@ -78,7 +63,7 @@ install() {
 	EOF
 }
 
-tap_step "overlay of the guest root" overlay overlay || exit 1
+tap_step "overlay of the guest root" overlay gs_overlay_mount "$ov" || exit 1
 tap_step "make install, /etc/ghostswap.conf, systemctl enable ghostswap.service" \
 	install install || exit 1
 mkdir -p "$out/guest"

@@ -34,10 +34,7 @@ set -uo pipefail
 
 [ $# = 1 ] || gs_die "usage: $0 OUTDIR"
 out=$(mkdir -p "$1" && cd "$1" && pwd)
-# The guest root is the overlay's lower layer: nothing may install into it
-# (testbed/build.sh, tests/debug-kernel.sh) while the overlay is mounted.
-exec 8>"$GS_CACHE/.build.lock"
-flock -s 8
+gs_overlay_lock
 ov=$GS_CACHE/package-overlay
 merged=$ov/root
 TAP_LOGS=$out
@@ -50,18 +47,8 @@ pkgs="ghostswap-dkms ghostswap-tools"
 work=/tmp/gs-package
 edit="# edited by the admin (tests/package.sh)"
 
-# A process of the last chroot command may still hold the overlay for a
-# moment: a few tries, then a lazy unmount.
-cleanup() {
-	local tries=5
-	gs_umount_root "$merged"
-	while mountpoint -q "$merged" && [ $((tries -= 1)) -ge 0 ]; do
-		umount "$merged" 2>/dev/null || sleep 1
-	done
-	mountpoint -q "$merged" && umount -l "$merged"
-	rm -rf --one-file-system "$ov"
-}
-trap cleanup EXIT
+# shellcheck disable=SC2064
+trap "gs_overlay_remove '$ov'" EXIT
 
 # in_root CMD...: CMD in the overlay, as gs_chroot runs it in the root.
 in_root() { GS_ROOT=$merged gs_chroot "$@"; }
@@ -113,13 +100,6 @@ build() {
 }
 
 # ------------------------------------------------------------- the steps
-
-overlay() {
-	cleanup
-	mkdir -p "$ov/upper" "$ov/work" "$merged"
-	mount -t overlay overlay \
-		-o "lowerdir=$GS_ROOT,upperdir=$ov/upper,workdir=$ov/work" "$merged"
-}
 
 # What testbed/build.sh (and the debug lane) left in the root goes from the
 # overlay: a machine that never had ghostswap.
@@ -331,7 +311,7 @@ fail_out() {
 	exit 1
 }
 
-tap_step "overlay of the guest root" overlay overlay || fail_out
+tap_step "overlay of the guest root" overlay gs_overlay_mount "$ov" || fail_out
 tap_step "without the test bed's ghostswap (DKMS build, /usr/local/sbin/ghostswapctl)" \
 	pristine pristine || fail_out
 tap_step "dpkg-buildpackage -us -uc -b from a clean copy: $pkgs $ver" build package ||
