@@ -9,12 +9,15 @@
 #   series  suite                 compiler  built in
 #   7.3     trixie-backports      gcc 14    the guest root if it has those
 #                                           headers, else the trixie chroot
-#   7.3     experimental (rc)     gcc 16    the sid chroot
-#   7.2     sid                   gcc 16    the sid chroot
+#   newest  experimental (rc)     gcc 16    the sid chroot
+#   newest  sid                   gcc 16    the sid chroot
 #   6.12    trixie (+ security)   gcc 14    the trixie chroot
 #   6.12    bookworm-backports    gcc 12    the bookworm chroot
 #
-# Package versions are looked up in the archive at run time; a series the
+# "newest" is the newest series the suite serves, whatever its number
+# (7.3 in experimental and 7.2 in sid on 2026-11-27): the kernels our
+# users get next are built before they get them. Package versions are
+# looked up in the archive at run time; a series the
 # archive no longer serves is a TAP skip with the reason (tests/run.sh
 # fails on it unless tests/skips-allowed lists it). The chroots are
 # minimal (debootstrap --variant=minbase, no recommends), one per
@@ -52,8 +55,8 @@ flock 9
 # The header sets: series/name, the suites that may serve it, the chroot
 # that builds it.
 sets="7.3/trixie-backports	trixie-backports	trixie
-7.3/experimental	experimental	sid
-7.2/sid	sid	sid
+newest/experimental	experimental	sid
+newest/sid	sid	sid
 6.12/trixie	trixie,trixie-security,trixie-updates	trixie
 6.12/bookworm-backports	bookworm-backports	bookworm"
 
@@ -101,10 +104,12 @@ ns_run() {
 inside=$(cat <<'EOF'
 set -eu
 # resolve SERIES SUITES: "PACKAGE VERSION SUITE" of the newest header
-# package of SERIES (e.g. 6.12) that one of SUITES (a,b,c) serves.
+# package of SERIES (e.g. 6.12; "newest": any) that one of SUITES
+# (a,b,c) serves.
 resolve() {
-	local re n hit suites=$2
-	re="^linux-headers-${1//./\\.}(\.[0-9]+)?(\+deb[0-9.]+)?-amd64\$"
+	local re n hit suites=$2 series=${1//./\\.}
+	[ "$1" != newest ] || series='[0-9]+\.[0-9]+'
+	re="^linux-headers-$series(\.[0-9]+)?(\+deb[0-9.]+)?-amd64\$"
 	for n in $(apt-cache search --names-only "$re" | cut -d' ' -f1 | sort -rV); do
 		hit=$(apt-cache madison "$n" | while IFS='|' read -r _ v src; do
 			set -- $src
@@ -251,6 +256,18 @@ chroot_sets() {
 	rm -f "$out"
 	: >"$out.new"
 	chroot_provision "$name" || return 1
+	# Headers of a set no longer in the list (renamed, or dropped),
+	# first: a set of the list may have unpacked the same package.
+	for stamp in "$r"/var/lib/gs-compat/*.stamp; do
+		[ -f "$stamp" ] || continue
+		set=${stamp##*/}
+		set=${set%.stamp}
+		grep -q "^${set/-//}"$'\t' <<<"$sets" && continue
+		echo "$(date +%T) dropping $(cat "$stamp") (set ${set/-//}) from $name"
+		ns_run "$r" rw "" bash -c "$inside" inside drop \
+			"$(cut -d' ' -f1 "$stamp")" || return 1
+		rm -f "$stamp"
+	done
 	while IFS=$'\t' read -r set suites ch; do
 		[ "$ch" = "$name" ] || continue
 		wanted "$set" || continue
