@@ -180,12 +180,9 @@ while [ $# -gt 0 ]; do
 	shift
 done
 EOF
-		if [ "$GS_QEMU_MULTI" = 1 ]; then
-			printf 'exec 6>%q\nflock 6\n' "$GS_CACHE/.multi-tcg.lock"
-			printf 'exec %q "${opts[@]}" "${a[@]}"\n' "$GS_QEMU_BIN"
-		else
-			printf 'exec %q "${opts[@]}" "${a[@]}"\n' "$GS_QEMU_BIN"
-		fi
+		[ "$GS_QEMU_MULTI" != 1 ] ||
+			printf 'exec 6>%q\nflock 6\n' "$GS_QEMU_MULTI_LOCK"
+		printf 'exec %q "${opts[@]}" "${a[@]}"\n' "$GS_QEMU_BIN"
 	} >"$qpath/qemu-system-x86_64.new"
 	chmod +x "$qpath/qemu-system-x86_64.new"
 	mv "$qpath/qemu-system-x86_64.new" "$qpath/qemu-system-x86_64"

@@ -209,10 +209,11 @@ gs_qemu_env() {
 # Measured on the 2-core test bed: the debug lane alone used 1.4 CPUs;
 # beside four other guests it burned 2.5 times the CPU for the same
 # progress. So one such guest runs at a time: gs_qemu_multi_lock takes
-# $GS_CACHE/.multi-tcg.lock on file descriptor 6 of the calling shell
-# (held until it exits).
+# $GS_QEMU_MULTI_LOCK on file descriptor 6 of the calling shell (held
+# until it exits); kunit/run.sh's QEMU wrapper takes it the same way.
+GS_QEMU_MULTI_LOCK=$GS_CACHE/.multi-tcg.lock
 gs_qemu_multi_lock() {
-	exec 6>"$GS_CACHE/.multi-tcg.lock"
+	exec 6>"$GS_QEMU_MULTI_LOCK"
 	flock 6
 }
 
