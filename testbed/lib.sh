@@ -292,12 +292,14 @@ gs_overlay_remove() {
 	rm -rf --one-file-system "$1"
 }
 
-# gs_overlay_mount DIR: a fresh overlay of the guest root at DIR/root.
+# gs_overlay_mount DIR [LOWER]: a fresh overlay at DIR/root of the guest
+# root, or of LOWER (which may be such an overlay itself: a throwaway
+# layer over a throwaway layer).
 gs_overlay_mount() {
 	gs_overlay_remove "$1"
 	mkdir -p "$1/upper" "$1/work" "$1/root"
 	mount -t overlay overlay \
-		-o "lowerdir=$GS_ROOT,upperdir=$1/upper,workdir=$1/work" "$1/root"
+		-o "lowerdir=${2:-$GS_ROOT},upperdir=$1/upper,workdir=$1/work" "$1/root"
 }
 
 # Use real KVM only where it can boot a stock kernel: /dev/kvm present and

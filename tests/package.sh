@@ -20,6 +20,11 @@
 #  - an upgrade to the same tree built as a higher version rebuilds the
 #    module for every kernel and keeps an /etc/ghostswap.conf the admin
 #    edited;
+#  - the upgraded machine, configured and with ghostswap.service enabled
+#    (tests/boot-lib.sh), boots with systemd and comes up as configured,
+#    with the module and ghostswapctl of the upgrade's version;
+#  - a second 7.x kernel installed after ours gets the module from DKMS's
+#    kernel hooks, and loses it when it is purged;
 #  - apt purge removes both, and the root's files must be those it had
 #    before the install (as piuparts compares them): nothing of ours left,
 #    no module under any /lib/modules.
@@ -31,6 +36,7 @@
 # the packages and lintian's report go to OUTDIR)
 set -uo pipefail
 . "$(dirname "$0")/../testbed/lib.sh"
+. "$(dirname "$0")/boot-lib.sh"
 
 [ $# = 1 ] || gs_die "usage: $0 OUTDIR"
 out=$(mkdir -p "$1" && cd "$1" && pwd)
@@ -47,8 +53,13 @@ pkgs="ghostswap-dkms ghostswap-tools"
 work=/tmp/gs-package
 edit="# edited by the admin (tests/package.sh)"
 
+# The boot's layer over that overlay (the boot writes into its root),
+# and the second kernel's packages, kept between runs.
+bootov=$GS_CACHE/package-boot-overlay
+kcache=$GS_CACHE/package-kernel
+
 # shellcheck disable=SC2064
-trap "gs_overlay_remove '$ov'" EXIT
+trap "gs_overlay_remove '$bootov'; gs_overlay_remove '$ov'" EXIT
 
 # in_root CMD...: CMD in the overlay, as gs_chroot runs it in the root.
 in_root() { GS_ROOT=$merged gs_chroot "$@"; }
@@ -272,6 +283,78 @@ upgraded() {
 	echo "/etc/ghostswap.conf: $(grep -c . "$merged/etc/ghostswap.conf") lines, the edits kept"
 }
 
+# The upgraded machine, configured and booted (tests/boot-lib.sh): the
+# boot's own writes go to a layer of their own, so that the purge's file
+# list is compared with a root that was never booted.
+boot_root() {
+	gs_overlay_mount "$bootov" "$merged" && gs_boot_config "$bootov/root"
+}
+
+# The newest 7.x kernel of Debian's cloud flavour (the smallest download:
+# 38 MB of modules against 159, with every option dkms.conf asks for) of
+# another series than the root's 7.x kernel.
+second_kver() {
+	local series
+	series=$(gs_kver | cut -d. -f1-2)
+	# shellcheck disable=SC2016
+	in_root sh -c "apt-cache search --names-only '^linux-image-7\.[0-9.]+\+deb[0-9]+-cloud-amd64\$'" |
+		sed -n 's/^linux-image-\([^ ]*\) .*/\1/p' | grep -v "^${series//./\\.}\." |
+		sort -V | tail -n 1
+}
+
+# apt_kernel ARGS...: apt-get ARGS in the overlay, the second kernel's
+# packages cached in $kcache (bound over the overlay's apt archive).
+apt_kernel() {
+	local rc=0
+	mkdir -p "$kcache/partial" "$merged/var/cache/apt/archives"
+	mount --bind "$kcache" "$merged/var/cache/apt/archives" || return 1
+	in_root sh -c "export INITRD=No; apt-get $* </dev/null" || rc=$?
+	umount "$merged/var/cache/apt/archives"
+	return $rc
+}
+
+# A second 7.x kernel installed after ours, as an admin's apt upgrade
+# brings one: DKMS's kernel hooks (/etc/kernel/postinst.d/dkms and
+# header_postinst.d) must build and install ghostswap $ver2 for it. $k2:
+# its release (second_kver).
+kernel2() {
+	local o rc=0
+	[ -n "$k2" ] || { echo "the archive has no other 7.x cloud kernel"; return 1; }
+	[ "$(cat "$kcache/kernel" 2>/dev/null)" = "$k2" ] || {
+		rm -rf "$kcache"
+		mkdir -p "$kcache"
+		echo "$k2" >"$kcache/kernel"
+	}
+	in_root dpkg-query -W -f='${Package}\n' | LC_ALL=C sort >"$out/packages-before-kernel"
+	o="install -y --no-install-recommends linux-image-$k2 linux-headers-$k2"
+	# The root's package lists may be older than the archive.
+	apt_kernel "$o" >"$out/kernel2-apt.log" 2>&1 ||
+		{ apt_kernel update -qq && apt_kernel "$o"; } >>"$out/kernel2-apt.log" 2>&1 ||
+		rc=$?
+	grep -i -E 'dkms|ghostswap' "$out/kernel2-apt.log"
+	[ $rc = 0 ] || { tail -n 20 "$out/kernel2-apt.log"; return 1; }
+	in_root dkms status ghostswap
+	modules | grep "^$k2 " || true
+	grep -q "^$k2 /usr/lib/modules/$k2/updates/dkms/ghostswap.ko[^ ]* $ver2\$" <<<"$(modules)" ||
+		{ echo "no ghostswap $ver2 for $k2"; return 1; }
+}
+
+# The second kernel purged again (every package its install brought):
+# DKMS's prerm hook takes our module with it.
+kernel2_gone() {
+	local p
+	[ -n "$k2" ] || return 1
+	p=$(in_root dpkg-query -W -f='${Package}\n' | LC_ALL=C sort |
+		LC_ALL=C comm -13 "$out/packages-before-kernel" -)
+	echo "purging:" $p
+	# shellcheck disable=SC2086
+	in_root apt-get purge -y $p </dev/null >"$out/kernel2-purge.log" 2>&1 ||
+		{ tail -n 20 "$out/kernel2-purge.log"; return 1; }
+	! modules | grep "^$k2 " || { echo "a module for $k2 is left"; return 1; }
+	[ ! -e "$merged/usr/lib/modules/$k2" ] ||
+		{ find "$merged/usr/lib/modules/$k2" | head; echo "/usr/lib/modules/$k2 is left"; return 1; }
+}
+
 purge() {
 	# shellcheck disable=SC2086
 	in_root apt-get purge -y $pkgs </dev/null
@@ -336,6 +419,19 @@ if tap_step "upgrade: the same tree as $ver2, apt install over $ver, /etc/ghosts
 		upgraded upgraded
 else
 	tap_not_ok "after the upgrade: not checked, the upgrade failed"
+fi
+if tap_step "the upgraded machine configured, ghostswap.service enabled" boot-root boot_root; then
+	gs_boot_guest "$bootov/root" "$out/boot" "$ver2"
+else
+	tap_not_ok "the boot: not made, no root to boot"
+fi
+gs_overlay_remove "$bootov"
+k2=$(second_kver)
+if TAP_LOG_ALWAYS=1 tap_step "a second 7.x kernel installed after ours: DKMS's kernel hook builds ghostswap $ver2 for it" \
+	kernel2 kernel2; then
+	tap_step "the second kernel purged: its ghostswap module goes with it" kernel2-gone kernel2_gone
+else
+	tap_not_ok "the second kernel purged: not installed"
 fi
 tap_step "apt purge $pkgs" purge purge
 TAP_LOG_ALWAYS=1 tap_step "after the purge: no package, no module, the root's files as before" \

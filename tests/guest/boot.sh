@@ -1,9 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Runs in a guest booted with systemd as init (tests/boot.sh): the module
-# installed by DKMS, the tools by "make install", ghostswap.service enabled,
-# the configuration written by tests/boot.sh (the example
+# Runs in a guest booted with systemd as init (tests/boot-lib.sh): the
+# module installed by DKMS, the tools by "make install" (tests/boot.sh) or
+# by the Debian packages (tests/package.sh, which says the version in
+# GS_BOOT_VERSION), ghostswap.service enabled, the configuration written
+# by tests/boot-lib.sh (the example
 # /etc/ghostswap.conf with zswap off, drop-ins in /usr/lib and /etc: size
 # ram * 3 / 2, zstd, mem_limit min(ram / 8, 200M), priority 77), zswap
 # on at boot. Checks that the boot brought swap up per the configuration,
@@ -67,7 +69,7 @@ t_boot() {
 }
 
 t_dkms_module() {
-	local f
+	local f v
 	f=$(modinfo -n ghostswap) || fail "no module"
 	echo "module: $f"
 	case $f in
@@ -75,6 +77,14 @@ t_dkms_module() {
 	*) fail "not the DKMS-installed module: $f" ;;
 	esac
 	[ -d /sys/module/ghostswap ] || fail "not loaded"
+	# One version for the module and the tools (dkms.conf); the
+	# package test says which (GS_BOOT_VERSION).
+	v=$(cat /sys/module/ghostswap/version) || fail "no version in /sys/module"
+	echo "module version $v, $(ghostswapctl --version)"
+	[ "$(ghostswapctl --version)" = "ghostswapctl $v" ] ||
+		fail "the module and ghostswapctl differ"
+	[ -z "${GS_BOOT_VERSION:-}" ] || [ "$v" = "$GS_BOOT_VERSION" ] ||
+		fail "module version $v, want $GS_BOOT_VERSION"
 }
 
 t_config_applied() {
@@ -344,7 +354,7 @@ t_cmdline_on_no_files() {
 
 TESTS=(
 	"systemd boot: ghostswap.service enabled and active" t_boot
-	"the module is the one DKMS installed" t_dkms_module
+	"the module is the one DKMS installed, of the tools' version" t_dkms_module
 	"swap on /dev/ghostswap per the main file and drop-ins, sizes of ram, zswap turned off" t_config_applied
 	"ghostswapctl config: the files in order, each key's origin and value" t_config_origins
 	"ghostswapctl doctor: every check ok, the zswap trap named" t_doctor
