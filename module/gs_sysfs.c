@@ -294,11 +294,12 @@ static ssize_t io_stat_show(struct device *dev, struct device_attribute *attr,
 
 	guard(rwsem_read)(&d->conf_lock);
 	st = &d->store->stats;
-	return sysfs_emit(buf, "%8ld %8ld %8ld %8ld\n",
+	return sysfs_emit(buf, "%8ld %8ld %8ld %8ld %8ld\n",
 			  atomic_long_read(&st->failed_reads),
 			  atomic_long_read(&st->failed_writes),
 			  atomic_long_read(&st->invalid_io),
-			  gs_stat_read(st, GS_STAT_NOTIFY_FREE));
+			  gs_stat_read(st, GS_STAT_NOTIFY_FREE),
+			  atomic_long_read(&st->discard_free));
 }
 static DEVICE_ATTR_RO(io_stat);
 
