@@ -416,7 +416,7 @@ fn_workload() {
 	return $rc
 }
 t_free_notify_off() {
-	local o i t used held
+	local o t used held
 	gs_fresh || fail fresh
 	[ "$(cat $fn_param)" = Y ] || fail "free_notify is $(cat $fn_param), want Y on 7.x"
 	echo N >$fn_param || fail "free_notify=N"
@@ -431,7 +431,7 @@ t_free_notify_off() {
 	fn_workload || { fn_restore; fail "verified workload"; }
 	echo "most slots held beyond swap's own use: $(cat /tmp/fn.peak)"
 	t=$SECONDS
-	for i in $(seq 60); do
+	for _ in $(seq 60); do
 		[ "$(cstat slots)" -le "$(($(used_pages) + 1))" ] && break
 		sleep 1
 	done
