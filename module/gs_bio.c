@@ -405,19 +405,25 @@ static __always_inline int gs_rw(struct gs_dev *d, struct bio *bio,
 	return err;
 }
 
-/* DISCARD and WRITE_ZEROES: an empty slot reads as zeroes. */
+/*
+ * DISCARD and WRITE_ZEROES: an empty slot reads as zeroes. Swap's own
+ * discards (swapon --discard=pages) come here too: a cluster of swap
+ * slots at a time, once swap freed its last one.
+ */
 static blk_status_t gs_discard(struct gs_dev *d, struct bio *bio)
 {
 	sector_t start = bio->bi_iter.bi_sector;
 	sector_t end = bio_end_sector(bio);
+	u64 freed;
 
 	if (!IS_ALIGNED(start, GS_SECTORS_PER_SLOT) ||
 	    !IS_ALIGNED(end, GS_SECTORS_PER_SLOT)) {
 		atomic_long_inc(&d->store->stats.invalid_io);
 		return BLK_STS_IOERR;
 	}
-	gs_store_free_range(d->store, start / GS_SECTORS_PER_SLOT,
-			    (end - start) / GS_SECTORS_PER_SLOT);
+	freed = gs_store_free_range(d->store, start / GS_SECTORS_PER_SLOT,
+				    (end - start) / GS_SECTORS_PER_SLOT);
+	atomic_long_add(freed, &d->store->stats.discard_free);
 	return BLK_STS_OK;
 }
 

@@ -15,6 +15,7 @@
 #include <linux/blkdev.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
+#include <linux/moduleparam.h>
 #include <linux/rwsem.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -25,15 +26,57 @@
 static struct gs_dev *gs_dev;
 static int gs_major;
 
+/*
+ * The swap core's free hook, where the kernel has it (module/probe/).
+ * Without it, or with free_notify=0, which stands in for such a kernel,
+ * a slot swap lets go of keeps its data until swap discards it:
+ * swapon --discard=pages (ghostswapctl passes it then) discards a
+ * cluster of swap slots once its last one is freed, and gs_bio.c frees
+ * them (io_stat's discard_free).
+ */
+#ifdef GS_HAVE_SWAP_SLOT_FREE_NOTIFY
+static const bool gs_free_hook = true;
+static bool gs_free_notify = true;
+
 /* Called by the swap core under its cluster spinlock: must not sleep. */
 static void gs_slot_free_notify(struct block_device *bdev,
 				unsigned long offset)
 {
 	struct gs_dev *d = bdev->bd_disk->private_data;
 
+	if (!READ_ONCE(gs_free_notify))
+		return;
 	gs_stat_inc(&d->store->stats, GS_STAT_NOTIFY_FREE);
 	gs_store_free(d->store, offset);
 }
+#else
+static const bool gs_free_hook;
+static bool gs_free_notify;
+#endif
+
+static int gs_free_notify_set(const char *val, const struct kernel_param *kp)
+{
+	bool on;
+	int ret;
+
+	ret = kstrtobool(val, &on);
+	if (ret)
+		return ret;
+	if (on && !gs_free_hook) {
+		pr_err("free_notify: this kernel has no swap_slot_free_notify\n");
+		return -EOPNOTSUPP;
+	}
+	WRITE_ONCE(*(bool *)kp->arg, on);
+	return 0;
+}
+
+static const struct kernel_param_ops gs_free_notify_ops = {
+	.set = gs_free_notify_set,
+	.get = param_get_bool,
+};
+module_param_cb(free_notify, &gs_free_notify_ops, &gs_free_notify, 0644);
+MODULE_PARM_DESC(free_notify,
+		 "free a slot when swap frees it (Y where the kernel has the hook; N: only swap's discards free slots)");
 
 /*
  * The swap core reads a synchronous device's pages with one bio each
@@ -78,7 +121,9 @@ static const struct block_device_operations gs_fops = {
 	.owner = THIS_MODULE,
 	.open = gs_open,
 	.submit_bio = gs_submit_bio,
+#ifdef GS_HAVE_SWAP_SLOT_FREE_NOTIFY
 	.swap_slot_free_notify = gs_slot_free_notify,
+#endif
 };
 
 /* ------------------------------------------------------------- module */

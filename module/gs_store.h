@@ -67,6 +67,7 @@ struct gs_stats {
 	atomic_long_t failed_reads;
 	atomic_long_t failed_writes;
 	atomic_long_t invalid_io;
+	atomic_long_t discard_free;	/* slots freed by discard requests */
 	/* The writeback tier, in pages. */
 	atomic_long_t bd_reads;		/* pages read from the backing device */
 	atomic_long_t bd_writes;	/* pages written to it */

@@ -294,11 +294,12 @@ static ssize_t io_stat_show(struct device *dev, struct device_attribute *attr,
 
 	guard(rwsem_read)(&d->conf_lock);
 	st = &d->store->stats;
-	return sysfs_emit(buf, "%8ld %8ld %8ld %8ld\n",
+	return sysfs_emit(buf, "%8ld %8ld %8ld %8ld %8ld\n",
 			  atomic_long_read(&st->failed_reads),
 			  atomic_long_read(&st->failed_writes),
 			  atomic_long_read(&st->invalid_io),
-			  gs_stat_read(st, GS_STAT_NOTIFY_FREE));
+			  gs_stat_read(st, GS_STAT_NOTIFY_FREE),
+			  atomic_long_read(&st->discard_free));
 }
 static DEVICE_ATTR_RO(io_stat);
 
@@ -644,6 +645,36 @@ static ssize_t writeback_checksum_show(struct device *dev,
 }
 static DEVICE_ATTR_RW(writeback_checksum);
 
+/*
+ * zram's compressed_writeback (7.0; writeback_compressed before): 1
+ * writes a page back as the pool holds it, compressed, and decompresses
+ * it when it is read back; 0 decompresses it before the write. This
+ * device always does the first (the page's checksum and encryption are
+ * of what it stores): 1 is taken, 0 is not supported.
+ */
+static ssize_t compressed_writeback_store(struct device *dev,
+					  struct device_attribute *attr,
+					  const char *buf, size_t len)
+{
+	bool on;
+
+	if (kstrtobool(buf, &on))
+		return -EINVAL;
+	if (!on) {
+		pr_err("compressed_writeback: pages are written back compressed, as stored; 0 is not supported\n");
+		return -EOPNOTSUPP;
+	}
+	return len;
+}
+
+static ssize_t compressed_writeback_show(struct device *dev,
+					 struct device_attribute *attr,
+					 char *buf)
+{
+	return sysfs_emit(buf, "1\n");
+}
+static DEVICE_ATTR_RW(compressed_writeback);
+
 static int gs_do_set_encrypt(struct gs_dev *d, const void *arg)
 {
 	return gs_store_set_wb_encrypt(d->store, *(const bool *)arg);
@@ -844,6 +875,7 @@ static struct attribute *gs_wb_attrs[] = {
 	&dev_attr_writeback_direct.attr,
 	&dev_attr_backing_discard.attr,
 	&dev_attr_writeback_checksum.attr,
+	&dev_attr_compressed_writeback.attr,
 	&dev_attr_writeback_encrypt.attr,
 	&dev_attr_writeback_batch_size.attr,
 	&dev_attr_backing_compact.attr,

@@ -108,6 +108,16 @@
 #include <linux/unaligned.h>
 #include <asm/page.h>
 
+/*
+ * A slot is a 4 KiB page: the table's 12-bit lengths, a cluster's 512
+ * slots in one table page, the swap header and the writeback tier's
+ * backing slots all assume it. dkms.conf leaves such kernels out
+ * (BUILD_EXCLUSIVE_CONFIG); a build by hand stops here.
+ */
+#if PAGE_SHIFT != 12
+#error "ghostswap needs 4 KiB pages (CONFIG_PAGE_SIZE_4KB); this kernel has larger ones (arm64 16K or 64K)"
+#endif
+
 #define GS_CLUSTER_SHIFT	9
 #define GS_CLUSTER_SLOTS	BIT(GS_CLUSTER_SHIFT)	/* 512 */
 

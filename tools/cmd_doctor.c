@@ -82,6 +82,8 @@ static bool check_module(void)
 		       ver, GS_VERSION);
 	else
 		report("ok", "module: version %s loaded, as the tools", ver);
+	if (!free_notify_on())
+		report("warn", "module: free_notify is off (this kernel has no free hook, or it was set so): a slot swap frees keeps its data until swap discards its swap cluster; swap must be on with --discard=pages ('ghostswapctl setup' does it), else such slots stay until a reset");
 	return true;
 }
 

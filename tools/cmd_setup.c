@@ -189,6 +189,32 @@ static int set_backing(const struct settings *s)
 	return rc;
 }
 
+/*
+ * swapon of the device at @prio (-1: the kernel's choice). Without the
+ * free hook (free_notify off) swap's discards are what frees the slots
+ * swap lets go of: --discard=pages.
+ */
+static int swap_on(long prio)
+{
+	char p[24], *sw[6];
+	int n = 0;
+
+	sw[n++] = "swapon";
+	if (prio >= 0) {
+		bfmt(p, sizeof(p), "%ld", prio);
+		sw[n++] = "-p";
+		sw[n++] = p;
+	}
+	if (!free_notify_on()) {
+		sw[n++] = "--discard=pages";
+		printf("%s: free_notify is off: swapon --discard=pages (slots are freed a swap cluster at a time)\n",
+		       DEV_PATH);
+	}
+	sw[n++] = DEV_PATH;
+	sw[n] = NULL;
+	return run_program(false, sw);
+}
+
 int cmd_setup(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -404,12 +430,7 @@ int cmd_setup(int argc, char **argv)
 		       DEV_PATH, sz);
 		return RC_OK;
 	}
-	if (prio >= 0) {
-		bfmt(val, sizeof(val), "%ld", prio);
-		ret = RUN(false, "swapon", "-p", val, DEV_PATH);
-	} else {
-		ret = RUN(false, "swapon", DEV_PATH);
-	}
+	ret = swap_on(prio);
 	if (ret)
 		return fail(RC_FAIL, "swapon %s failed (exit %d)", DEV_PATH, ret);
 	swapped_on(&prio);		/* the kernel's choice for -1 */

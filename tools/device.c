@@ -170,7 +170,7 @@ int read_dev_info(struct dev_info *d)
 	if (ret)
 		return stat_failed("cluster_stat", ret);
 	/* io_stat is informative only; an unreadable one reads as zeroes. */
-	if (read_stat("io_stat", d->io, IO_STAT_COLS, IO_STAT_COLS, -1, NULL, 0))
+	if (read_stat("io_stat", d->io, IO_DISCARD_FREE, IO_STAT_COLS, -1, NULL, 0))
 		memset(d->io, 0, sizeof(d->io));
 	/* bd_stat and backing_dev: only modules with a writeback tier. */
 	ret = read_bd_stat(d->bd);
@@ -193,6 +193,19 @@ bool zswap_enabled(void)
 
 	return !read_sys(ZSWAP_ENABLED, buf, sizeof(buf)) &&
 	       (buf[0] == 'Y' || buf[0] == 'y' || buf[0] == '1');
+}
+
+/*
+ * Whether the module frees a slot the moment swap frees it (the swap
+ * core's free hook). Without it (a kernel without the hook, or
+ * free_notify=0) only swap's discards free slots: swapon --discard=pages.
+ * A module without the parameter always has the hook.
+ */
+bool free_notify_on(void)
+{
+	char buf[16];
+
+	return read_sys(FREE_NOTIFY, buf, sizeof(buf)) || buf[0] != 'N';
 }
 
 /* The device set up behind zswap (mode zswap: writeback_direct all). */

@@ -62,6 +62,7 @@
 #define DEBUG_DIR	"kernel/debug"
 #define CHECK_FILE	"kernel/debug/ghostswap/check"
 #define ZSWAP_ENABLED	"module/zswap/parameters/enabled"
+#define FREE_NOTIFY	"module/ghostswap/parameters/free_notify"
 #define ZSWAP_DEBUG	"kernel/debug/zswap"
 #define PAGE_BYTES	4096ULL
 #define MIN_SIZE	(1ULL << 20)
@@ -89,7 +90,7 @@ enum { MM_ORIG, MM_COMPR, MM_USED, MM_LIMIT, MM_MAX, MM_SAME, MM_COMPACTED,
 enum { CL_CLUSTERS, CL_PEAK, CL_SLOTS, CL_META, CL_META_PER_SLOT, CL_STREAM,
 	CL_STAT_COLS };
 enum { IO_FAILED_READS, IO_FAILED_WRITES, IO_INVALID, IO_NOTIFY_FREE,
-	IO_STAT_COLS };
+	IO_DISCARD_FREE, IO_STAT_COLS };
 enum { BD_COUNT, BD_READS, BD_WRITES, BD_CLUSTERS, BD_META, BD_WERR, BD_RERR,
 	BD_RELOCATED, BD_COMPACT_READS, BD_COMPACT_WRITES, BD_SUM_ERRORS,
 	BD_DISCARDED, BD_DISCARD_ERRORS, BD_STAT_COLS };
@@ -197,6 +198,7 @@ bool each_swap(bool (*fn)(const char *file, long prio, bool ours, void *arg),
 	       void *arg);
 int read_dev_info(struct dev_info *d);
 bool zswap_enabled(void);
+bool free_notify_on(void);
 bool zswap_mode_on(void);
 void zswap_front_status(void);
 void zswap_warning(void);

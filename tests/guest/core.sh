@@ -380,6 +380,84 @@ t_swapoff_frees() {
 	[ "$(iostat notify_free)" -gt 0 ] || fail "no notify_free"
 }
 
+# Without the swap core's free hook (a kernel whose swap_ops work took
+# swap_slot_free_notify away; free_notify=N stands in for one): swap's
+# own discards free the slots, ghostswapctl setup passes --discard=pages.
+# The swap core discards a cluster of swap slots (512 with THP) from a
+# workqueue once its last slot is freed: during the workload the device
+# holds slots swap has freed in clusters still in use (measured, the
+# price of the fallback); once the workload is gone every cluster is
+# empty and discarded, and the device holds what swap still uses. Then
+# the same without --discard: the freed slots stay until the reset (what
+# the fallback saves).
+fn_param=/sys/module/ghostswap/parameters/free_notify
+fn_restore() {
+	swapoff $DEV 2>/dev/null
+	echo Y >$fn_param
+}
+# used_pages: the swap core's pages in use on the device (/proc/swaps).
+used_pages() {
+	awk -v d=$DEV '$1 == d { print $4 / 4 }' /proc/swaps
+}
+# fn_sample: slots held, swap's pages in use, their difference.
+fn_sample() {
+	local s u
+	s=$(cstat slots)
+	u=$(used_pages)
+	echo "$((s - u)) held $s used $u"
+}
+fn_workload() {
+	sample_peak /tmp/fn.peak 1 fn_sample &
+	local sp=$! rc
+	run_cg gs-fn "$(wl_limit 32)" gsverify "$(wl 96)" 1 13 str
+	rc=$?
+	kill $sp
+	wait $sp 2>/dev/null
+	return $rc
+}
+t_free_notify_off() {
+	local o t used held
+	gs_fresh || fail fresh
+	[ "$(cat $fn_param)" = Y ] || fail "free_notify is $(cat $fn_param), want Y on 7.x"
+	echo N >$fn_param || fail "free_notify=N"
+	o=$($CTL setup --size 64G --priority 100) || { fn_restore; fail "setup"; }
+	echo "$o"
+	grep -q -- '--discard=pages' <<<"$o" || { fn_restore; fail "setup did not pass --discard=pages"; }
+	dmesg | grep 'Adding .* swap on /dev/ghostswap' | tail -n 1
+	# swapon's flags: D discards, c a swap cluster at a time.
+	dmesg | grep 'Adding .* swap on /dev/ghostswap' | tail -n 1 | grep -q 'k \(SS\)\?Dc$' ||
+		{ fn_restore; fail "swap on without page discards"; }
+	: >/tmp/fn.peak
+	fn_workload || { fn_restore; fail "verified workload"; }
+	echo "most slots held beyond swap's own use: $(cat /tmp/fn.peak)"
+	t=$SECONDS
+	for _ in $(seq 60); do
+		[ "$(cstat slots)" -le "$(($(used_pages) + 1))" ] && break
+		sleep 1
+	done
+	echo "after the workload: $(fn_sample) (+1: the header), $((SECONDS - t)) s; io_stat $(cat $SYS/io_stat)"
+	[ "$(cstat slots)" -le "$(($(used_pages) + 1))" ] ||
+		{ fn_restore; fail "slots swap freed were not discarded"; }
+	[ "$(iostat notify_free)" = 0 ] || { fn_restore; fail "notify_free $(iostat notify_free) with the hook off"; }
+	[ "$(iostat discard_free)" -gt 0 ] || { fn_restore; fail "no slot freed by a discard"; }
+	$CTL doctor | grep 'free_notify is off' || { fn_restore; fail "doctor does not say"; }
+
+	# The same without swap's discards.
+	swapoff $DEV && sysw $SYS/reset 1 ok && sysw $SYS/disksize 64G ok &&
+		mkswap $DEV >/dev/null && swapon $DEV || { fn_restore; fail "swapon"; }
+	: >/tmp/fn.peak
+	fn_workload || { fn_restore; fail "verified workload without discards"; }
+	sleep 2
+	used=$(used_pages)
+	held=$(cstat slots)
+	echo "without --discard=pages, after the workload: $(fn_sample); io_stat $(cat $SYS/io_stat)"
+	fn_restore
+	echo "after swapoff: $(cat $SYS/cluster_stat)"
+	[ "$held" -gt $((used + 1000)) ] ||
+		fail "without discards the freed slots were freed all the same: $held held, $used used"
+	sysw $SYS/reset 1 ok
+}
+
 # Raw device: random 4k..64k reads and writes, writes followed by trims,
 # and sequential 64k writes far into the address space; crc32c verified.
 t_fio() {

@@ -14,6 +14,8 @@ GS_OUT=${GS_OUT:-/opt/gs-out}
 SYS=/sys/block/ghostswap
 DEV=/dev/ghostswap
 PAGES="python3 /opt/gs-src/tests/guest/pages.py"
+# ghostswapctl, where testbed/build.sh installs it (GS_CTL overrides).
+CTL=${GS_CTL:-/usr/local/sbin/ghostswapctl}
 
 # ------------------------------------------------------------------- TAP
 
@@ -116,6 +118,9 @@ gs_fresh() {
 		udevadm settle 2>/dev/null
 	fi
 	sysfs_write $SYS/reset 1 || return 1
+	# A test that turned the free hook off (t_free_notify_off) and failed.
+	[ "$(cat /sys/module/ghostswap/parameters/free_notify 2>/dev/null)" != N ] ||
+		echo Y >/sys/module/ghostswap/parameters/free_notify 2>/dev/null
 	[ -z "${1:-}" ] || sysfs_write $SYS/comp_algorithm "$1"
 }
 
@@ -159,8 +164,8 @@ stat_col() {
 	return 1
 }
 
-# The device's statistics by column name: cluster_stat; mm_stat, io_stat
-# (zram's columns); bd_stat (zram's three, then ours).
+# The device's statistics by column name: cluster_stat; mm_stat (zram's
+# columns); io_stat, bd_stat (zram's, then ours).
 cstat() {
 	stat_col $SYS/cluster_stat "$1" clusters peak slots meta meta_per_slot \
 		stream reserve index_reserve
@@ -170,7 +175,8 @@ mstat() {
 		huge huge_since
 }
 iostat() {
-	stat_col $SYS/io_stat "$1" failed_reads failed_writes invalid_io notify_free
+	stat_col $SYS/io_stat "$1" failed_reads failed_writes invalid_io notify_free \
+		discard_free
 }
 bdstat() {
 	stat_col $SYS/bd_stat "$1" count reads writes clusters meta werr rerr \

@@ -8,10 +8,8 @@
 # loaded, swap off, the device reset.
 
 # The guest's helpers: fail, sysw, gs_fresh, the stat readers, $PAGES,
-# $SYS, $DEV.
+# $SYS, $DEV, $CTL.
 . /opt/gs-src/tests/guest/lib.sh
-
-CTL=${GS_CTL:-/usr/local/sbin/ghostswapctl}
 
 # ctl ARGS...: runs the tool; $out, $err and $rc get its results.
 ctl() {

@@ -154,8 +154,8 @@ t_wb_on_demand() {
 }
 
 # zram's writeback ABI: page_index= and page_indexes= (several in one
-# write, with type= or without), writeback_batch_size, initstate; the
-# examples of zram.rst verbatim.
+# write, with type= or without), writeback_batch_size, initstate,
+# compressed_writeback; the examples of zram.rst verbatim.
 t_wb_abi() {
 	local n m0
 	[ "$(cat $SYS/initstate)" = 1 ] || fail "initstate $(cat $SYS/initstate)"
@@ -208,6 +208,16 @@ t_wb_abi() {
 	sysw $SYS/reset 1 ok
 	[ "$(cat $SYS/writeback_batch_size)" = 32 ] || fail "reset did not bring writeback_batch_size back to 32"
 	[ "$(cat $SYS/initstate)" = 1 ] || fail "initstate after reset"
+	# compressed_writeback (zram 7.0): written back as stored, always; the
+	# example of zram.rst verbatim.
+	[ "$(cat $SYS/compressed_writeback)" = 1 ] ||
+		fail "compressed_writeback $(cat $SYS/compressed_writeback)"
+	sysw $SYS/compressed_writeback yes ok
+	sysw $SYS/compressed_writeback 1 ok
+	sysw $SYS/compressed_writeback 0 "Operation not supported"
+	sysw $SYS/compressed_writeback no "Operation not supported"
+	sysw $SYS/compressed_writeback maybe "Invalid argument"
+	[ "$(cat $SYS/compressed_writeback)" = 1 ] || fail "compressed_writeback changed"
 }
 
 # idle N per page, with zram's meaning of an access (a store or a read),

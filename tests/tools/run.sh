@@ -1602,6 +1602,22 @@ for a in $attrs; do
 	grep -q "^\.BR $a \"" "$top/man/ghostswap.4" || miss="$miss $a"
 done
 same "ghostswap(4) documents every sysfs file" "$miss" ""
+# zram's: every DEVICE_ATTR of the kernel tree's zram_drv.c has a row in
+# ghostswap(4)'s ZRAM COMPATIBILITY table (the tree testbed/provision.sh
+# unpacked; without one, the check says so and fails).
+miss=
+zdrv=$(bash -c ". '$top/testbed/lib.sh' && gs_ksrc" 2>/dev/null)/drivers/block/zram/zram_drv.c
+if [ -f "$zdrv" ]; then
+	table=$(sed -n '/^\.SH ZRAM COMPATIBILITY/,/^\.TE/p' "$top/man/ghostswap.4" |
+		grep -v '^\.' | cut -f1 | tr ', ' '\n\n')
+	for a in $(grep -o 'DEVICE_ATTR_[RWO]*([a-z_0-9]*)' "$zdrv" |
+		sed 's/.*(\(.*\))/\1/' | sort -u); do
+		grep -qx "$a" <<<"$table" || miss="$miss $a"
+	done
+else
+	miss="no-kernel-tree-with-zram_drv.c"
+fi
+same "ghostswap(4)'s zram table lists every attribute of $(sed 's|.*/\(linux-source-[^/]*\)/.*|\1|' <<<"$zdrv")'s zram" "$miss" ""
 
 
 # ------------------------------------------------ the test harness itself
