@@ -95,7 +95,9 @@ static int gs_slot_rw(struct gs_store *s, u64 slot, void *p, bool write,
  */
 static void gs_bio_fail(struct gs_store *s, struct bio *bio, int err)
 {
-	if (!cmpxchg(&bio->bi_status, BLK_STS_OK, gs_errno_to_blk(err)))
+	/* As a byte: arm64's cmpxchg() casts to and from the bitwise type. */
+	if (!cmpxchg((__force u8 *)&bio->bi_status, (__force u8)BLK_STS_OK,
+		     (__force u8)gs_errno_to_blk(err)))
 		atomic_long_inc(op_is_write(bio_op(bio)) ?
 				&s->stats.failed_writes :
 				&s->stats.failed_reads);

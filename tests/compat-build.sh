@@ -14,6 +14,15 @@
 #   6.12    trixie (+ security)   gcc 14    the trixie chroot
 #   6.12    bookworm-backports    gcc 12    the bookworm chroot
 #
+# and for arm64, cross-compiled with the cross compiler Debian built
+# those kernels with (aarch64-linux-gnu-gcc-N), its headers unpacked in
+# the same chroots beside the amd64 ones (Debian's header packages are
+# made to be used across architectures; the kbuild tools are the host's):
+#
+#   7.3     trixie-backports      gcc 14    the trixie chroot
+#   newest  sid                   gcc 16    the sid chroot
+#   6.12    trixie (+ security)   gcc 14    the trixie chroot
+#
 # "newest" is the newest series the suite serves, whatever its number
 # (7.3 in experimental and 7.2 in sid on 2026-11-27): the kernels our
 # users get next are built before they get them. Package versions are
@@ -58,7 +67,19 @@ sets="7.3/trixie-backports	trixie-backports	trixie
 newest/experimental	experimental	sid
 newest/sid	sid	sid
 6.12/trixie	trixie,trixie-security,trixie-updates	trixie
-6.12/bookworm-backports	bookworm-backports	bookworm"
+6.12/bookworm-backports	bookworm-backports	bookworm
+7.3/trixie-backports/arm64	trixie-backports	trixie
+newest/sid/arm64	sid	sid
+6.12/trixie/arm64	trixie,trixie-security,trixie-updates	trixie"
+
+# set_arch SET: the architecture a set builds for, its third part
+# (amd64 when it has none).
+set_arch() {
+	case $1 in
+	*/*/*) echo "${1##*/}" ;;
+	*) echo amd64 ;;
+	esac
+}
 
 # The apt sources of each chroot.
 sources() {
@@ -103,13 +124,13 @@ ns_run() {
 # What runs inside a chroot to look up and unpack header packages.
 inside=$(cat <<'EOF'
 set -eu
-# resolve SERIES SUITES: "PACKAGE VERSION SUITE" of the newest header
-# package of SERIES (e.g. 6.12; "newest": any) that one of SUITES
-# (a,b,c) serves.
+# resolve SERIES SUITES ARCH: "PACKAGE VERSION SUITE" of the newest
+# header package of SERIES (e.g. 6.12; "newest": any) for ARCH that one
+# of SUITES (a,b,c) serves.
 resolve() {
 	local re n hit suites=$2 series=${1//./\\.}
 	[ "$1" != newest ] || series='[0-9]+\.[0-9]+'
-	re="^linux-headers-$series(\.[0-9]+)?(\+deb[0-9.]+)?-amd64\$"
+	re="^linux-headers-$series(\.[0-9]+)?(\+deb[0-9.]+)?-$3\$"
 	for n in $(apt-cache search --names-only "$re" | cut -d' ' -f1 | sort -rV); do
 		hit=$(apt-cache madison "$n" | while IFS='|' read -r _ v src; do
 			set -- $src
@@ -121,16 +142,19 @@ resolve() {
 	done
 }
 
-# unpack PACKAGE VERSION: install what the header package needs to build
-# modules (its kbuild tools, the compiler) by apt; unpack the headers
+# unpack PACKAGE VERSION ARCH: install what the header package needs to
+# build modules (its kbuild tools, the compiler: for another ARCH the
+# cross compiler its .config names) by apt; unpack the headers
 # themselves, listing their files in /var/lib/gs-compat/PACKAGE.files.
 unpack() {
-	local pkg=$1 ver=$2 dep name common= want= d=/var/cache/gs-compat
+	local pkg=$1 ver=$2 dep name common= want= d=/var/cache/gs-compat cc
+	[ "$3" = amd64 ] || pkg=$pkg:$3
 	for dep in $(apt-cache show "$pkg=$ver" | sed -n 's/^Depends: //p' |
 		     head -n 1 | tr -d ' ' | tr ',' '\n' | cut -d'|' -f1); do
 		name=${dep%%(*}
 		case $name in
 		linux-image-*|linux-base*) ;;
+		gcc-*-for-host) [ "$3" = amd64 ] && want="$want $name" ;;
 		linux-headers-*-common) common=$name ;;
 		linux-kbuild-*) want="$want $name=$ver" ;;
 		*) want="$want $name" ;;
@@ -146,25 +170,44 @@ unpack() {
 	for dep in $d/*.deb; do
 		dpkg-deb --fsys-tarfile "$dep" | tar -x --keep-directory-symlink -C /
 		dpkg-deb --fsys-tarfile "$dep" | tar -t
-	done >/var/lib/gs-compat/$pkg.files
+	done >/var/lib/gs-compat/${pkg%:*}.files
 	rm -rf $d
+	# The cross compiler: "aarch64-linux-gnu-gcc-14 (Debian ...)" is
+	# gcc-14-aarch64-linux-gnu.
+	if [ "$3" != amd64 ]; then
+		cc=$(sed -n 's/^CONFIG_CC_VERSION_TEXT="\([^ ]*\) .*/\1/p' \
+			/usr/src/${pkg%:*}/.config)
+		case $cc in
+		*-gcc-[0-9]*) apt-get install -y -q "gcc-${cc##*-gcc-}-${cc%-gcc-*}" ;;
+		*) echo "$pkg: no cross compiler in its .config: $cc"; exit 1 ;;
+		esac
+	fi
 	apt-get clean
 }
 
-# drop PACKAGE: remove headers unpack() unpacked, and their kbuild package.
+# drop PACKAGE: remove headers unpack() unpacked, but files another set
+# unpacked too (the -common package of one release is the amd64 and the
+# arm64 headers' both), and their kbuild package unless another set's
+# headers need it.
 drop() {
-	local f kb
+	local f kb l others=/tmp/gs-others
 	[ -f /var/lib/gs-compat/$1.files ] || return 0
-	sed 's|^\./|/|' /var/lib/gs-compat/$1.files | sort -r | while read -r f; do
+	for l in /var/lib/gs-compat/*.files; do
+		[ "$l" = /var/lib/gs-compat/$1.files ] || cat "$l"
+	done | sed 's|^\./|/|' | sort -u >$others
+	sed 's|^\./|/|' /var/lib/gs-compat/$1.files | sort -u |
+		comm -23 - $others | sort -r | while read -r f; do
 		if [ -d "$f" ] && [ ! -L "$f" ]; then
 			rmdir "$f" 2>/dev/null || true
 		else
 			rm -f "$f"
 		fi
 	done
-	rm -f /var/lib/gs-compat/$1.files
+	rm -f /var/lib/gs-compat/$1.files $others
 	kb=${1#linux-headers-}
-	kb=linux-kbuild-${kb%-amd64}
+	kb=${kb%-*}
+	ls /var/lib/gs-compat/linux-headers-"$kb"-*.files >/dev/null 2>&1 && return 0
+	kb=linux-kbuild-$kb
 	# What sparse_setup() added, through the headers' scripts link.
 	rm -f /usr/lib/$kb/scripts/checker-valid.sh
 	dpkg-query -W "$kb" >/dev/null 2>&1 && apt-get purge -y -q "$kb"
@@ -256,14 +299,24 @@ chroot_sets() {
 	rm -f "$out"
 	: >"$out.new"
 	chroot_provision "$name" || return 1
+	# The architectures of its sets, for apt.
+	for a in $(while IFS=$'\t' read -r set _ ch; do
+			[ "$ch" = "$name" ] && wanted "$set" && set_arch "$set"
+		done <<<"$sets" | sort -u | grep -vx amd64); do
+		ns_run "$r" ro "" dpkg --print-foreign-architectures | grep -qx "$a" &&
+			continue
+		echo "$(date +%T) adding $a to $name's architectures"
+		ns_run "$r" rw "" sh -c "dpkg --add-architecture $a && apt-get update -q" ||
+			return 1
+	done
 	# Headers of a set no longer in the list (renamed, or dropped),
 	# first: a set of the list may have unpacked the same package.
 	for stamp in "$r"/var/lib/gs-compat/*.stamp; do
 		[ -f "$stamp" ] || continue
 		set=${stamp##*/}
 		set=${set%.stamp}
-		grep -q "^${set/-//}"$'\t' <<<"$sets" && continue
-		echo "$(date +%T) dropping $(cat "$stamp") (set ${set/-//}) from $name"
+		cut -f1 <<<"$sets" | tr / - | grep -qxF "$set" && continue
+		echo "$(date +%T) dropping $(cat "$stamp") (set $set) from $name"
 		ns_run "$r" rw "" bash -c "$inside" inside drop \
 			"$(cut -d' ' -f1 "$stamp")" || return 1
 		rm -f "$stamp"
@@ -272,7 +325,7 @@ chroot_sets() {
 		[ "$ch" = "$name" ] || continue
 		wanted "$set" || continue
 		read -r pkg ver suite < <(ns_run "$r" ro "" bash -c "$inside" inside \
-			resolve "${set%%/*}" "$suites")
+			resolve "${set%%/*}" "$suites" "$(set_arch "$set")")
 		if [ -z "${pkg:-}" ]; then
 			echo "$set - the archive serves no linux-headers-${set%%/*}* in $suites" >>"$out.new"
 			continue
@@ -293,8 +346,8 @@ chroot_sets() {
 		root=$r
 		if [ ! -f "$stamp" ]; then
 			echo "$(date +%T) unpacking $pkg $ver into $name"
-			ns_run "$r" rw "" bash -c "$inside" inside unpack "$pkg" "$ver" ||
-				return 1
+			ns_run "$r" rw "" bash -c "$inside" inside unpack "$pkg" "$ver" \
+				"$(set_arch "$set")" || return 1
 			mkdir -p "${stamp%/*}"
 			echo "$pkg $ver" >"$stamp"
 		fi
@@ -311,7 +364,7 @@ chroot_sets() {
 # sid's under /opt/gs-sparse-sid.
 sparse_setup() {
 	local r=$1 kv=${2#linux-headers-} ksrc hdr s
-	hdr=$r/usr/src/linux-headers-${kv%-amd64}-common
+	hdr=$r/usr/src/linux-headers-${kv%-*}-common
 	grep -qs checker-valid.sh "$hdr/Makefile" || return 0
 	ksrc=$(gs_ksrc)
 	if [ ! -e "$hdr/scripts/checker-valid.sh" ] && [ -n "$ksrc" ]; then
@@ -347,7 +400,7 @@ wanted() {
 # root has a sparse that parses the headers, sparse (C=2).
 build() {
 	local set=$1 root=$2 pkg=$3 ver=$4 suite=$5 kv b log rc=0 check=()
-	local gcc sparse= kdir common s
+	local gcc sparse= kdir common s arch cross=() cc
 	kv=${pkg#linux-headers-}
 	b=$GS_COMPAT/build/${set//\//-}
 	log=$logs/compat-${set//\//-}.log
@@ -356,12 +409,19 @@ build() {
 	(cd "$GS_TOP" && cp -r Kbuild Makefile dkms.conf module "$b/src/") || return 1
 	kdir=/lib/modules/$kv/build
 	[ -e "$root$kdir" ] || kdir=/usr/src/linux-headers-$kv
-	gcc=$(sed -n 's/^CONFIG_CC_VERSION_TEXT="\(.*\)"$/\1/p' "$root$kdir/.config" |
-		sed 's/.*) //')
+	cc=$(sed -n 's/^CONFIG_CC_VERSION_TEXT="\(.*\)"$/\1/p' "$root$kdir/.config")
+	gcc=$(sed 's/.*) //' <<<"$cc")
+	# arm64: cross-compiled with the compiler .config names,
+	# aarch64-linux-gnu-gcc-N (unpack() installed it).
+	arch=$(set_arch "$set")
+	if [ "$arch" != amd64 ]; then
+		cc=${cc%% *}
+		cross=(ARCH="$arch" CROSS_COMPILE="${cc%gcc-*}")
+	fi
 	# 7.x headers check sparse with scripts/checker-valid.sh: it must be
 	# there (sparse_setup()), and sparse must parse __typeof_unqual__.
 	# Older headers take any sparse.
-	common=$root/usr/src/linux-headers-${kv%-amd64}-common
+	common=$root/usr/src/linux-headers-${kv%-*}-common
 	for s in $sparse_paths; do
 		if grep -qs checker-valid.sh "$common/Makefile"; then
 			[ -e "$common/scripts/checker-valid.sh" ] || break
@@ -377,7 +437,8 @@ build() {
 	{
 		echo "# $pkg $ver ($suite) in $root, gcc $gcc, sparse ${sparse:-none}"
 		ns_run "$root" ro "$b" nice -n 10 make -C /tmp/gs/src -j"$(nproc)" \
-			KVER="$kv" KDIR="$kdir" W=1 "${check[@]}" modules
+			KVER="$kv" KDIR="$kdir" ${cross[@]+"${cross[@]}"} W=1 \
+			"${check[@]}" modules
 	} >"$log" 2>&1 || rc=1
 	[ -f "$b/src/ghostswap.ko" ] || rc=1
 	grep -qiE 'warning|error' "$log" && rc=1
@@ -386,6 +447,7 @@ build() {
 		rc=1
 	fi
 	desc="module builds against $pkg $ver ($suite, gcc $gcc), no warnings"
+	[ "$arch" = amd64 ] || desc="module builds against $pkg $ver ($suite, $arch, cross gcc $gcc), no warnings"
 	[ -z "$sparse" ] || desc="$desc, sparse clean"
 	if [ $rc = 0 ]; then
 		tap_ok "$desc"

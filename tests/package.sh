@@ -14,7 +14,8 @@
 #    kernel of the root that has headers, ghostswapctl --version must say
 #    the version, the units, generator, udev rule, configuration (a
 #    conffile) and man pages must be in place, the units not enabled;
-#  - a kernel the module does not support (too old, or without zsmalloc)
+#  - a kernel the module does not support (too old, without zsmalloc, or
+#    with pages larger than 4 KiB: arm64's 16K and 64K flavours)
 #    is skipped by DKMS without an error, as an apt run that installs it
 #    would see it (the kernel's postinst hook);
 #  - an upgrade to the same tree built as a higher version rebuilds the
@@ -241,7 +242,8 @@ unsupported() {
 refused() {
 	local h=/usr/src/linux-headers
 	unsupported 6.1.0-99-gstest-amd64 "$h-$(gs_kver_lts)/.config" &&
-		unsupported 7.3.99-gstest-amd64 "$h-$(gs_kver)/.config" CONFIG_ZSMALLOC
+		unsupported 7.3.99-gstest-amd64 "$h-$(gs_kver)/.config" CONFIG_ZSMALLOC &&
+		unsupported 7.3.98-gstest-16k "$h-$(gs_kver)/.config" CONFIG_PAGE_SIZE_4KB
 }
 
 # The same tree as version $ver2, over the installed packages, after the
@@ -411,7 +413,7 @@ TAP_LOG_ALWAYS=1 tap_step "DKMS built and installed ghostswap $ver for every ker
 TAP_LOG_ALWAYS=1 tap_step "ghostswapctl --version: $ver" version version "$ver"
 tap_step "units, generator, udev rule, conffile and man pages in place; units not enabled" \
 	in-place in_place
-tap_step "DKMS skips a 6.1 kernel and one without CONFIG_ZSMALLOC; the kernel hook succeeds" \
+tap_step "DKMS skips a 6.1 kernel, one without CONFIG_ZSMALLOC and one without 4 KiB pages; the kernel hook succeeds" \
 	unsupported refused
 if tap_step "upgrade: the same tree as $ver2, apt install over $ver, /etc/ghostswap.conf edited" \
 	upgrade upgrade; then
