@@ -115,7 +115,7 @@
  * (BUILD_EXCLUSIVE_CONFIG); a build by hand stops here.
  */
 #if PAGE_SHIFT != 12
-#error "ghostswap needs 4 KiB pages (CONFIG_PAGE_SIZE_4KB); this kernel has larger ones (arm64 16K or 64K)"
+#error "ghostswap needs 4 KiB pages (CONFIG_PAGE_SIZE_4KB), not arm64's 16K or 64K"
 #endif
 
 #define GS_CLUSTER_SHIFT	9
