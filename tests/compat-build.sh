@@ -294,7 +294,7 @@ guest_has() {
 # of its header sets. Writes $GS_COMPAT/NAME.sets: one line per set,
 # "SET ROOT PACKAGE VERSION SUITE", or "SET - why skipped".
 chroot_sets() {
-	local name=$1 r=$GS_COMPAT/$1 set suites ch pkg ver suite root stamp
+	local name=$1 r=$GS_COMPAT/$1 set suites ch pkg ver suite root stamp arch
 	local out=$GS_COMPAT/$name.sets
 	rm -f "$out"
 	: >"$out.new"
@@ -324,8 +324,9 @@ chroot_sets() {
 	while IFS=$'\t' read -r set suites ch; do
 		[ "$ch" = "$name" ] || continue
 		wanted "$set" || continue
+		arch=$(set_arch "$set")
 		read -r pkg ver suite < <(ns_run "$r" ro "" bash -c "$inside" inside \
-			resolve "${set%%/*}" "$suites" "$(set_arch "$set")")
+			resolve "${set%%/*}" "$suites" "$arch")
 		if [ -z "${pkg:-}" ]; then
 			echo "$set - the archive serves no linux-headers-${set%%/*}* in $suites" >>"$out.new"
 			continue
@@ -347,7 +348,7 @@ chroot_sets() {
 		if [ ! -f "$stamp" ]; then
 			echo "$(date +%T) unpacking $pkg $ver into $name"
 			ns_run "$r" rw "" bash -c "$inside" inside unpack "$pkg" "$ver" \
-				"$(set_arch "$set")" || return 1
+				"$arch" || return 1
 			mkdir -p "${stamp%/*}"
 			echo "$pkg $ver" >"$stamp"
 		fi

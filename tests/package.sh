@@ -324,7 +324,7 @@ apt_kernel() {
 # header_postinst.d) must build and install ghostswap $ver2 for it. $k2:
 # its release (second_kver).
 kernel2() {
-	local o rc=0
+	local o m rc=0
 	[ -n "$k2" ] || { echo "the archive has no other 7.x cloud kernel"; return 1; }
 	[ "$(cat "$kcache/kernel" 2>/dev/null)" = "$k2" ] || {
 		rm -rf "$kcache"
@@ -340,8 +340,9 @@ kernel2() {
 	grep -i -E 'dkms|ghostswap' "$out/kernel2-apt.log"
 	[ $rc = 0 ] || { tail -n 20 "$out/kernel2-apt.log"; return 1; }
 	in_root dkms status ghostswap
-	modules | grep "^$k2 " || true
-	grep -q "^$k2 /usr/lib/modules/$k2/updates/dkms/ghostswap.ko[^ ]* $ver2\$" <<<"$(modules)" ||
+	m=$(modules)
+	grep "^$k2 " <<<"$m"
+	grep -q "^$k2 /usr/lib/modules/$k2/updates/dkms/ghostswap.ko[^ ]* $ver2\$" <<<"$m" ||
 		{ echo "no ghostswap $ver2 for $k2"; return 1; }
 }
 

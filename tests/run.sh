@@ -116,8 +116,8 @@ stage build "$GS_TOP/testbed/build.sh"
 
 # The guest suite's core on the PREEMPT_RT kernel, and the Debian
 # packages built, linted, installed, upgraded, booted and purged in an
-# overlay of the guest root (~250 s of CPU, mostly DKMS builds, and a
-# guest): they start when the lanes above have ended, beside the rest of
+# overlay of the guest root (~450 s of CPU: seven DKMS builds, a second
+# kernel's install, a guest): they start when the lanes above have ended, beside the rest of
 # the main guest (in the run of 2026-11-27 the main guest ran alone for
 # its last 335 s, a CPU idle). Then, after the main guest, a second boot
 # with systemd as init (DKMS module, make install, the unit).
