@@ -19,6 +19,7 @@ shown.
 import bisect
 import collections
 import glob
+import json
 import os
 import re
 import sys
@@ -137,9 +138,79 @@ def report(cost):
     return '\n'.join(lines) + '\n'
 
 
+def series_runs(d):
+    """[(driver, rep, {function: instructions}, bench row)] of a series run."""
+    rows = {}
+    with open(os.path.join(d, 'series', 'bench.jsonl')) as f:
+        for line in f:
+            r = json.loads(line)
+            if r.get('section') == 'usemem_series' and 'result' in r:
+                rows[(r['driver'], r['rep'])] = r
+    syms = load_symbols(os.path.join(d, 'kallsyms'))
+    addrs = [a for a, _ in syms]
+    out = []
+    for p in sorted(glob.glob(os.path.join(d, 'pcs-series-*.txt'))):
+        m = re.match(r'pcs-series-(\w+)-(\d+)\.txt$', os.path.basename(p))
+        if m and (m.group(1), int(m.group(2))) in rows:
+            key = (m.group(1), int(m.group(2)))
+            out.append((*key, by_function(p, syms, addrs), rows[key]))
+    return out
+
+
+def median(v):
+    v = sorted(v)
+    return (v[(len(v) - 1) // 2] + v[len(v) // 2]) / 2 if v else 0
+
+
+def series_report(runs, top=40):
+    """Instructions per page swapped out, by function, medians per driver."""
+    per = collections.defaultdict(list)
+    for drv, _, c, row in runs:
+        pages = max(row['vmstat']['pswpout'], 1)
+        per[drv].append(({k: v / pages for k, v in c.items()}, row))
+    for drv in DRIVERS:
+        if not per[drv]:
+            raise SystemExit(f'no series run of {drv}')
+    names = set()
+    for drv in DRIVERS:
+        for c, _ in per[drv]:
+            names |= set(c)
+    med = {drv: {k: median([c.get(k, 0) for c, _ in per[drv]]) for k in names}
+           for drv in DRIVERS}
+    g, z = med['ghostswap'], med['zram']
+    lines = ['# The series workload, instructions per page swapped out, by function',
+             '', 'Exact counts (bench/funcs.sh series): each run counted whole,',
+             'divided by the pages it swapped out (pswpout); medians of '
+             f'{len(per["ghostswap"])} ghostswap and {len(per["zram"])} zram runs.', '']
+    lines += ['| | ghostswap | zram |', '|---|---:|---:|']
+    for label, key in (('sum KiB/s', lambda r: r['result']['sum_kbps']),
+                       *((k, (lambda k: lambda r: r['vmstat'][k])(k))
+                         for k in per['zram'][0][1]['vmstat'])):
+        vals = [[key(r) for _, r in per[d]] for d in DRIVERS]
+        lines.append(f'| {label} | ' + ' | '.join(
+            f'{median(v):.0f} [{min(v):.0f}-{max(v):.0f}]' for v in vals) + ' |')
+    lines += ['', '| function | ghostswap | zram | difference |', '|---|---:|---:|---:|']
+    order = sorted(names, key=lambda k: -abs(g.get(k, 0) - z.get(k, 0)))
+    for k in order[:top]:
+        lines.append(f'| `{k}` | {g.get(k, 0):.1f} | {z.get(k, 0):.1f} | '
+                     f'{g.get(k, 0) - z.get(k, 0):+.1f} |')
+    tot = {d: sum(v for k, v in med[d].items() if k != '(user)') for d in DRIVERS}
+    mod = {d: sum(v for k, v in med[d].items() if module_of(k) == d) for d in DRIVERS}
+    lines.append(f'| the driver\'s module | {mod["ghostswap"]:.1f} | {mod["zram"]:.1f} | '
+                 f'{mod["ghostswap"] - mod["zram"]:+.1f} |')
+    lines.append(f'| the whole kernel | {tot["ghostswap"]:.1f} | {tot["zram"]:.1f} | '
+                 f'{tot["ghostswap"] - tot["zram"]:+.1f} |')
+    lines.append(f'| userspace | {g.get("(user)", 0):.1f} | {z.get("(user)", 0):.1f} | '
+                 f'{g.get("(user)", 0) - z.get("(user)", 0):+.1f} |')
+    return '\n'.join(lines) + '\n'
+
+
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == 'series':
+        sys.stdout.write(series_report(series_runs(sys.argv[2])))
+        return
     if len(sys.argv) != 2:
-        raise SystemExit('usage: funcs.py DIR')
+        raise SystemExit('usage: funcs.py [series] DIR')
     sys.stdout.write(report(per_read(sys.argv[1])))
 
 

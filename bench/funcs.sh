@@ -11,18 +11,32 @@
 # bench/funcs.py turns the counts into instructions per read for each
 # function, both drivers side by side: results/funcs/funcs.md.
 #
-# usage: bench/funcs.sh   (~3 min; BENCH_RESULTS: where, default
-# results/funcs)
+# bench/funcs.sh series instead counts the bench's usemem_series section
+# (the swap-table series' workload: bench/guest/bench.sh), each run of
+# each driver whole, and reports instructions per page swapped out by
+# function (USEMEM_RUNS runs of each driver, default 4).
+#
+# usage: bench/funcs.sh [read|series]   (read: ~3 min, series: ~20 min;
+# BENCH_RESULTS: where, default results/funcs)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
+what=${1:-read}
+case $what in
+read) wl=run ;;
+series) wl=series ;;
+*) gs_die "usage: bench/funcs.sh [read|series]" ;;
+esac
 bench_prepare "$GS_TOP/results/funcs"
+bench_tools
 gcc -O2 -Wall -Wextra -Werror -shared -fPIC -o "$out/gs_pc_count.so" \
 	"$GS_TOP/bench/qemu/gs_pc_count.c" -lpthread
 
 GHOSTSWAP_KVM=0 GHOSTSWAP_TCG=single GHOSTSWAP_ICOUNT=0 \
 	GHOSTSWAP_QEMU_PLUGIN="$out/gs_pc_count.so,ctl=$out/guest/ctl,out=$out/guest" \
-	GS_GUEST_TIMEOUT=1800 "$GS_TOP/testbed/guest.sh" "$out/guest" \
+	GS_DISKS="gsback:1G gsswap:2G" GS_GUEST_TIMEOUT=3600 \
+	"$GS_TOP/testbed/guest.sh" "$out/guest" \
+	"FUNCS_WORKLOAD=$wl USEMEM_RUNS=${USEMEM_RUNS:-4}" \
 	"bash /opt/gs-src/bench/guest/funcs.sh" || true
 [ -f "$out/guest/done" ] ||
 	gs_die "the guest did not complete, see $out/guest/funcs.log and console.log"
@@ -30,6 +44,10 @@ GHOSTSWAP_KVM=0 GHOSTSWAP_TCG=single GHOSTSWAP_ICOUNT=0 \
 # The module as built, for the per-instruction listing.
 xz -dc "$GS_ROOT/lib/modules/$(gs_kver)/updates/dkms/ghostswap.ko.xz" \
 	>"$out/ghostswap.ko" 2>/dev/null || rm -f "$out/ghostswap.ko"
-python3 "$GS_TOP/bench/funcs.py" "$out/guest" >"$out/funcs.md"
+if [ "$what" = series ]; then
+	python3 "$GS_TOP/bench/funcs.py" series "$out/guest" >"$out/funcs.md"
+else
+	python3 "$GS_TOP/bench/funcs.py" "$out/guest" >"$out/funcs.md"
+fi
 cat "$out/funcs.md"
 gs_log "funcs: $out/funcs.md"

@@ -17,3 +17,15 @@ bench_prepare() {
 	"$GS_TOP/testbed/build.sh" >"$out/build.tap" ||
 		{ cat "$out/build.tap"; gs_die "the DKMS build failed"; }
 }
+
+# bench_tools: the guest's own benchmark programs, built in the guest
+# root: usemem (bench/guest/usemem.c) and usemem_series.
+bench_tools() {
+	local t
+	cp "$GS_TOP/bench/guest/usemem.c" "$GS_TOP/bench/guest/usemem_series.c" \
+		"$GS_TOP/tests/guest/pagegen.h" "$GS_ROOT/tmp/"
+	for t in usemem usemem_series; do
+		gs_chroot gcc -O2 -Wall -Wextra -Werror -o /usr/local/bin/$t /tmp/$t.c ||
+			gs_die "building $t failed"
+	done
+}

@@ -250,7 +250,7 @@ def read_icount_profile(path, syms_path):
 def shape(rows, host, resdir):
     res = {"host": host, "env": {}, "env_lts": {}, "static_lts": [],
            "scale": [], "env_scale": {}, "icount": [], "env_icount": {},
-           "icount_workload": [], "icount_profile": {},
+           "icount_workload": [], "icount_profile": {}, "usemem_series": [],
            "static": [], "meta": [], "ratio": [],
            "ratio_swap": [], "workload": [], "fio": [], "writeback": {},
            "comp": [], "comp_recomp": [], "comp_dict": {}, "zswap": [],
@@ -264,7 +264,7 @@ def shape(rows, host, resdir):
         # The fio guests of their own: lane, section and guest share a name.
         lane = r.get("lane")
         if lane in ("scale", "icount"):
-            if sec == "icount_workload":
+            if sec in ("icount_workload", "usemem_series"):
                 res[sec].append(r)
             elif sec == "icount_profile":
                 if "file" in r:
@@ -842,6 +842,54 @@ def t_icount_workload(res):
     return out
 
 
+def t_usemem_series(res):
+    """The swap-table series' workload: each driver's runs, their medians
+    and ranges, and what the kernel did meanwhile."""
+    rows = [r for r in res["usemem_series"] if isinstance(r.get("result"), dict)]
+    by = {d: [r for r in rows if r["driver"] == d] for d in ("ghostswap", "zram")}
+    if not by["ghostswap"] or not by["zram"]:
+        return ["(no complete run of both drivers)"]
+
+    def col(d, f):
+        v = [f(r) for r in by[d]]
+        return median(v), min(v), max(v)
+
+    def cell(m, fmt="%.0f"):
+        return (fmt + " [" + fmt + "-" + fmt + "]") % m
+
+    procs = lambda i: lambda r: sorted(p["kbps"] for p in r["result"]["procs"])[i]
+    vm = lambda k: lambda r: (r.get("vmstat") or {}).get(k, 0)
+    lines = [("sum of the processes, KiB/s", lambda r: r["result"]["sum_kbps"]),
+             ("the faster process", procs(-1)),
+             ("the slower process", procs(0)),
+             ("pages swapped out (pswpout)", vm("pswpout")),
+             ("pages swapped in (pswpin)", vm("pswpin")),
+             ("reclaim scans (pgscan_direct)", vm("pgscan_direct")),
+             ("anon refaults", vm("workingset_refault_anon"))]
+    out = ["| | ghostswap | zram | ghostswap / zram |", "|---|---|---|---|"]
+    for label, f in lines:
+        g, z = col("ghostswap", f), col("zram", f)
+        out.append("| %s | %s | %s | %s |" % (
+            label, cell(g), cell(z), "%.3f" % (g[0] / z[0]) if z[0] else "-"))
+    ok = all(r.get("rc") == 0 and r["result"].get("bad_words") == 0
+             and r["result"].get("complete") for r in rows)
+    out.append("")
+    out.append(
+        "Two processes each write %s MiB once (every 8-byte word its index) "
+        "in a %s MiB memory cgroup, lz4: the run the swap-table series "
+        "measures with vm-scalability's `usemem -O -y -x -n 2` "
+        "(bench/guest/usemem_series.c). On the instruction counter: KiB/s "
+        "are KiB per 10^9 instructions, each process timed from the common "
+        "start to the end of its writes, as usemem does (usemem also counts "
+        "an eighth more bytes: the same factor for both). Medians of %d "
+        "ghostswap and %d zram runs in the order zram, ghostswap, ghostswap, "
+        "zram, the range in brackets; the kernel's counts are of the writes "
+        "alone. One word of every 8th page read back and checked after the timed part: %s." % (
+            by["zram"][0]["result"]["size_mib"], by["zram"][0].get("cg_mib"),
+            len(by["ghostswap"]), len(by["zram"]), "yes" if ok else "**NO**"))
+    return out
+
+
 def t_icount_profile(res):
     """Where the workload's instructions go, per driver and mix: shares
     of the samples (perf and idle left out), and what a module costing
@@ -1124,6 +1172,9 @@ def report(res, made, resdir):
         sec("fio counted in instructions", t_icount(res))
     if res["icount_workload"]:
         sec("Swap workload counted in instructions", t_icount_workload(res))
+    if res["usemem_series"]:
+        sec("The swap-table series' usemem, counted in instructions",
+            t_usemem_series(res))
     if res["icount_profile"]:
         sec("Where the swap workload's instructions go",
             t_icount_profile(res))

@@ -19,8 +19,9 @@
 # The section "scale" (fio with 1, 2 and 4 jobs) runs in a guest of its
 # own with 4 vCPUs, booted after the main one; "icount" (the fio rows and
 # the swap workload, ghostswap and zram, counted in instructions) and
-# "icount_profile" (where the workload's instructions go) in one on
-# QEMU's instruction counter, where there is no KVM.
+# "icount_profile" (where the workload's instructions go) and
+# "usemem_series" (the swap-table series' own workload) in one on QEMU's
+# instruction counter, where there is no KVM.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -35,9 +36,7 @@ if [ ! -x "$GS_ROOT/usr/bin/perf" ]; then
 		>"$GS_CACHE/perf-apt.log" 2>&1 ||
 		gs_log "no linux-perf (see $GS_CACHE/perf-apt.log): no profile"
 fi
-cp "$GS_TOP/bench/guest/usemem.c" "$GS_TOP/tests/guest/pagegen.h" "$GS_ROOT/tmp/"
-gs_chroot gcc -O2 -Wall -Wextra -Werror -o /usr/local/bin/usemem /tmp/usemem.c ||
-	gs_die "building usemem failed"
+bench_tools
 
 # Plots: matplotlib in a venv of its own.
 pyenv=$GS_CACHE/bench-venv
@@ -52,10 +51,10 @@ fi
 # the main guest runs all of bench.sh's own, then the scale and icount
 # guests.
 main=() scale=0 icount=()
-for s in ${*:-scale icount icount_profile}; do
+for s in ${*:-scale icount icount_profile usemem_series}; do
 	case $s in
 	scale) scale=1 ;;
-	icount | icount_profile) icount+=("$s") ;;
+	icount | icount_profile | usemem_series) icount+=("$s") ;;
 	*) main+=("$s") ;;
 	esac
 done

@@ -282,7 +282,7 @@ swap_only() {
 			echo Y >$ZSW/enabled && swapon $DEV ;;
 	ghostswap)
 		# GS_SETUP: more configuration before swapon (sysfs writes).
-		gs_fresh "$2" && sysfs_write $SYS/disksize 64G &&
+		gs_fresh "$2" && sysfs_write $SYS/disksize "${GS_DISKSIZE:-64G}" &&
 			{ [ -z "${GS_SETUP:-}" ] || eval "$GS_SETUP"; } &&
 			mkswap $DEV >/dev/null && swapon $DEV ;;
 	zram)
@@ -696,6 +696,84 @@ b_icount_profile() {
 			jl section=icount_profile driver=$drv mix=$name file=$f \
 				syms="${f%.txt}.syms"
 		done
+	done
+}
+
+# -------------------------------------------------------- usemem_series
+
+# The swap-table series' own workload (bench/guest/usemem_series.c: its
+# usemem run, "-O -y -x -n 2"), scaled to the guest: two processes of
+# USEMEM_MIB (216) MiB each write their memory once in a memory cgroup of
+# USEMEM_CG_MIB (128), lz4, zram and ghostswap, USEMEM_RUNS (4) runs of
+# each in the order zram ghostswap ghostswap zram zram ... On QEMU's
+# instruction counter, KiB/s are KiB per 10^9 instructions. Beside each
+# run: what the kernel did during the writes and during the check
+# (/proc/vmstat deltas: pages swapped
+# out and in, reclaim's scans and steals, refaults, faults) and the
+# cgroup's own memory.stat at the end, to tell a per-page cost from a
+# kernel that swaps more. SERIES_MARK=bench/guest/mark.sh (bench/funcs.sh
+# series): every run's instructions counted by kernel function.
+VMSTAT_KEYS="pswpin pswpout pgfault pgmajfault pgscan_direct pgscan_kswapd
+pgsteal_direct pgsteal_kswapd workingset_refault_anon workingset_activate_anon
+workingset_restore_anon pgactivate pgdeactivate allocstall_normal
+allocstall_movable pgrotated swap_ra swap_ra_hit thp_swpout
+thp_swpout_fallback"
+
+# vmstat_json BEFORE [AFTER]: the VMSTAT_KEYS of AFTER (a copy of
+# /proc/vmstat; default the file itself) less those of BEFORE, as a JSON
+# object.
+vmstat_json() {
+	awk -v keys="$(echo $VMSTAT_KEYS)" -v before="$1" '
+		BEGIN { n = split(keys, k); while ((getline l <before) > 0) {
+			split(l, f); b[f[1]] = f[2] } }
+		{ v[$1] = $2 }
+		END { printf "{"; for (i = 1; i <= n; i++)
+			printf "%s\"%s\": %d", (i > 1 ? ", " : ""), k[i], v[k[i]] - b[k[i]]
+			printf "}" }' "${2:-/proc/vmstat}"
+}
+
+# memstat_json CGROUP: the cgroup's memory.stat, every key, as JSON.
+memstat_json() {
+	awk '{ printf "%s\"%s\": %s", (NR > 1 ? ", " : "{"), $1, $2 } END { print "}" }' \
+		"$1/memory.stat"
+}
+
+series_one() {
+	local drv=$1 rep=$2 cg=/sys/fs/cgroup/gsseries res rc vm vc ms
+	swap_only $drv lz4 || {
+		jl section=usemem_series driver=$drv rep=$rep fail="swapon failed"
+		return 1
+	}
+	settle_mem
+	mkdir -p $cg
+	echo $((${USEMEM_CG_MIB:-128} << 20)) >$cg/memory.max
+	[ -z "${SERIES_MARK:-}" ] || $SERIES_MARK reset || return 1
+	cp /proc/vmstat /tmp/vmstat.0
+	# Between the writes and the check: /proc/vmstat (and with
+	# SERIES_MARK, the writes' instruction counts).
+	res=$(sh -c "echo \$\$ >$cg/cgroup.procs &&
+		exec usemem_series 2 ${USEMEM_MIB:-216} \
+		'cp /proc/vmstat /tmp/vmstat.1${SERIES_MARK:+ && $SERIES_MARK series-$drv-$rep}'")
+	rc=$?
+	vm=$(vmstat_json /tmp/vmstat.0 /tmp/vmstat.1)
+	vc=$(vmstat_json /tmp/vmstat.1)
+	[ -z "${SERIES_MARK:-}" ] || $SERIES_MARK "check-$drv-$rep" || return 1
+	ms=$(memstat_json $cg)
+	rmdir $cg
+	[ -n "$res" ] || res=null
+	jl section=usemem_series driver=$drv rep=$rep rc=$rc \
+		cg_mib=${USEMEM_CG_MIB:-128} result="$res" vmstat="$vm" \
+		vmstat_check="$vc" memstat="$ms"
+	swapoff -a
+}
+
+b_usemem_series() {
+	local i drv runs=${USEMEM_RUNS:-4} order=(zram ghostswap ghostswap zram)
+	[ "$QUICK" = 1 ] && runs=${USEMEM_RUNS:-2}
+	for ((i = 0; i < 2 * runs; i++)); do
+		drv=${order[i % 4]}
+		log "usemem_series $drv #$((i / 2 + 1))"
+		series_one $drv $((i / 2 + 1)) || return 1
 	done
 }
 

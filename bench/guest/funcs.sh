@@ -10,6 +10,9 @@
 # and starts again from zero before the next; bench/funcs.py subtracts
 # the short run from the long one, which leaves what the I/Os added cost
 # (fio's start and end cancel out).
+#
+# FUNCS_WORKLOAD=series instead: the bench's usemem_series section (the
+# swap-table series' workload), each run of each driver counted whole.
 set -u
 . /opt/gs-src/tests/guest/lib.sh
 OUT=$GS_OUT
@@ -19,16 +22,7 @@ LONG=${FUNCS_LONG:-12000}
 
 # mark LABEL: have the plugin dump (or with "reset", clear) its counts,
 # and wait until it has.
-mark() {
-	local i
-	echo "$1" >"$OUT/ctl.tmp" && mv "$OUT/ctl.tmp" "$OUT/ctl" || return 1
-	for ((i = 0; i < 600; i++)); do
-		[ -e "$OUT/ctl" ] || return 0
-		sleep 0.1
-	done
-	echo "the plugin did not take the request $1"
-	return 1
-}
+mark() { /opt/gs-src/bench/guest/mark.sh "$1"; }
 
 zram_fresh() {
 	[ -d $Z ] || { modprobe zram num_devices=1 && udevadm settle; } || return 1
@@ -68,6 +62,21 @@ run() {
 	done
 }
 
-if run >"$OUT/funcs.log" 2>&1; then
+series() {
+	guest_setup
+	# Both modules loaded before their symbols are read; they stay.
+	gs_fresh lz4 && zram_fresh || return 1
+	cat /proc/kallsyms >"$OUT/kallsyms"
+	mkdir -p "$OUT/series"
+	SERIES_MARK=/opt/gs-src/bench/guest/mark.sh BENCH_OUT=$OUT/series \
+		bash /opt/gs-src/bench/guest/bench.sh usemem_series &&
+		! grep -q '"error"\|"fail"' "$OUT/series/bench.jsonl"
+}
+
+case ${FUNCS_WORKLOAD:=run} in
+run | series) ;;
+*) echo "FUNCS_WORKLOAD=$FUNCS_WORKLOAD: run or series" >"$OUT/funcs.log"; exit 1 ;;
+esac
+if $FUNCS_WORKLOAD >"$OUT/funcs.log" 2>&1; then
 	echo FUNCS-DONE >"$OUT/done"
 fi

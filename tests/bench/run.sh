@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Host-side tests of the benchmark tooling (make bench): the guest script
-# parses, usemem builds warning-free and its JSON and verification work
-# (a small run without swap), report.py turns known measurements into
+# parses, usemem and usemem_series build warning-free and their JSON and
+# verification work (small runs without swap), report.py turns known measurements into
 # the known tables (tests/bench/test_report.py), the instruction-count
 # plugin builds and funcs.py turns known counts into the known costs per
 # read (tests/bench/test_funcs.py). Prints TAP.
@@ -25,6 +25,26 @@ assert d["mib_s"] > 0 and set(d["lat_us"]) == {"p50", "p90", "p99", "p999", "max
 }
 usemem_bad_args() {
 	! "$tmp/usemem" 8 1 zq && ! "$tmp/usemem" 0 1 z && ! "$tmp/usemem"
+}
+
+# usemem_series: two processes, the command between the writes and the
+# check run once, every process's figures, no bad word.
+series_json() {
+	"$tmp/usemem_series" 2 8 "echo between >>'$tmp/between'" >"$tmp/s.json" &&
+		cat "$tmp/s.json" && python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["nproc"] == 2 and d["size_mib"] == 8 and len(d["procs"]) == 2, d
+assert d["bad_words"] == 0 and d["complete"] is True, d
+assert all(p["kbps"] > 0 and p["secs"] > 0 for p in d["procs"]), d
+assert abs(d["sum_kbps"] - sum(p["kbps"] for p in d["procs"])) <= 1, d
+assert open(sys.argv[2]).read() == "between\n"
+' "$tmp/s.json" "$tmp/between"
+}
+series_bad_args() {
+	! "$tmp/usemem_series" 0 8 && ! "$tmp/usemem_series" 2 0 &&
+		! "$tmp/usemem_series" 2 x && ! "$tmp/usemem_series" 2 &&
+		! "$tmp/usemem_series" 2 8 false
 }
 
 # The icount guest's QEMU options: the instruction counter under
@@ -58,12 +78,19 @@ plugin_opts() {
 tap_step "bench/run.sh, bench/funcs.sh and the guest scripts parse (bash -n)" parse \
 	sh -c "bash -n '$GS_TOP/bench/run.sh' && bash -n '$GS_TOP/bench/guest/bench.sh' &&
 		bash -n '$GS_TOP/bench/lib.sh' && bash -n '$GS_TOP/bench/funcs.sh' &&
-		bash -n '$GS_TOP/bench/guest/funcs.sh'"
+		bash -n '$GS_TOP/bench/guest/funcs.sh' && bash -n '$GS_TOP/bench/guest/mark.sh'"
 tap_step "usemem builds with -Wall -Wextra -Werror" build \
 	gcc -O2 -Wall -Wextra -Werror -I"$GS_TOP/tests/guest" -o "$tmp/usemem" \
 	"$GS_TOP/bench/guest/usemem.c"
 tap_step "usemem: JSON result, every page verified" json usemem_json
 tap_step "usemem: bad arguments refused" args usemem_bad_args
+tap_step "usemem_series builds with -Wall -Wextra -Werror" series_build \
+	gcc -O2 -Wall -Wextra -Werror -o "$tmp/usemem_series" \
+	"$GS_TOP/bench/guest/usemem_series.c"
+tap_step "usemem_series: JSON result, the command between writes and check" \
+	series_json series_json
+tap_step "usemem_series: bad arguments and a failing command refused" \
+	series_args series_bad_args
 tap_step "icount: QEMU's instruction counter under single-threaded TCG only" icount icount_opts
 tap_step "the instruction-count plugin builds with -Wall -Wextra -Werror" plugin \
 	gcc -O2 -Wall -Wextra -Werror -shared -fPIC -o "$tmp/gs_pc_count.so" \

@@ -5,6 +5,7 @@ are known. Prints TAP; exits non-zero on any failure.
 
 usage: tests/bench/test_funcs.py
 """
+import json
 import os
 import shutil
 import subprocess
@@ -38,6 +39,55 @@ def write_run(d, drv, qd, ios, per_read, fixed=1000, user=0):
             for k in range(4):
                 f.write("%x %d\n" % (addr(i, 4 * k), total // 4 + (total % 4 if k == 0 else 0)))
         f.write("user %d\n" % (5000000 + user * ios))
+
+
+def write_series(d, drv, rep, pages, per_page, kbps):
+    """A series run of DRIVER: PAGES swapped out, PER_PAGE {symbol index:
+    instructions} each, and its bench.jsonl line."""
+    with open(os.path.join(d, "pcs-series-%s-%d.txt" % (drv, rep)), "w") as f:
+        for i, c in per_page.items():
+            f.write("%x %d\n" % (addr(i), c * pages))
+        f.write("user %d\n" % (7 * pages))
+    with open(os.path.join(d, "series", "bench.jsonl"), "a") as f:
+        f.write(json.dumps({"section": "usemem_series", "driver": drv, "rep": rep,
+                            "result": {"sum_kbps": kbps},
+                            "vmstat": {"pswpout": pages, "pswpin": 0}}) + "\n")
+
+
+def series(d):
+    """funcs.py series: instructions per page swapped out, medians."""
+    os.makedirs(os.path.join(d, "series"))
+    # ghostswap: 300 a page in its module in each run, the lock 20 and 40
+    # (median 30); zram: 250 in its module, wake_up_bit 50.
+    write_series(d, "ghostswap", 1, 1000, {0: 300, 3: 20}, 100)
+    write_series(d, "ghostswap", 2, 3000, {0: 300, 3: 40}, 110)
+    write_series(d, "zram", 1, 2000, {1: 250, 2: 50}, 90)
+    write_series(d, "zram", 2, 2000, {1: 250, 2: 50}, 94)
+    # A dump without its jsonl line is left out.
+    write_run(d, "series-zram", 0, 3, {1: 1})
+    p = subprocess.run([sys.executable, FUNCS, "series", d], capture_output=True, text=True)
+    out = p.stdout
+    check("funcs.py series runs", p.returncode == 0, p.stderr)
+    rows = {}
+    for line in out.splitlines():
+        if line.startswith("| ") and not line.startswith("| function"):
+            cells = [c.strip() for c in line.strip("|").split("|")]
+            rows[cells[0]] = cells[1:]
+    check("series: a function per page swapped out, the median of the runs",
+          rows.get("`gs_store_read_nowait [ghostswap]`") == ["300.0", "0.0", "+300.0"] and
+          rows.get("`_raw_spin_lock`") == ["30.0", "0.0", "+30.0"], out)
+    check("series: the modules and the whole kernel",
+          rows.get("the driver's module") == ["300.0", "250.0", "+50.0"] and
+          rows.get("the whole kernel") == ["330.0", "300.0", "+30.0"], out)
+    check("series: throughput with its range, userspace apart",
+          rows.get("sum KiB/s") == ["105 [100-110]", "92 [90-94]"] and
+          rows.get("userspace") == ["7.0", "7.0", "+0.0"], out)
+    for name in os.listdir(d):
+        if name.startswith("pcs-series-zram"):
+            os.remove(os.path.join(d, name))
+    p = subprocess.run([sys.executable, FUNCS, "series", d], capture_output=True, text=True)
+    check("series: a driver without runs is an error that names it",
+          p.returncode != 0 and "zram" in p.stderr, p.stderr)
 
 
 def main():
@@ -92,6 +142,7 @@ def main():
         p = subprocess.run([sys.executable, FUNCS, d], capture_output=True, text=True)
         check("a run missing is an error that names it",
               p.returncode != 0 and "zram" in p.stderr and "32" in p.stderr, p.stderr)
+        series(d)
     finally:
         shutil.rmtree(d)
         status = plan()

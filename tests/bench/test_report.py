@@ -228,6 +228,25 @@ def fixture(d):
             f.write(json.dumps({"section": "icount_profile", "driver": drv,
                                 "mix": "text", "file": name,
                                 "syms": drv + ".syms"}) + "\n")
+    # The series' usemem: two runs of each driver, a third of ghostswap
+    # that failed (left out of the medians, and its bad words not).
+    with open(os.path.join(g, "bench.jsonl"), "a") as f:
+        for drv, rep, procs, out in (("zram", 1, (30000, 26000), 80000),
+                                     ("ghostswap", 1, (34000, 27000), 80010),
+                                     ("ghostswap", 2, (32000, 27000), 79990),
+                                     ("zram", 2, (32000, 26000), 80000)):
+            f.write(json.dumps({
+                "section": "usemem_series", "driver": drv, "rep": rep,
+                "rc": 0, "cg_mib": 128,
+                "result": {"nproc": 2, "size_mib": 216,
+                           "procs": [{"kbps": k, "secs": 1} for k in procs],
+                           "sum_kbps": sum(procs), "bad_words": 0,
+                           "complete": True},
+                "vmstat": {"pswpout": out, "pswpin": 20,
+                           "pgscan_direct": 120000,
+                           "workingset_refault_anon": 20}}) + "\n")
+        f.write(json.dumps({"section": "usemem_series", "driver": "ghostswap",
+                            "rep": 3, "fail": "swapon failed"}) + "\n")
     with open(os.path.join(d, "host.json"), "w") as f:
         json.dump({"host_cpu": "Test CPU", "host_cpus": 2, "accel": "tcg",
                    "icount_qemu":
@@ -325,6 +344,19 @@ def main():
               "1.00% |" in md and
               "| text | zram | 1000 | 5.00% | 20.00% | 10.00% | 10.00% "
               "| 55.00% | zram_submit_bio 5.00% |" in md, md)
+        # Sums 61000 and 59000 (ghostswap), 56000 and 58000 (zram).
+        check("usemem_series: medians of the sums and of each process, "
+              "ranges, the kernel's counts",
+              "| sum of the processes, KiB/s | 60000 [59000-61000] "
+              "| 57000 [56000-58000] | 1.053 |" in md and
+              "| the faster process | 33000 [32000-34000] | 31000 "
+              "[30000-32000] | 1.065 |" in md and
+              "| the slower process | 27000 [27000-27000] | 26000 "
+              "[26000-26000] | 1.038 |" in md and
+              "| pages swapped out (pswpout) | 80000 [79990-80010] | 80000 "
+              "[80000-80000] | 1.000 |" in md and
+              "Medians of 2 ghostswap and 2 zram runs" in md and
+              "checked after the timed part: yes" in md, md)
         # 25600 pages * 4 KiB / 1 s = 100 MiB/s; disk 200 MiB/s.
         check("writeback: rate against the disk's own",
               "| ghostswap writeback (all, checksums: the default) | 25600 "
