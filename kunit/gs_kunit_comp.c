@@ -954,6 +954,13 @@ static void gs_params_recomp(struct kunit *test)
 				    -EINVAL, "'%s'", bad[i]);
 }
 
+/* Zero the bytes at @a and @b of @p. */
+static void gs_kc_zero2(u8 *p, int a, int b)
+{
+	p[a] = 0;
+	p[b] = 0;
+}
+
 /*
  * The heuristic on pages of known make-up. Bytes drawn uniformly from
  * 2^bits values have an entropy of bits per byte: up to 7 they are worth
@@ -1029,6 +1036,36 @@ static void gs_heur_known(struct kunit *test)
 	 * distinct text bytes do not make it look less random.
 	 */
 	p[PAGE_SIZE / 2 + 3] |= 0x80;
+	KUNIT_EXPECT_EQ(test, gs_page_heuristic(p), GS_HEUR_INCOMPRESSIBLE);
+	/*
+	 * Counters (usemem's pages: each word its index) and pointers: top
+	 * bits set, so the first quick test cannot tell; their zero bytes
+	 * do, before any counting.
+	 */
+	for (n = 0; n < PAGE_SIZE / 8; n++)
+		w[n] = 0x1234f0 + n;
+	KUNIT_EXPECT_EQ(test, gs_page_heuristic(p), GS_HEUR_BYTES);
+	for (n = 0; n < PAGE_SIZE / 8; n++)
+		w[n] = 0x7ffd8a3c9e10ULL + 0x98 * n;
+	KUNIT_EXPECT_EQ(test, gs_page_heuristic(p), GS_HEUR_BYTES);
+	/*
+	 * Random with eight zero bytes, two in each of the four words looked
+	 * at first (at 0, 1 KiB, 2 KiB and 3 KiB): compressible; the same
+	 * zeroes next to those words, where no sampled word lies: random.
+	 */
+	gs_kc_prandom(p, PAGE_SIZE, 9);
+	for (i = 0; i < 4; i++)
+		gs_kc_zero2(p + i * (PAGE_SIZE / 4), 1, 6);
+	KUNIT_EXPECT_EQ(test, gs_page_heuristic(p), GS_HEUR_BYTES);
+	gs_kc_prandom(p, PAGE_SIZE, 9);
+	for (i = 0; i < 4; i++)
+		gs_kc_zero2(p + i * (PAGE_SIZE / 4), 9, 14);
+	KUNIT_EXPECT_EQ(test, gs_page_heuristic(p), GS_HEUR_INCOMPRESSIBLE);
+	/* Seven there are not enough: the page is counted, and random. */
+	gs_kc_prandom(p, PAGE_SIZE, 9);
+	for (i = 0; i < 4; i++)
+		gs_kc_zero2(p + i * (PAGE_SIZE / 4), 1, 6);
+	p[3 * (PAGE_SIZE / 4) + 6] = 0xa5;
 	KUNIT_EXPECT_EQ(test, gs_page_heuristic(p), GS_HEUR_INCOMPRESSIBLE);
 	/* Skewed bytes (one in eight zero): worth a try, if not a gain. */
 	gs_kc_prandom(p, PAGE_SIZE, 7);
