@@ -41,6 +41,16 @@ def write_run(d, drv, qd, ios, per_read, fixed=1000, user=0):
         f.write("user %d\n" % (5000000 + user * ios))
 
 
+def table_rows(out):
+    """{first cell: the other cells} of the table rows in OUT."""
+    rows = {}
+    for line in out.splitlines():
+        if line.startswith("| ") and not line.startswith("| function"):
+            cells = [c.strip() for c in line.strip("|").split("|")]
+            rows[cells[0]] = cells[1:]
+    return rows
+
+
 def write_series(d, drv, rep, pages, per_page, kbps):
     """A series run of DRIVER: PAGES swapped out, PER_PAGE {symbol index:
     instructions} each, and its bench.jsonl line."""
@@ -68,11 +78,7 @@ def series(d):
     p = subprocess.run([sys.executable, FUNCS, "series", d], capture_output=True, text=True)
     out = p.stdout
     check("funcs.py series runs", p.returncode == 0, p.stderr)
-    rows = {}
-    for line in out.splitlines():
-        if line.startswith("| ") and not line.startswith("| function"):
-            cells = [c.strip() for c in line.strip("|").split("|")]
-            rows[cells[0]] = cells[1:]
+    rows = table_rows(out)
     check("series: a function per page swapped out, the median of the runs",
           rows.get("`gs_store_read_nowait [ghostswap]`") == ["300.0", "0.0", "+300.0"] and
           rows.get("`_raw_spin_lock`") == ["30.0", "0.0", "+30.0"], out)
@@ -111,11 +117,7 @@ def main():
         p = subprocess.run([sys.executable, FUNCS, d], capture_output=True, text=True)
         out = p.stdout
         check("funcs.py runs", p.returncode == 0, p.stderr)
-        rows = {}
-        for line in out.splitlines():
-            if line.startswith("| ") and not line.startswith("| function"):
-                cells = [c.strip() for c in line.strip("|").split("|")]
-                rows[cells[0]] = cells[1:]
+        rows = table_rows(out)
         check("the module's function, per read, the fixed start cancelled",
               rows.get("`gs_store_read_nowait [ghostswap]`") ==
               ["200.0", "0.0", "200.0", "0.0"], out)
