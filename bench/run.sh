@@ -66,7 +66,7 @@ gs_use_kvm && kvm=kvm
 gs_qemu_env
 if [ $run_main = 1 ]; then
 	t0=$(date +%s)
-	GS_DISKS="gsback:1G gsswap:2G" GS_GUEST_TIMEOUT=${GS_GUEST_TIMEOUT:-7200} \
+	GS_DISKS="gsback:1G gsswap:2G" GS_GUEST_TIMEOUT=${GS_GUEST_TIMEOUT:-10800} \
 		"$GS_TOP/testbed/guest.sh" "$out/guest" \
 		"BENCH_QUICK=${BENCH_QUICK:-0} BENCH_REPS=${BENCH_REPS:-}" \
 		"BENCH_DRIVERS='${BENCH_DRIVERS:-ghostswap zram zswap}'" \
