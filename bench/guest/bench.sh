@@ -708,10 +708,9 @@ b_icount_profile() {
 # each in the order zram ghostswap ghostswap zram zram ... On QEMU's
 # instruction counter, KiB/s are KiB per 10^9 instructions. Beside each
 # run: what the kernel did during the writes and during the check
-# (/proc/vmstat deltas: pages swapped
-# out and in, reclaim's scans and steals, refaults, faults) and the
-# cgroup's own memory.stat at the end, to tell a per-page cost from a
-# kernel that swaps more. SERIES_MARK=bench/guest/mark.sh (bench/funcs.sh
+# (/proc/vmstat deltas: pages swapped out and in, reclaim's scans and
+# steals, refaults, faults) and the cgroup's own memory.stat at the end,
+# to tell a per-page cost from a kernel that swaps more. SERIES_MARK=bench/guest/mark.sh (bench/funcs.sh
 # series): every run's instructions counted by kernel function.
 VMSTAT_KEYS="pswpin pswpout pgfault pgmajfault pgscan_direct pgscan_kswapd
 pgsteal_direct pgsteal_kswapd workingset_refault_anon workingset_activate_anon

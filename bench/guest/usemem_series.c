@@ -73,14 +73,23 @@ static void gate_wait(struct gate *g)
 	}
 }
 
-static int gate_open(struct gate *g, int n)
+/*
+ * Wait until @n processes are at the gate; run @cmd (if not NULL) while
+ * they wait, then let them go. -1 if the gate failed, 1 if @cmd did.
+ */
+static int gate_open(struct gate *g, int n, const char *cmd)
 {
+	int failed = 0;
 	char c;
 
 	while (n--)
 		if (read(g->ready[0], &c, 1) != 1)
 			return -1;
-	return write(g->go[1], &c, 1) == 1 ? 0 : -1;
+	if (cmd) {
+		fflush(stdout);
+		failed = system(cmd) != 0;
+	}
+	return write(g->go[1], &c, 1) == 1 ? failed : -1;
 }
 
 static void worker(struct result *r, uint64_t bytes, double t0,
@@ -128,7 +137,7 @@ int main(int argc, char **argv)
 	double t0, sum = 0;
 	char *end;
 	long n, i;
-	int st, ok = 1;
+	int st, rc, ok = 1;
 
 	if (argc != 3 && argc != 4) {
 		fprintf(stderr, "usage: usemem_series NPROC SIZE_MIB [CMD]\n");
@@ -163,30 +172,15 @@ int main(int argc, char **argv)
 		if (!pid)
 			worker(&res[i], bytes, t0, &start, &check, &free_gate);
 	}
-	if (gate_open(&start, n)) {
+	/* CMD runs once every process has written, before any checks. */
+	if (gate_open(&start, n, NULL) ||
+	    (rc = gate_open(&check, n, argc == 4 ? argv[3] : NULL)) < 0 ||
+	    gate_open(&free_gate, n, NULL)) {
 		perror("usemem_series: gate");
 		return 2;
 	}
-	if (argc == 4) {
-		char c;
-
-		/* Every process has written: run CMD, then let them check. */
-		for (i = 0; i < n; i++)
-			if (read(check.ready[0], &c, 1) != 1)
-				return 2;
-		fflush(stdout);
-		if (system(argv[3]))
-			ok = 0;
-		if (write(check.go[1], &c, 1) != 1)
-			return 2;
-	} else if (gate_open(&check, n)) {
-		perror("usemem_series: gate");
-		return 2;
-	}
-	if (gate_open(&free_gate, n)) {
-		perror("usemem_series: gate");
-		return 2;
-	}
+	if (rc)
+		ok = 0;
 	for (i = 0; i < n; i++)
 		if (wait(&st) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
 			ok = 0;
