@@ -81,13 +81,15 @@ tap_result() {
 # tap_run DESC LOG CMD...: one test: CMD in a subshell (an exit in it ends
 # the test, not the script), its output in LOG; a failure is
 # "not ok N - DESC (exit STATUS)". LOG's last lines follow as
-# diagnostics (TAP_LOG_LINES, TAP_LOG_ALWAYS). Returns CMD's status.
+# diagnostics (TAP_LOG_LINES, TAP_LOG_ALWAYS). With TAP_TIMES set, the
+# seconds it took and DESC go on a line of that file. Returns CMD's status.
 tap_run() {
-	local desc=$1 log=$2 rc=0
+	local desc=$1 log=$2 rc=0 t0=$SECONDS
 	shift 2
 	[ -z "${TAP_RUNNING:-}" ] || echo "$desc" >"$TAP_RUNNING"
 	("$@") >"$log" 2>&1 || rc=$?
 	[ -z "${TAP_RUNNING:-}" ] || rm -f "$TAP_RUNNING"
+	[ -z "${TAP_TIMES:-}" ] || echo "$((SECONDS - t0)) $desc" >>"$TAP_TIMES"
 	if [ $rc = 0 ]; then
 		tap_ok "$desc"
 	else
