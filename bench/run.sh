@@ -12,7 +12,8 @@
 # Environment: BENCH_RESULTS (default results/bench), BENCH_QUICK=1 (small
 # workloads, one run each: a smoke run), BENCH_REPS (runs per comparison,
 # default 3), BENCH_DRIVERS (the swap workload's, default "ghostswap zram
-# zswap"), GHOSTSWAP_KVM=0|1, GS_MEM (guest RAM, 2G), BENCH_SCALE_TCG
+# zswap"), USEMEM_RUNS (usemem_series' runs of each driver, default 8),
+# GHOSTSWAP_KVM=0|1, GS_MEM (guest RAM, 2G), BENCH_SCALE_TCG
 # (single or multi: how QEMU runs the vCPUs of the scale section's guest
 # without KVM; default multi, one host thread a vCPU).
 #
@@ -97,8 +98,9 @@ elif [ ${#icount[@]} != 0 ]; then
 	t0=$(date +%s)
 	mkdir -p "$out/guest-icount"
 	GHOSTSWAP_KVM=0 GHOSTSWAP_TCG=single GHOSTSWAP_ICOUNT=0 \
-		GS_GUEST_TIMEOUT=3600 "$GS_TOP/testbed/guest.sh" "$out/guest-icount" \
+		GS_GUEST_TIMEOUT=5400 "$GS_TOP/testbed/guest.sh" "$out/guest-icount" \
 		"BENCH_QUICK=${BENCH_QUICK:-0} BENCH_REPS=${BENCH_REPS:-2}" \
+		"USEMEM_RUNS=${USEMEM_RUNS:-}" \
 		"bash /opt/gs-src/bench/guest/bench.sh ${icount[*]}" || true
 	gs_log "icount guest: $(($(date +%s) - t0)) s"
 	[ -f "$out/guest-icount/done" ] ||

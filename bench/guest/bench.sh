@@ -704,8 +704,9 @@ b_icount_profile() {
 # The swap-table series' own workload (bench/guest/usemem_series.c: its
 # usemem run, "-O -y -x -n 2"), scaled to the guest: two processes of
 # USEMEM_MIB (216) MiB each write their memory once in a memory cgroup of
-# USEMEM_CG_MIB (128), lz4, zram and ghostswap, USEMEM_RUNS (4) runs of
-# each in the order zram ghostswap ghostswap zram zram ... On QEMU's
+# USEMEM_CG_MIB (128), lz4, zram and ghostswap, USEMEM_RUNS (8) runs of
+# each in the order zram ghostswap ghostswap zram zram ... (8: the sum of
+# the two rates moves by up to 10% from run to run, the median of 4 by 3%). On QEMU's
 # instruction counter, KiB/s are KiB per 10^9 instructions. Beside each
 # run: what the kernel did during the writes and during the check
 # (/proc/vmstat deltas: pages swapped out and in, reclaim's scans and
@@ -767,7 +768,7 @@ series_one() {
 }
 
 b_usemem_series() {
-	local i drv runs=${USEMEM_RUNS:-4} order=(zram ghostswap ghostswap zram)
+	local i drv runs=${USEMEM_RUNS:-8} order=(zram ghostswap ghostswap zram)
 	[ "$QUICK" = 1 ] && runs=${USEMEM_RUNS:-2}
 	for ((i = 0; i < 2 * runs; i++)); do
 		drv=${order[i % 4]}
