@@ -56,27 +56,21 @@ stage_bg() {
 	bg_pids+=($!)
 	bg_names+=("$name")
 }
-# stage_later NAME CMD...: a stage beside the others that starts once
-# the stages started beside the main guest ($early) have all ended, or
-# the main guest has: when a CPU is free.
-stage_later() {
-	local name=$1
-	shift
-	gs_log "stage: $name (once the lanes beside the main guest end)"
-	(
-		while [ ! -e "$res/guest/ended" ]; do
-			busy=0
-			for p in "${early[@]}"; do
-				! kill -0 "$p" 2>/dev/null || busy=1
-			done
-			[ $busy = 1 ] || break
-			sleep 5
+# after_early CMD...: CMD, once the stages started beside the main guest
+# ($early) have all ended, or the main guest has: when a CPU is free.
+# A stage_bg command.
+after_early() {
+	local p busy
+	while [ ! -e "$res/guest/ended" ]; do
+		busy=0
+		for p in "${early[@]}"; do
+			! kill -0 "$p" 2>/dev/null || busy=1
 		done
-		gs_log "stage: $name starts"
-		exec "$@"
-	) >"$res/$name.tap" 2>"$res/$name.err" &
-	bg_pids+=($!)
-	bg_names+=("$name")
+		[ $busy = 1 ] || break
+		sleep 5
+	done
+	gs_log "stage: ${1##*/} starts (a CPU is free)"
+	exec "$@"
 }
 stage_wait() {
 	local i rc
@@ -122,8 +116,8 @@ stage build "$GS_TOP/testbed/build.sh"
 # its last 335 s, a CPU idle). Then, after the main guest, a second boot
 # with systemd as init (DKMS module, make install, the unit).
 early=("${bg_pids[@]}")
-[ -n "${1:-}" ] || stage_later rt "$GS_TOP/tests/kernel-lane.sh" rt "$res/rt"
-[ -n "${1:-}" ] || stage_later package "$GS_TOP/tests/package.sh" "$res/package"
+[ -n "${1:-}" ] || stage_bg rt after_early "$GS_TOP/tests/kernel-lane.sh" rt "$res/rt"
+[ -n "${1:-}" ] || stage_bg package after_early "$GS_TOP/tests/package.sh" "$res/package"
 
 gs_log "stage: guest"
 mkdir -p "$res/guest"
