@@ -322,15 +322,24 @@ wl_limit() {
 }
 
 # run_cg NAME LIMIT_MIB CMD...: run CMD in a fresh memory cgroup.
+# CG_LIMIT=memory.high makes the limit one that reclaims and throttles
+# instead of a hard one (memory.max) whose OOM killer may end CMD when
+# reclaim finds every page it could take still being written: the case
+# of a swap device whose writes go to a slow disk asynchronously.
 run_cg() {
 	local cg=/sys/fs/cgroup/$1 rc
 	mkdir -p "$cg"
-	echo $(($2 << 20)) >"$cg/memory.max"
+	echo $(($2 << 20)) >"$cg/${CG_LIMIT:-memory.max}"
 	shift 2
 	(echo $BASHPID >"$cg/cgroup.procs" && exec "$@")
 	rc=$?
 	echo "memcg $cg: $(grep -E '^(pswpin|pswpout) ' "$cg/memory.stat" | tr '\n' ' ')"
 	echo "peak swap: $(cat "$cg/memory.swap.peak" 2>/dev/null)"
+	# Why it failed: the memcg's OOM killer, a signal, the kernel's word.
+	if [ $rc != 0 ]; then
+		echo "$1: exit $rc; memory.events: $(tr '\n' ' ' <"$cg/memory.events")"
+		dmesg | grep -E -i 'oom|killed|ghostswap|error|segfault' | tail -n 8
+	fi
 	rmdir "$cg"
 	return $rc
 }

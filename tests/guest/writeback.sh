@@ -295,12 +295,15 @@ t_wb_direct() {
 # swap_ra_delta SEED: a verified swap workload of twice a 32 MiB cgroup
 # (the lanes' smaller one: GS_WORKLOAD_DIV); prints the pages the swap
 # core read ahead meanwhile (none where the device is synchronous:
-# swap-in then skips readahead).
+# swap-in then skips readahead). The limit is memory.high: with
+# writeback_direct=all every page swapped out is a write to the backing
+# disk, and a hard limit's OOM killer may end the workload while they
+# are all in flight on an emulator that runs other guests beside.
 swap_ra_delta() {
 	local ra0 rc lim
 	lim=$(wl_limit 32)
 	ra0=$(awk '$1 == "swap_ra" { print $2 }' /proc/vmstat)
-	run_cg gs-ra "$lim" gsverify $((lim * 2)) 2 "$1" tr >&2
+	CG_LIMIT=memory.high run_cg gs-ra "$lim" gsverify $((lim * 2)) 2 "$1" tr >&2
 	rc=$?
 	echo $(($(awk '$1 == "swap_ra" { print $2 }' /proc/vmstat) - ra0))
 	return $rc
