@@ -40,7 +40,7 @@ ctl_status ctl_setup_reset ctl_zramctl ctl_node_lock ctl_compression ctl_errors 
 
 TAP_OUT=$GS_OUT/results.tap
 TAP_PLAN_FILE=$GS_OUT/plan
-TAP_TIMES=$GS_OUT/times
+TAP_TIMES=$GS_OUT/test-times
 : >"$TAP_OUT"
 : >"$TAP_TIMES"
 : >"$GS_OUT/ratios.txt"
@@ -62,5 +62,5 @@ done
 TAP_RECOVER=gs_fresh
 tap_tests "$GS_OUT/test.log" "${tests[@]}"
 tap_plan
-tap_diag "guest suite: $tap_n tests, $tap_nfail failed, $(($(date +%s) - start)) s; the longest: $(sort -rn "$TAP_TIMES" | head -n 8 | awk '{ printf "%s%s %s s", NR > 1 ? ", " : "", $2, $1 }')"
+tap_diag "guest suite: $tap_n tests, $tap_nfail failed, $(($(date +%s) - start)) s; the longest: $(sort -rn "$TAP_TIMES" | head -n 8 | awk '{ printf "%s%s %s s", (NR > 1 ? ", " : ""), $2, $1 }')"
 echo "GS-SUITE-DONE" >"$GS_OUT/done"
