@@ -706,13 +706,14 @@ b_icount_profile() {
 # USEMEM_MIB (216) MiB each write their memory once in a memory cgroup of
 # USEMEM_CG_MIB (128), lz4, zram and ghostswap, USEMEM_RUNS (8) runs of
 # each in the order zram ghostswap ghostswap zram zram ... (8: the sum of
-# the two rates moves by up to 10% from run to run, the median of 4 by 3%). On QEMU's
-# instruction counter, KiB/s are KiB per 10^9 instructions. Beside each
-# run: what the kernel did during the writes and during the check
-# (/proc/vmstat deltas: pages swapped out and in, reclaim's scans and
-# steals, refaults, faults) and the cgroup's own memory.stat at the end,
-# to tell a per-page cost from a kernel that swaps more. SERIES_MARK=bench/guest/mark.sh (bench/funcs.sh
-# series): every run's instructions counted by kernel function.
+# the two rates moves by up to 10% from run to run, the median of 4 by
+# 3%). On QEMU's instruction counter, KiB/s are KiB per 10^9
+# instructions. Beside each run: what the kernel did during the writes
+# and during the check (/proc/vmstat deltas: pages swapped out and in,
+# reclaim's scans and steals, refaults, faults) and the cgroup's own
+# memory.stat at the end, to tell a per-page cost from a kernel that
+# swaps more. SERIES_MARK=bench/guest/mark.sh (bench/funcs.sh series):
+# every run's instructions counted by kernel function.
 VMSTAT_KEYS="pswpin pswpout pgfault pgmajfault pgscan_direct pgscan_kswapd
 pgsteal_direct pgsteal_kswapd workingset_refault_anon workingset_activate_anon
 workingset_restore_anon pgactivate pgdeactivate allocstall_normal
