@@ -23,6 +23,8 @@
 #                execute at once (multi-threaded TCG, no jump labels);
 #                every KCSAN report fails the run. Its own hard-linked
 #                copy of the tree, so it never waits for the others
+#   --build-only only build (kunit.py build), niced: tests/run.sh starts
+#                the KCSAN kernel's build this way from an empty cache
 #   --bench      the plain build, running the micro-benchmarks of
 #                kunit/bench/ too (bench/lookup.sh runs them); every
 #                build compiles them, only --bench runs them
@@ -32,13 +34,15 @@ set -euo pipefail
 . "$(dirname "$0")/../testbed/lib.sh"
 
 mode=plain
+build_only=0
 filter=()
 for a in "$@"; do
 	case $a in
 	--sanitize) mode=sanitize ;;
 	--kcsan) mode=kcsan ;;
 	--bench) mode=bench ;;
-	-h|--help) sed -n '3,30s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	--build-only) build_only=1 ;;
+	-h|--help) sed -n '3,32s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	-*) gs_die "unknown option $a" ;;
 	*) filter+=("$a") ;;
 	esac
@@ -145,12 +149,22 @@ gs_hook "$tree/drivers/block/Kconfig" 'drivers/block/ghostswap/Kconfig' \
 gs_hook "$tree/drivers/block/Makefile" 'ghostswap/' \
 	'obj-$(CONFIG_GHOSTSWAP_KUNIT_TEST) += ghostswap/'
 
-args=(run --kunitconfig "$GS_TOP/kunit/.kunitconfig" --build_dir "$build"
-      --arch "$arch" --jobs "$(nproc)" "--json=$json"
-      --timeout "${GHOSTSWAP_KUNIT_TIMEOUT:-$timeout}")
+args=(--kunitconfig "$GS_TOP/kunit/.kunitconfig" --build_dir "$build"
+      --arch "$arch" --jobs "$(nproc)")
 for c in ${add[@]+"${add[@]}"}; do
 	args+=(--kconfig_add "$c")
 done
+if [ $build_only = 1 ]; then
+	# The kernel only; the run after it rebuilds nothing.
+	gs_log "$name: kunit.py build in $tree, build dir $build"
+	rc=0
+	log=${log%.log}-build.log
+	(cd "$tree" && nice -n 10 python3 tools/testing/kunit/kunit.py build "${args[@]}") \
+		>"$log" 2>&1 || rc=$?
+	gs_log "$name: build exit $rc, log $log"
+	exit $rc
+fi
+args=(run "${args[@]}" "--json=$json" --timeout "${GHOSTSWAP_KUNIT_TIMEOUT:-$timeout}")
 # The micro-benchmarks' suites are marked very slow: only --bench runs them.
 [ $mode = bench ] || args+=(--filter 'speed>very_slow')
 # UML's SMP needs the seccomp userspace (the ptrace one refuses ncpus > 1).

@@ -28,6 +28,26 @@ export GS_LOGDIR=$res/logs
 gs_qemu_env
 gs_log "emulator: $GS_QEMU_DESC"
 
+# From an empty cache the two x86_64 kernels, the debug lane's and the
+# KCSAN run's, are the run's longest path: their builds start now, niced,
+# beside the host stages, each on a tree of its own. The stages that use
+# them wait for them on their locks; with the cache warm they find the
+# kernels built and end at once. Their own logs; the stages report.
+mkdir -p "$GS_LOGDIR"
+early_builds=()
+if [ -z "${1:-}" ]; then
+	if [ "${GHOSTSWAP_SKIP_DEBUG:-0}" != 1 ]; then
+		"$GS_TOP/tests/debug-kernel.sh" --build-only \
+			>"$GS_LOGDIR/debug-kernel-build-early.log" 2>&1 &
+		early_builds+=($!)
+	fi
+	if [ "${GHOSTSWAP_SKIP_KUNIT:-0}" != 1 ]; then
+		"$GS_TOP/kunit/run.sh" --kcsan --build-only \
+			>"$GS_LOGDIR/kunit-kcsan-build-early.log" 2>&1 &
+		early_builds+=($!)
+	fi
+fi
+
 # Each stage writes TAP; the summary counts them all. A stage that exits
 # non-zero without a failing test line (it died) fails on its own line.
 stage_end() {
@@ -147,5 +167,6 @@ echo "# guest" && cat "$res/guest.tap"
 [ -n "${1:-}" ] || stage boot "$GS_TOP/tests/boot.sh" "$res/boot"
 
 stage_wait
+[ ${#early_builds[@]} = 0 ] || wait "${early_builds[@]}" || true
 echo "# total time $(($(date +%s) - start)) s"
 tap_summary "$GS_TOP/tests/skips-allowed" "$res"/*.tap
