@@ -3,7 +3,8 @@
 #
 # The debug-kernel lane: the module in the real swap path of a kernel with
 # KASAN, lockdep (PROVE_LOCKING), DEBUG_ATOMIC_SLEEP, DEBUG_VM, KFENCE and
-# kmemleak. Builds that kernel from the cached linux-source tree with the
+# kmemleak. Builds that kernel from a hard-linked copy of the cached
+# linux-source tree ($GS_CACHE/debug-linux-source-*) with the
 # small configuration tests/debug-kernel.config (allnoconfig plus that
 # fragment), cached by the configuration's hash in
 # $GS_CACHE/kernel-debug-HASH; installs it in the guest root as release
