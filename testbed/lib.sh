@@ -54,10 +54,13 @@ gs_version() {
 	sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$GS_TOP/dkms.conf"
 }
 
+# A root's dev, sys or proc that is a symlink (debootstrap's first stage
+# makes proc one, to the host's /proc) is never a mount of ours: leave it.
 gs_umount_root() {
 	local m
+	[ -n "$1" ] || return 0
 	for m in dev sys proc; do
-		mountpoint -q "$1/$m" && umount -l "$1/$m"
+		[ ! -L "$1/$m" ] && mountpoint -q "$1/$m" && umount -l "$1/$m"
 	done
 	return 0
 }
@@ -66,6 +69,29 @@ gs_umount_root() {
 gs_rm_root() {
 	gs_umount_root "$1"
 	rm -rf --one-file-system "$1"
+}
+
+# gs_ns_run ROOT ro|rw BUILDDIR CMD...: CMD chrooted in ROOT, in a mount
+# namespace of its own with /proc, /dev and a tmpfs /tmp (BUILDDIR, if
+# not empty, at /tmp/gs). The mounts die with the namespace: nothing is
+# left mounted after an interrupt, and nobody else sees them.
+gs_ns_run() {
+	mkdir -p "$GS_CACHE/.ns-mnt"
+	unshare --mount --propagation private -- /bin/bash -ec '
+		root=$1 mode=$2 build=$3 m=$4
+		shift 4
+		mount --bind "$root" "$m"
+		[ "$mode" = rw ] || mount -o remount,bind,ro "$m"
+		mount -t proc proc "$m/proc"
+		mount --rbind /dev "$m/dev"
+		mount -t tmpfs tmpfs "$m/tmp"
+		if [ -n "$build" ]; then
+			mkdir "$m/tmp/gs"
+			mount --bind "$build" "$m/tmp/gs"
+		fi
+		exec chroot "$m" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
+			HOME=/root LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive "$@"
+	' ns-run "$1" "$2" "$3" "$GS_CACHE/.ns-mnt" "${@:4}"
 }
 
 # Run a command inside the guest root with /proc, /sys and /dev mounted;

@@ -57,7 +57,7 @@ GS_COMPAT=$GS_CACHE/compat
 sparse_paths="/usr/bin/sparse /opt/gs-sparse/usr/bin/sparse /opt/gs-sparse-sid/usr/bin/sparse"
 GS_SECURITY_MIRROR=${GHOSTSWAP_SECURITY_MIRROR:-http://deb.debian.org/debian-security}
 logs=${GS_LOGDIR:-$GS_COMPAT/logs}
-mkdir -p "$GS_COMPAT/mnt" "$logs"
+mkdir -p "$logs"
 exec 9>"$GS_COMPAT/.lock"
 flock 9
 
@@ -97,28 +97,6 @@ sources() {
 		echo "deb $GS_MIRROR sid main"
 		echo "deb $GS_MIRROR experimental main" ;;
 	esac
-}
-
-# ns_run ROOT ro|rw BUILDDIR CMD...: CMD chrooted in ROOT, in a mount
-# namespace of its own with /proc, /dev and a tmpfs /tmp (BUILDDIR, if
-# not empty, at /tmp/gs). The mounts die with the namespace: nothing is
-# left mounted after an interrupt, and nobody else sees them.
-ns_run() {
-	unshare --mount --propagation private -- /bin/bash -ec '
-		root=$1 mode=$2 build=$3 m=$4
-		shift 4
-		mount --bind "$root" "$m"
-		[ "$mode" = rw ] || mount -o remount,bind,ro "$m"
-		mount -t proc proc "$m/proc"
-		mount --rbind /dev "$m/dev"
-		mount -t tmpfs tmpfs "$m/tmp"
-		if [ -n "$build" ]; then
-			mkdir "$m/tmp/gs"
-			mount --bind "$build" "$m/tmp/gs"
-		fi
-		exec chroot "$m" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
-			HOME=/root LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive "$@"
-	' ns-run "$1" "$2" "$3" "$GS_COMPAT/mnt" "${@:4}"
 }
 
 # What runs inside a chroot to look up and unpack header packages.
@@ -266,7 +244,7 @@ chroot_provision() {
 		EOF
 		echo "$(date +%T) apt-get update, sparse"
 		# shellcheck disable=SC2016
-		ns_run "$tmp" rw "" sh -c 'set -e; dpkg --configure -a
+		gs_ns_run "$tmp" rw "" sh -c 'set -e; dpkg --configure -a
 			apt-get update -q
 			d=/var/cache/gs-sparse; rm -rf $d; mkdir -p $d; cd $d
 			apt-get download -q sparse
@@ -278,7 +256,7 @@ chroot_provision() {
 		mv "$tmp" "$r"
 	elif [ "${GHOSTSWAP_COMPAT_OFFLINE:-0}" != 1 ]; then
 		# Fresh lists each run: a new point release replaces the old one.
-		ns_run "$r" rw "" apt-get update -q ||
+		gs_ns_run "$r" rw "" apt-get update -q ||
 			echo "apt-get update failed in $name: using the lists as they are"
 	fi
 }
@@ -303,10 +281,10 @@ chroot_sets() {
 	for a in $(while IFS=$'\t' read -r set _ ch; do
 			[ "$ch" = "$name" ] && wanted "$set" && set_arch "$set"
 		done <<<"$sets" | sort -u | grep -vx amd64); do
-		ns_run "$r" ro "" dpkg --print-foreign-architectures | grep -qx "$a" &&
+		gs_ns_run "$r" ro "" dpkg --print-foreign-architectures | grep -qx "$a" &&
 			continue
 		echo "$(date +%T) adding $a to $name's architectures"
-		ns_run "$r" rw "" sh -c "dpkg --add-architecture $a && apt-get update -q" ||
+		gs_ns_run "$r" rw "" sh -c "dpkg --add-architecture $a && apt-get update -q" ||
 			return 1
 	done
 	# Headers of a set no longer in the list (renamed, or dropped),
@@ -317,7 +295,7 @@ chroot_sets() {
 		set=${set%.stamp}
 		cut -f1 <<<"$sets" | tr / - | grep -qxF "$set" && continue
 		echo "$(date +%T) dropping $(cat "$stamp") (set $set) from $name"
-		ns_run "$r" rw "" bash -c "$inside" inside drop \
+		gs_ns_run "$r" rw "" bash -c "$inside" inside drop \
 			"$(cut -d' ' -f1 "$stamp")" || return 1
 		rm -f "$stamp"
 	done
@@ -325,7 +303,7 @@ chroot_sets() {
 		[ "$ch" = "$name" ] || continue
 		wanted "$set" || continue
 		arch=$(set_arch "$set")
-		read -r pkg ver suite < <(ns_run "$r" ro "" bash -c "$inside" inside \
+		read -r pkg ver suite < <(gs_ns_run "$r" ro "" bash -c "$inside" inside \
 			resolve "${set%%/*}" "$suites" "$arch")
 		if [ -z "${pkg:-}" ]; then
 			echo "$set - the archive serves no linux-headers-${set%%/*}* in $suites" >>"$out.new"
@@ -336,7 +314,7 @@ chroot_sets() {
 		if [ -f "$stamp" ] && { [ "$(cat "$stamp")" != "$pkg $ver" ] ||
 			guest_has "$pkg" "$ver"; }; then
 			echo "$(date +%T) dropping $(cat "$stamp") from $name"
-			ns_run "$r" rw "" bash -c "$inside" inside drop \
+			gs_ns_run "$r" rw "" bash -c "$inside" inside drop \
 				"$(cut -d' ' -f1 "$stamp")" || return 1
 			rm -f "$stamp"
 		fi
@@ -347,7 +325,7 @@ chroot_sets() {
 		root=$r
 		if [ ! -f "$stamp" ]; then
 			echo "$(date +%T) unpacking $pkg $ver into $name"
-			ns_run "$r" rw "" bash -c "$inside" inside unpack "$pkg" "$ver" \
+			gs_ns_run "$r" rw "" bash -c "$inside" inside unpack "$pkg" "$ver" \
 				"$arch" || return 1
 			mkdir -p "${stamp%/*}"
 			echo "$pkg $ver" >"$stamp"
@@ -372,11 +350,11 @@ sparse_setup() {
 		install -m 755 "$ksrc/scripts/checker-valid.sh" "$hdr/scripts/"
 	fi
 	for s in $sparse_paths; do
-		ns_run "$r" ro "" bash -c "$inside" inside sparse_ok "$s" && return 0
+		gs_ns_run "$r" ro "" bash -c "$inside" inside sparse_ok "$s" && return 0
 	done
 	echo "fetching sparse from sid into $r/opt/gs-sparse-sid"
 	# shellcheck disable=SC2016
-	ns_run "$r" rw "" sh -c 'set -e; d=/tmp/gs-sid; mkdir -p $d/lists/partial
+	gs_ns_run "$r" rw "" sh -c 'set -e; d=/tmp/gs-sid; mkdir -p $d/lists/partial
 		echo "deb '"$GS_MIRROR"' sid main" >$d/sources.list
 		o="-o Dir::Etc::SourceList=$d/sources.list -o Dir::Etc::SourceParts=-
 		   -o Dir::State::Lists=$d/lists -o Dir::Cache=$d"
@@ -426,7 +404,7 @@ build() {
 	for s in $sparse_paths; do
 		if grep -qs checker-valid.sh "$common/Makefile"; then
 			[ -e "$common/scripts/checker-valid.sh" ] || break
-			ns_run "$root" ro "" bash -c "$inside" inside sparse_ok "$s" ||
+			gs_ns_run "$root" ro "" bash -c "$inside" inside sparse_ok "$s" ||
 				continue
 		elif [ ! -x "$root$s" ]; then
 			continue
@@ -437,7 +415,7 @@ build() {
 	[ -z "$sparse" ] || check=(C=2 "CHECK=$sparse")
 	{
 		echo "# $pkg $ver ($suite) in $root, gcc $gcc, sparse ${sparse:-none}"
-		ns_run "$root" ro "$b" nice -n 10 make -C /tmp/gs/src -j"$(nproc)" \
+		gs_ns_run "$root" ro "$b" nice -n 10 make -C /tmp/gs/src -j"$(nproc)" \
 			KVER="$kv" KDIR="$kdir" ${cross[@]+"${cross[@]}"} W=1 \
 			"${check[@]}" modules
 	} >"$log" 2>&1 || rc=1
