@@ -16,9 +16,10 @@ flock 9
 
 # flex, bison, bc and a compiler build the UML kernel for KUnit (kunit/run.sh);
 # with libelf-dev (objtool) also the debug-kernel lane's x86 guest kernel.
+# qemu-system-arm: the arm64 lane's emulator (testbed/arm64.sh).
 # python3-ply: checkpatch's SPDX check (tests/static-checks.sh); zstd: the
 # dictionaries ghostswapctl dict trains (tests/tools/run.sh).
-host_pkgs="debootstrap qemu-system-x86 qemu-utils python3-venv kmod busybox-static
+host_pkgs="debootstrap qemu-system-x86 qemu-system-arm qemu-utils python3-venv kmod busybox-static
 flex bison bc build-essential libelf-dev python3-ply zstd"
 missing=
 for p in $host_pkgs; do
@@ -50,30 +51,34 @@ qemu_fetch() {
 	   -o Acquire::Check-Valid-Until=false)
 	apt-get "${o[@]}" update -qq || return 1
 	(cd "$d" && apt-get "${o[@]}" download -qq qemu-system-x86 \
-		qemu-system-common qemu-system-data) || return 1
+		qemu-system-arm qemu-system-common qemu-system-data) || return 1
 	# Newer QEMU wants a newer SeaBIOS when there is one.
 	(cd "$d" && apt-get "${o[@]}" download -qq seabios) || true
 	for p in "$d"/*.deb; do
 		dpkg-deb -x "$p" "$d/root" || return 1
 	done
-	! ldd "$d/root/usr/bin/qemu-system-x86_64" | grep 'not found' || return 1
-	v=$(gs_qemu_version "$d/root/usr/bin/qemu-system-x86_64")
-	[ -n "$v" ] && gs_version_ge "$v" "$GS_QEMU_MIN" || return 1
-	cat >"$d/root/bin/qemu-system-x86_64" <<-EOF
-	#!/bin/sh
-	# Debian's QEMU $v, unpacked by testbed/provision.sh: its firmware first.
-	r=$GS_QEMU_DIR
-	exec "\$r/usr/bin/qemu-system-x86_64" -L "\$r/usr/share/qemu" \\
-		-L "\$r/usr/share/seabios" -L /usr/share/qemu "\$@"
-	EOF
-	chmod 755 "$d/root/bin/qemu-system-x86_64"
+	for p in qemu-system-x86_64 qemu-system-aarch64; do
+		! ldd "$d/root/usr/bin/$p" | grep 'not found' || return 1
+		v=$(gs_qemu_version "$d/root/usr/bin/$p")
+		[ -n "$v" ] && gs_version_ge "$v" "$GS_QEMU_MIN" || return 1
+		cat >"$d/root/bin/$p" <<-EOF
+		#!/bin/sh
+		# Debian's QEMU $v, unpacked by testbed/provision.sh: its firmware first.
+		r=$GS_QEMU_DIR
+		exec "\$r/usr/bin/$p" -L "\$r/usr/share/qemu" \\
+			-L "\$r/usr/share/seabios" -L /usr/share/qemu "\$@"
+		EOF
+		chmod 755 "$d/root/bin/$p"
+	done
 	rm -rf "$GS_QEMU_DIR"
 	mv "$d/root" "$GS_QEMU_DIR"
 	rm -rf "$d"
 }
 v=$(gs_qemu_version "$(command -v qemu-system-x86_64)")
+# (A directory unpacked before it held qemu-system-aarch64 too: again.)
 if ! gs_use_kvm && ! gs_version_ge "${v:-0}" "$GS_QEMU_MIN" &&
-	[ ! -x "$GS_QEMU_DIR/bin/qemu-system-x86_64" ]; then
+	{ [ ! -x "$GS_QEMU_DIR/bin/qemu-system-x86_64" ] ||
+	  [ ! -x "$GS_QEMU_DIR/bin/qemu-system-aarch64" ]; }; then
 	gs_log "QEMU ${v:-?} is older than $GS_QEMU_MIN: fetching a newer one"
 	if qemu_fetch >"$GS_CACHE/qemu.log" 2>&1; then
 		gs_log "using Debian's QEMU" \
