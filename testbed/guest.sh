@@ -9,7 +9,8 @@
 # a throwaway root (GS_BOOT_ROOT, see tests/boot.sh). GS_APPEND: more
 # kernel command line. GS_KVER: boot that release's /boot/vmlinuz-GS_KVER
 # of the guest root instead of the Debian kernel (virtme-ng takes the
-# modules from the root's /lib/modules/GS_KVER); GS_KERNEL: another image.
+# modules from the root's /lib/modules/GS_KVER); GS_KERNEL: another image;
+# GS_ARCH=arm64 boots an arm64 one (below).
 # COMMAND runs with GS_GUEST_PAGING set: the page-table levels the guest
 # was given (testbed/lib.sh, gs_qemu_env).
 #
@@ -25,6 +26,13 @@ export PATH=$GS_VENV/bin:$PATH:/usr/sbin:/sbin
 kvm=--disable-kvm
 gs_use_kvm && kvm=
 init=()
+# GS_ARCH=arm64: an arm64 root and kernel (GS_BOOT_ROOT, GS_KERNEL; the
+# arm64 lane, testbed/arm64.sh), always emulated; virtme-ng's shell init
+# runs there, its initramfs on the root's static busybox.
+if [ "${GS_ARCH:-x86_64}" = arm64 ]; then
+	kvm=--disable-kvm
+	init+=(--arch arm64 --busybox "$GS_BOOT_ROOT/usr/bin/busybox")
+fi
 [ -z "${GS_APPEND:-}" ] || init+=(--append "$GS_APPEND")
 if [ "${GS_SYSTEMD:-0}" = 1 ]; then
 	[ "$GS_BOOT_ROOT" != "$GS_ROOT" ] ||

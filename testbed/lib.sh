@@ -42,6 +42,14 @@ gs_kver_rt() {
 	[ -d "$GS_ROOT/lib/modules/${k%-amd64}-rt-amd64" ] && echo "${k%-amd64}-rt-amd64"
 }
 
+# The arm64 lane's root (testbed/arm64.sh makes it) and its kernel, e.g.
+# 7.3.4+deb13-arm64 (empty if it has none).
+GS_ARM64_ROOT=$GS_CACHE/root-arm64
+gs_kver_arm64() {
+	ls "$GS_ARM64_ROOT/lib/modules" 2>/dev/null | grep -- '-arm64$' |
+		sort -V | tail -n 1
+}
+
 # Every Debian kernel of the guest root with its headers, for DKMS.
 gs_kvers() {
 	local k
@@ -175,6 +183,10 @@ gs_version_ge() {
 # FILE.so[,ARG=VALUE...] loads a TCG plugin (bench/funcs.sh).
 gs_qemu_env() {
 	local v tcg cpu
+	if [ "${GS_ARCH:-x86_64}" = arm64 ]; then
+		gs_qemu_env_arm64
+		return
+	fi
 	GS_QEMU_BIN=${GHOSTSWAP_QEMU:-}
 	GS_QEMU_MULTI=0
 	[ -n "$GS_QEMU_BIN" ] || [ ! -x "$GS_QEMU_DIR/bin/qemu-system-x86_64" ] ||
@@ -227,6 +239,28 @@ gs_qemu_env() {
 		GS_QEMU_OPTS="$GS_QEMU_OPTS -plugin file=$GHOSTSWAP_QEMU_PLUGIN"
 		GS_QEMU_DESC="$GS_QEMU_DESC, plugin ${GHOSTSWAP_QEMU_PLUGIN%%,*}"
 	fi
+}
+
+# GS_ARCH=arm64 (the arm64 lane): qemu-system-aarch64's "virt" machine,
+# always emulated (these hosts are x86-64), single-threaded like the
+# others, with the "max" CPU: it has LPA2, so Debian's arm64 kernel
+# (52-bit VA, 4 KiB pages) runs on 5-level page tables. pauth-impdef:
+# pointer authentication with QEMU's own cheap hash (emulating the
+# architected one costs TCG dearly); the kernel uses it all the same.
+# GHOSTSWAP_QEMU_ARM64=BIN forces a binary.
+gs_qemu_env_arm64() {
+	local v
+	GS_QEMU_BIN=${GHOSTSWAP_QEMU_ARM64:-}
+	[ -n "$GS_QEMU_BIN" ] || [ ! -x "$GS_QEMU_DIR/bin/qemu-system-aarch64" ] ||
+		GS_QEMU_BIN=$GS_QEMU_DIR/bin/qemu-system-aarch64
+	[ -n "$GS_QEMU_BIN" ] ||
+		GS_QEMU_BIN=$(PATH=$PATH:/usr/sbin:/sbin command -v qemu-system-aarch64) ||
+		gs_die "no qemu-system-aarch64 (run testbed/provision.sh)"
+	v=$(gs_qemu_version "$GS_QEMU_BIN")
+	GS_QEMU_OPTS="-accel tcg,thread=single -cpu max,pauth-impdef=on"
+	GS_QEMU_DESC="QEMU ${v:-?} arm64 virt, TCG single-threaded"
+	GS_QEMU_MULTI=0
+	GS_GUEST_PAGING=5
 }
 
 # A guest whose vCPUs each have a TCG thread (GS_QEMU_MULTI=1) wastes its

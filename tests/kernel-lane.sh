@@ -6,6 +6,10 @@
 #   lts  Debian stable's 6.12 LTS, whose swap core still allocates memory
 #        for every slot at swapon (the module's default size follows it)
 #   rt   the PREEMPT_RT flavour of the 7.x kernel (spinlock_t sleeps)
+#   arm64  Debian's arm64 7.x kernel (52-bit VA, 5-level page tables)
+#        under qemu-system-aarch64, in an arm64 root with the module
+#        cross-built for it (testbed/arm64.sh, whose steps it reports
+#        first): a shorter list, below
 # It runs the guest suite's core, store, compression, writeback and
 # reliability tests there, the verified workloads and fio jobs at half
 # their size (GS_WORKLOAD_DIV=2). Each test line names the lane. A kernel
@@ -14,32 +18,54 @@
 #
 # Prints TAP on stdout; exits non-zero on any failure.
 #
-# usage: tests/kernel-lane.sh lts|rt OUTDIR [GUEST_TEST ...]
+# usage: tests/kernel-lane.sh lts|rt|arm64 OUTDIR [GUEST_TEST ...]
 set -uo pipefail
 . "$(dirname "$0")/../testbed/lib.sh"
 
 lane=${1:-}
 out=${2:-}
-[ -n "$out" ] || gs_die "usage: $0 lts|rt OUTDIR [GUEST_TEST ...]"
+[ -n "$out" ] || gs_die "usage: $0 lts|rt|arm64 OUTDIR [GUEST_TEST ...]"
 shift 2
 case $lane in
-lts) kver=$(gs_kver_lts) ;;
-rt) kver=$(gs_kver_rt) ;;
-*) gs_die "usage: $0 lts|rt OUTDIR [GUEST_TEST ...]" ;;
-esac
-tests=${*:-load swapon_1t workload swapoff_frees fio cluster_race accounting
+lts|rt) tests=${*:-load swapon_1t workload swapoff_frees fio cluster_race accounting
 reset_frees comp_params wb_setup wb_on_demand wb_direct_all wb_workload wb_race fault_alloc
-fault_backing hostile unload_final}
+fault_backing hostile unload_final} ;;
+# The arm64 lane: the page-table depth and the table's handles on that
+# layout, then what the issue names: load, a 1 TiB swapon, verified
+# workloads, fio verify, writeback, faults, hostile input, unload.
+arm64) tests=${*:-testbed_paging load swapon_1t workload swapoff_frees fio table_handles
+wb_setup wb_on_demand wb_workload fault_alloc fault_backing hostile unload_final} ;;
+*) gs_die "usage: $0 lts|rt|arm64 OUTDIR [GUEST_TEST ...]" ;;
+esac
 tests=$(echo $tests)
 mkdir -p "$out/guest"
 out=$(cd "$out" && pwd)
+guest_env=()
+case $lane in
+lts) kver=$(gs_kver_lts) ;;
+rt) kver=$(gs_kver_rt) ;;
+arm64)
+	# One arm64 lane at a time: its root is made and changed here.
+	exec 7>"$GS_CACHE/.arm64.lock"
+	flock 7
+	t0=$SECONDS
+	GS_LOGDIR=$out "$GS_TOP/testbed/arm64.sh" >"$out/setup.tap" 2>"$out/setup.err"
+	tap_append "$out/setup.tap"
+	tap_diag "arm64: the guest root, kernel, module and helpers: $((SECONDS - t0)) s"
+	grep -q '^not ok' "$out/setup.tap" && { tap_plan; exit 1; }
+	kver=$(gs_kver_arm64)
+	guest_env=(GS_ARCH=arm64 "GS_BOOT_ROOT=$GS_ARM64_ROOT"
+		"GS_KERNEL=$GS_ARM64_ROOT/boot/vmlinuz-$kver")
+	;;
+esac
 
 if [ -z "$kver" ]; then
 	tap_skip "$lane: the guest tests" "no $lane kernel in the guest root (not served by the archive?)"
 	tap_plan
 	exit 0
 fi
-if ! gs_chroot modinfo -k "$kver" ghostswap >"$out/modinfo.log" 2>&1; then
+if [ "$lane" != arm64 ] &&
+	! gs_chroot modinfo -k "$kver" ghostswap >"$out/modinfo.log" 2>&1; then
 	tap_not_ok "$lane: ghostswap installed by DKMS for $kver" \
 		"$(cat "$out/modinfo.log")"
 	tap_plan
@@ -48,7 +74,8 @@ fi
 
 rm -f "$out/guest/results.tap" "$out/guest/done"
 t0=$SECONDS
-GS_KVER=$kver GS_DISKS="gsback:1G gssmall:8M" \
+env ${guest_env[@]+"${guest_env[@]}"} \
+	GS_KVER=$kver GS_DISKS="gsback:1G gssmall:8M" \
 	GS_APPEND="kfence.sample_interval=20" \
 	GS_GUEST_TIMEOUT=${GS_LANE_TIMEOUT:-2400} \
 	"$GS_TOP/testbed/guest.sh" "$out/guest" \

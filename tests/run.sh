@@ -12,7 +12,7 @@
 #        the systemd boot test, tests/boot.sh, the debug-kernel lane,
 #        tests/debug-kernel.sh, the build matrix, tests/compat-build.sh,
 #        the KUnit suites under KCSAN, kunit/run.sh --kcsan, and the
-#        lanes on the 6.12 LTS and PREEMPT_RT kernels,
+#        lanes on the 6.12 LTS, PREEMPT_RT and arm64 kernels,
 #        tests/kernel-lane.sh; GHOSTSWAP_SKIP_DEBUG=1 leaves the debug
 #        lane out, GHOSTSWAP_SKIP_KUNIT=1 both KUnit stages)
 set -uo pipefail
@@ -138,6 +138,10 @@ stage build "$GS_TOP/testbed/build.sh"
 early=("${bg_pids[@]}")
 [ -n "${1:-}" ] || stage_bg rt after_early "$GS_TOP/tests/kernel-lane.sh" rt "$res/rt"
 [ -n "${1:-}" ] || stage_bg package after_early "$GS_TOP/tests/package.sh" "$res/package"
+# The arm64 lane with them: Debian's arm64 kernel under
+# qemu-system-aarch64, in a root testbed/arm64.sh makes, with the module
+# the build matrix cross-builds.
+[ -n "${1:-}" ] || stage_bg arm64 after_early "$GS_TOP/tests/kernel-lane.sh" arm64 "$res/arm64"
 
 gs_log "stage: guest"
 mkdir -p "$res/guest"
