@@ -187,13 +187,8 @@ gs_qemu_env() {
 		gs_qemu_env_arm64
 		return
 	fi
-	GS_QEMU_BIN=${GHOSTSWAP_QEMU:-}
+	gs_qemu_find qemu-system-x86_64 "${GHOSTSWAP_QEMU:-}"
 	GS_QEMU_MULTI=0
-	[ -n "$GS_QEMU_BIN" ] || [ ! -x "$GS_QEMU_DIR/bin/qemu-system-x86_64" ] ||
-		GS_QEMU_BIN=$GS_QEMU_DIR/bin/qemu-system-x86_64
-	[ -n "$GS_QEMU_BIN" ] ||
-		GS_QEMU_BIN=$(PATH=$PATH:/usr/sbin:/sbin command -v qemu-system-x86_64) ||
-		gs_die "no qemu-system-x86_64 (run testbed/provision.sh)"
 	v=$(gs_qemu_version "$GS_QEMU_BIN")
 	GS_QEMU_DESC="QEMU ${v:-?}"
 	GS_QEMU_OPTS=
@@ -241,6 +236,17 @@ gs_qemu_env() {
 	fi
 }
 
+# gs_qemu_find NAME [FORCED]: GS_QEMU_BIN, the emulator NAME: FORCED if
+# given, else the one testbed/provision.sh unpacked, else the host's.
+gs_qemu_find() {
+	GS_QEMU_BIN=${2:-}
+	[ -n "$GS_QEMU_BIN" ] || [ ! -x "$GS_QEMU_DIR/bin/$1" ] ||
+		GS_QEMU_BIN=$GS_QEMU_DIR/bin/$1
+	[ -n "$GS_QEMU_BIN" ] ||
+		GS_QEMU_BIN=$(PATH=$PATH:/usr/sbin:/sbin command -v "$1") ||
+		gs_die "no $1 (run testbed/provision.sh)"
+}
+
 # GS_ARCH=arm64 (the arm64 lane): qemu-system-aarch64's "virt" machine,
 # always emulated (these hosts are x86-64), single-threaded like the
 # others, with the "max" CPU: it has LPA2, so Debian's arm64 kernel
@@ -250,12 +256,7 @@ gs_qemu_env() {
 # GHOSTSWAP_QEMU_ARM64=BIN forces a binary.
 gs_qemu_env_arm64() {
 	local v
-	GS_QEMU_BIN=${GHOSTSWAP_QEMU_ARM64:-}
-	[ -n "$GS_QEMU_BIN" ] || [ ! -x "$GS_QEMU_DIR/bin/qemu-system-aarch64" ] ||
-		GS_QEMU_BIN=$GS_QEMU_DIR/bin/qemu-system-aarch64
-	[ -n "$GS_QEMU_BIN" ] ||
-		GS_QEMU_BIN=$(PATH=$PATH:/usr/sbin:/sbin command -v qemu-system-aarch64) ||
-		gs_die "no qemu-system-aarch64 (run testbed/provision.sh)"
+	gs_qemu_find qemu-system-aarch64 "${GHOSTSWAP_QEMU_ARM64:-}"
 	v=$(gs_qemu_version "$GS_QEMU_BIN")
 	GS_QEMU_OPTS="-accel tcg,thread=single -cpu max,pauth-impdef=on"
 	GS_QEMU_DESC="QEMU ${v:-?} arm64 virt, TCG single-threaded"
