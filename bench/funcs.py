@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Instructions per 4 KiB random read, by function: bench/funcs.sh's report.
+"""Instructions per 4 KiB random read, by function: bench/funcs.sh's report
+(and, with "series" or "zswap", the reports of those workloads: below).
 
 DIR holds what bench/guest/funcs.sh and the plugin left: kallsyms, and
 pcs-DRIVER-qdN-IOS.txt, the instructions executed at each kernel address
@@ -205,12 +206,202 @@ def series_report(runs, top=40):
     return '\n'.join(lines) + '\n'
 
 
+ZPATH_CONFIGS = (
+    ('zswap', 'zswap + swap file (ext4)'),
+    ('zswap-gsraw', 'zswap + ghostswap, raw disk'),
+    ('zswap-gs', 'zswap + ghostswap, loop, sparse file'),
+    ('zswap-gsa', 'zswap + ghostswap, loop, full file'),
+)
+
+# Layers of the disk path, in the order of the report: a function's
+# module, else its name, decides. The first match wins.
+LAYERS = (
+    ('ghostswap', lambda n, m: m == 'ghostswap'),
+    ('loop', lambda n, m: m == 'loop'),
+    ('ext4, jbd2, iomap, VFS',
+     lambda n, m: m in ('ext4', 'jbd2', 'mbcache') or re.match(
+         r'(ext4|jbd2|iomap|__iomap|filemap|vfs_|rw_verify|file_|generic_file|'
+         r'kiocb|__kiocb|fsnotify|security_file)', n)),
+    ('block layer (bio, blk-mq, I/O scheduler)',
+     lambda n, m: m in ('mq_deadline', 'bfq', 'kyber_iosched') or re.match(
+         r'(blk|__blk|bio_|__bio|submit_bio|__submit_bio|bdev_|rq_qos|__rq_qos|'
+         r'blkcg|dd_|bvec_|req_|elv_|__elv|sbitmap|__sbitmap|part_|bdev|'
+         r'disk_|iov_iter|__iov_iter)', n)),
+    ('virtio', lambda n, m: m in ('virtio_blk', 'virtio_ring', 'virtio_pci',
+                                  'virtio') or re.match(r'(virtio|virtqueue|vring|vp_|virtblk)', n)),
+    ('zswap, zsmalloc, compression',
+     lambda n, m: re.match(r'(zswap|__zswap|zs_|obj_malloc|lz4|LZ4|crypto_|'
+                           r'acomp|scomp|__crypto|zpool)', n)),
+    ('checksums (crc32c)', lambda n, m: re.match(r'(crc32|__crc32)', n)),
+    ('workqueues and scheduling (completion hops, wakeups)',
+     lambda n, m: re.match(r'(process_one_work|worker_thread|__queue_work|queue_work|'
+                           r'insert_work|kick_pool|try_to_wake_up|ttwu|__schedule|'
+                           r'schedule|pick_next|enqueue_|dequeue_|finish_task_switch|'
+                           r'__wake_up|wake_up|complete$|__complete|wait_for_completion|'
+                           r'update_curr|update_load|psi_)', n)),
+)
+
+
+def layer_of(name):
+    m = module_of(name)
+    n = name.split()[0]
+    for label, test in LAYERS:
+        if test(n, m):
+            return label
+    return 'the rest of the kernel (reclaim, swap core, faults, interrupts)'
+
+
+def zpath_runs(d):
+    """[(config, rep, phase, {function: instructions}, pages)] of a zswap run."""
+    rows = {}
+    with open(os.path.join(d, 'zswap', 'bench.jsonl')) as f:
+        for line in f:
+            r = json.loads(line)
+            if r.get('section') != 'zswap_path':
+                continue
+            if 'fail' in r or r.get('rc') != 0:
+                raise SystemExit(f'zswap_path {r.get("config")} #{r.get("rep")}: '
+                                 f'{r.get("fail") or r.get("result")}')
+            rows[(r['config'], r['rep'])] = r
+    syms = load_symbols(os.path.join(d, 'kallsyms'))
+    addrs = [a for a, _ in syms]
+    out = []
+    for p in sorted(glob.glob(os.path.join(d, 'pcs-zpath-*.txt'))):
+        m = re.match(r'pcs-zpath-([\w-]+)-(\d+)-(out|in)\.txt$', os.path.basename(p))
+        if not m or (m.group(1), int(m.group(2))) not in rows:
+            continue
+        r = rows[(m.group(1), int(m.group(2)))]
+        # Out: per page written to the disk (zswap's writebacks and the
+        # pages it rejected, which swap writes as they are); in: per page
+        # read from the disk.
+        pages = r['out']['pswpout'] if m.group(3) == 'out' else r['in']['pswpin']
+        out.append((m.group(1), int(m.group(2)), m.group(3),
+                    by_function(p, syms, addrs), pages, r))
+    return out
+
+
+ZPATH_COUNTERS = (
+    ('out', 'zswpout', 'pages zswap stored'),
+    ('out', 'zswpwb', 'pages zswap wrote back'),
+    ('out', 'pswpout', 'pages written to the disk'),
+    ('out', None, 'of them rejected by zswap (pswpout - zswpwb)'),
+    ('out', 'zswap_reject_reclaim_fail', 'zswap: writebacks that failed'),
+    ('out', 'zswap_reject_compress_poor', 'zswap: rejected, compressed poorly'),
+    ('out', 'zswap_reject_alloc_fail', 'zswap: rejected, no pool memory'),
+    ('out', 'zswap_pool_limit_hit', 'zswap: its pool limit hit'),
+    ('out', 'thp_swpout', 'THPs swapped out whole'),
+    ('out', 'cg_zswap', 'the cgroup\'s zswap pool at the end, bytes'),
+    ('out', 'cg_zswapped', 'the pages it holds, bytes'),
+    ('out', 'ms', 'out phase, ms (under the plugin)'),
+    ('in', 'pswpin', 'pages read from the disk'),
+    ('in', 'zswpin', 'pages zswap still held'),
+    ('in', 'ms', 'in phase, ms (under the plugin)'),
+)
+
+
+def zpath_counters(per, cfgs, labels):
+    """The swap counters of each configuration, medians of its runs."""
+    lines = ['## Pages and zswap\'s counters', '',
+             '| counter | ' + ' | '.join(labels[c] for c in cfgs) + ' |',
+             '|---|' + '---:|' * len(cfgs)]
+    for phase, key, what in ZPATH_COUNTERS:
+        vals = []
+        for c in cfgs:
+            rows = [row[phase] for _, _, row in per[(c, phase)]]
+            if key is None:
+                v = [r['pswpout'] - r['zswpwb'] for r in rows]
+            else:
+                v = [r.get(key) for r in rows if r.get(key) is not None]
+            vals.append(f'{median(v):.0f}' if v else '-')
+        lines.append(f'| {what} | ' + ' | '.join(vals) + ' |')
+    return lines + ['']
+
+
+def zpath_report(runs, top=25):
+    """Instructions per page written back and read back, by layer."""
+    per = collections.defaultdict(list)
+    for cfg, _, phase, c, pages, row in runs:
+        if pages <= 0:
+            raise SystemExit(f'{cfg} {phase}: no page went to or came from the disk')
+        per[(cfg, phase)].append(({k: v / pages for k, v in c.items()}, pages, row))
+    cfgs = [c for c, _ in ZPATH_CONFIGS if (c, 'out') in per and (c, 'in') in per]
+    if len(cfgs) != len(ZPATH_CONFIGS):
+        raise SystemExit(f'zswap_path: runs of {cfgs} only')
+    labels = dict(ZPATH_CONFIGS)
+    layers = [label for label, _ in LAYERS] + [
+        'the rest of the kernel (reclaim, swap core, faults, interrupts)']
+    nruns = len(per[(cfgs[0], 'out')])
+    lines = ['# Mode zswap\'s disk path: instructions per page, by layer', '',
+             'Exact counts (bench/funcs.sh zswap), medians of '
+             f'{nruns} runs of each configuration. Out: the fill, divided by the',
+             'pages written to the disk (pswpout: those zswap wrote back, zswpwb,',
+             'and those it rejected, which swap wrote as they are); it also holds',
+             'what zswap\'s stores cost. In: the verify-only sweep, divided by the',
+             'pages read from the disk (pswpin); the pages zswap still held are in',
+             'it too.', '']
+    lines += zpath_counters(per, cfgs, labels)
+    for phase, what in (('out', 'per page written to the disk'),
+                        ('in', 'per page read back from the disk')):
+        lines += [f'## {phase.capitalize()}: {what}', '',
+                  '| layer | ' + ' | '.join(labels[c] for c in cfgs) + ' |',
+                  '|---|' + '---:|' * len(cfgs)]
+        med = {}
+        for c in cfgs:
+            lay = []
+            for fn, _, _ in per[(c, phase)]:
+                t = collections.Counter()
+                for k, v in fn.items():
+                    if k != '(user)':
+                        t[layer_of(k)] += v
+                lay.append(t)
+            med[c] = {la: median([t.get(la, 0) for t in lay]) for la in layers}
+            med[c]['total'] = median([sum(t.values()) for t in lay])
+            med[c]['pages'] = median([p for _, p, _ in per[(c, phase)]])
+            med[c]['user'] = median([fn.get('(user)', 0) for fn, _, _ in per[(c, phase)]])
+            med[c]['range'] = (min(sum(t.values()) for t in lay),
+                               max(sum(t.values()) for t in lay))
+        for la in layers:
+            lines.append(f'| {la} | ' + ' | '.join(f'{med[c][la]:.0f}' for c in cfgs) + ' |')
+        lines.append('| **the kernel** | ' + ' | '.join(
+            f'**{med[c]["total"]:.0f}** [{med[c]["range"][0]:.0f}-{med[c]["range"][1]:.0f}]'
+            for c in cfgs) + ' |')
+        a = med[cfgs[0]]['total']
+        lines.append('| against the swap file | ' + ' | '.join(
+            f'{med[c]["total"] / a:.2f}x' for c in cfgs) + ' |')
+        lines.append('| userspace (gsverify) | ' + ' | '.join(
+            f'{med[c]["user"]:.0f}' for c in cfgs) + ' |')
+        lines.append('| pages | ' + ' | '.join(f'{med[c]["pages"]:.0f}' for c in cfgs) + ' |')
+        lines.append('')
+    # The functions that make the difference, ghostswap on loop against
+    # the swap file, out and in.
+    for phase in ('out', 'in'):
+        fa = {}
+        for c in (cfgs[0], 'zswap-gs'):
+            names = set()
+            for fn, _, _ in per[(c, phase)]:
+                names |= set(fn)
+            fa[c] = {k: median([fn.get(k, 0) for fn, _, _ in per[(c, phase)]]) for k in names}
+        names = set(fa[cfgs[0]]) | set(fa['zswap-gs'])
+        order = sorted(names, key=lambda k: -abs(fa['zswap-gs'].get(k, 0) - fa[cfgs[0]].get(k, 0)))
+        lines += [f'### {phase.capitalize()}: the functions that differ most, loop over a sparse file against the swap file', '',
+                  '| function | layer | swap file | ghostswap, loop, sparse | difference |',
+                  '|---|---|---:|---:|---:|']
+        for k in [k for k in order if k != '(user)'][:top]:
+            a, b = fa[cfgs[0]].get(k, 0), fa['zswap-gs'].get(k, 0)
+            lines.append(f'| `{k}` | {layer_of(k)} | {a:.1f} | {b:.1f} | {b - a:+.1f} |')
+        lines.append('')
+    return '\n'.join(lines)
+
+
 def main():
     if len(sys.argv) == 3 and sys.argv[1] == 'series':
         sys.stdout.write(series_report(series_runs(sys.argv[2])))
         return
+    if len(sys.argv) == 3 and sys.argv[1] == 'zswap':
+        sys.stdout.write(zpath_report(zpath_runs(sys.argv[2])))
+        return
     if len(sys.argv) != 2:
-        raise SystemExit('usage: funcs.py [series] DIR')
+        raise SystemExit('usage: funcs.py [series|zswap] DIR')
     sys.stdout.write(report(per_read(sys.argv[1])))
 
 

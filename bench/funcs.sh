@@ -16,16 +16,27 @@
 # each driver whole, and reports instructions per page swapped out by
 # function (USEMEM_RUNS runs of each driver, default 4).
 #
-# usage: bench/funcs.sh [read|series]   (read: ~3 min, series: ~20 min;
-# BENCH_RESULTS: where, default results/funcs)
+#
+# bench/funcs.sh zswap counts the bench's zswap_path section: zswap
+# writing back to a swap file on ext4, and to ghostswap in mode zswap on a
+# raw virtio disk and on loop devices over a sparse and a full file; each
+# run's out phase (fill: zswap stores and writes back) and in phase (the
+# pages read back) apart, ZPATH_REPS runs of each (default 2). It reports
+# instructions per page written back and per page read from the disk, by
+# layer (ghostswap, loop, filesystem, block layer, virtio, zswap and
+# compression, checksums, workqueues and scheduling, the rest of the
+# kernel: bench/funcs.py LAYERS) and by function.
+#
+# usage: bench/funcs.sh [read|series|zswap]   (read: ~3 min, series:
+# ~20 min; BENCH_RESULTS: where, default results/funcs)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 what=${1:-read}
 case $what in
 read) wl=run ;;
-series) wl=series ;;
-*) gs_die "usage: bench/funcs.sh [read|series]" ;;
+series | zswap) wl=$what ;;
+*) gs_die "usage: bench/funcs.sh [read|series|zswap]" ;;
 esac
 bench_prepare "$GS_TOP/results/funcs"
 bench_tools
@@ -36,7 +47,8 @@ GHOSTSWAP_KVM=0 GHOSTSWAP_TCG=single GHOSTSWAP_ICOUNT=0 \
 	GHOSTSWAP_QEMU_PLUGIN="$out/gs_pc_count.so,ctl=$out/guest/ctl,out=$out/guest" \
 	GS_DISKS="gsback:1G gsswap:2G" GS_GUEST_TIMEOUT=3600 \
 	"$GS_TOP/testbed/guest.sh" "$out/guest" \
-	"FUNCS_WORKLOAD=$wl USEMEM_RUNS=${USEMEM_RUNS:-4}" \
+	"FUNCS_WORKLOAD=$wl USEMEM_RUNS=${USEMEM_RUNS:-4} ZPATH_REPS=${ZPATH_REPS:-2}" \
+	"ZPATH_MIB=${ZPATH_MIB:-128}" \
 	"bash /opt/gs-src/bench/guest/funcs.sh" || true
 [ -f "$out/guest/done" ] ||
 	gs_die "the guest did not complete, see $out/guest/funcs.log and console.log"
@@ -44,8 +56,8 @@ GHOSTSWAP_KVM=0 GHOSTSWAP_TCG=single GHOSTSWAP_ICOUNT=0 \
 # The module as built, for the per-instruction listing.
 xz -dc "$GS_ROOT/lib/modules/$(gs_kver)/updates/dkms/ghostswap.ko.xz" \
 	>"$out/ghostswap.ko" 2>/dev/null || rm -f "$out/ghostswap.ko"
-if [ "$what" = series ]; then
-	python3 "$GS_TOP/bench/funcs.py" series "$out/guest" >"$out/funcs.md"
+if [ "$what" != read ]; then
+	python3 "$GS_TOP/bench/funcs.py" "$what" "$out/guest" >"$out/funcs.md"
 else
 	python3 "$GS_TOP/bench/funcs.py" "$out/guest" >"$out/funcs.md"
 fi

@@ -580,6 +580,8 @@ def t_workload(res):
 
 ZSWAP_DRIVERS = (
     ("zswap-gs", "zswap + ghostswap (mode zswap, 1 TiB, sparse file)"),
+    ("zswap-gsraw", "zswap + ghostswap (mode zswap, 1 TiB, on the raw "
+     "disk: no loop device, no filesystem)"),
     ("zswap-gsa", "zswap + ghostswap (mode zswap, 1 TiB, file allocated "
      "in full, 256 MiB, no discards)"),
     ("zswap", "zswap + swap file (1.5 GiB, allocated)"),
@@ -606,7 +608,7 @@ def t_zswap(res):
             else:
                 verdict = "yes" if ok else "**NO (rc %s)**" % r.get("rc")
             mem = (r.get("peak_pool") or 0) + (r.get("peak_meta") or 0)
-            disk = drv in ("zswap", "zswap-gs", "zswap-gsa")
+            disk = drv in ("zswap", "zswap-gs", "zswap-gsa", "zswap-gsraw")
             out.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
                 mix, label, with_spread(thr, r, "%.1f"),
                 fmt_ratio(ratio(thr, zthr)) if drv != "zswap" else "",

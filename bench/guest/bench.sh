@@ -12,7 +12,8 @@
 #   sections: static meta ratio workload zswap comp fio writeback profile
 #   (and scale, which wants 4 vCPUs, and icount and icount_profile,
 #   which want QEMU's instruction counter: bench/run.sh gives each kind
-#   a guest of its own)
+#   a guest of its own; and usemem_series and zswap_path, which
+#   bench/funcs.sh counts by function)
 # Environment: BENCH_QUICK=1 shrinks every workload (a smoke run);
 # BENCH_DRIVERS: the swap workload's drivers (ghostswap zram zswap).
 set -u
@@ -261,20 +262,27 @@ swapfile_setup() {
 # file on the swap file's filesystem, discarded as they are freed).
 # zswap-gsa: the same on a file allocated in full, without discards (256
 # MiB: it fits beside the swap file; the workload puts ~130 MiB there).
+# zswap-gsraw: the same on the raw virtio disk gsback, with discards: no
+# loop device, no filesystem.
 swap_only() {
 	swapoff -a 2>/dev/null
 	echo N >$ZSW/enabled
 	case $1 in
-	zswap-gs | zswap-gsa)
+	zswap-gs | zswap-gsa | zswap-gsraw)
 		modprobe loop 2>/dev/null
 		swapfile_setup && gs_fresh && rm -f $GSBACK &&
-			if [ $1 = zswap-gs ]; then
-				truncate -s 1T $GSBACK
+			case $1 in
+			zswap-gs) truncate -s 1T $GSBACK ;;
+			zswap-gsa) fallocate -l 256M $GSBACK ;;
+			esac &&
+			if [ $1 = zswap-gsraw ]; then
+				GSLOOP=
+				GSRAW=$(vdisk gsback)
 			else
-				fallocate -l 256M $GSBACK
+				GSLOOP=$(losetup --find --show --direct-io=on $GSBACK)
+				GSRAW=$GSLOOP
 			fi &&
-			GSLOOP=$(losetup --find --show --direct-io=on $GSBACK) &&
-			sysfs_write $SYS/backing_dev "$GSLOOP" &&
+			sysfs_write $SYS/backing_dev "$GSRAW" &&
 			{ [ $1 = zswap-gsa ] || sysfs_write $SYS/backing_discard 1; } &&
 			sysfs_write $SYS/writeback_direct all &&
 			sysfs_write $SYS/disksize 1T && mkswap $DEV >/dev/null &&
@@ -314,7 +322,7 @@ driver_mem() {
 		# still knows it by name.
 		sz=$(cat /sys/kernel/slab/zswap_entry/slab_size 2>/dev/null || echo 0)
 		echo "$((n * 4096)) $(cat $ZDBG/pool_total_size) $((n * sz))" ;;
-	zswap-gs | zswap-gsa)
+	zswap-gs | zswap-gsa | zswap-gsraw)
 		# Both: zswap's pool and entries, ghostswap's (its pages on the
 		# backing file count as data, not memory) and its tier's.
 		local z g
@@ -325,11 +333,13 @@ driver_mem() {
 }
 
 # The disk a driver takes now, KiB: the swap file's allocated blocks, or
-# the backing file's (zswap-gs, zswap-gsa); 0 for the others.
+# the backing file's (zswap-gs, zswap-gsa), the backing slots in use on
+# the raw disk (zswap-gsraw); 0 for the others.
 disk_kib() {
 	case $1 in
 	zswap) du -k $SWAPFILE | cut -f1 ;;
 	zswap-gs | zswap-gsa) du -k $GSBACK | cut -f1 ;;
+	zswap-gsraw) echo $(($(awk '{ print $1 }' $SYS/bd_stat) * 4)) ;;
 	*) echo 0 ;;
 	esac
 }
@@ -369,16 +379,46 @@ perf_stop() {
 # workload_one DRIVER MIX_NAME MIX LIMIT_MIB OVERCOMMIT [ALG [SECTION]]:
 # usemem at OVERCOMMIT times a memory cgroup of LIMIT_MIB, $PASSES sweeps;
 # with PERF_DATA set, perf records the whole guest while usemem runs.
+# cpu_ticks: the guest's CPU time so far, in clock ticks, "user system
+# idle iowait irq softirq" (/proc/stat; user with nice). cpu_delta A B:
+# B less A, as a JSON object (the 2 s after the workload included).
+cpu_ticks() {
+	awk '$1 == "cpu" { print $2 + $3, $4, $5, $6, $7, $8 }' /proc/stat
+}
+
+cpu_delta() {
+	local a b
+	read -r -a a <<<"$1"
+	read -r -a b <<<"$2"
+	echo "{\"user\": $((b[0] - a[0])), \"system\": $((b[1] - a[1])), \"idle\": $((b[2] - a[2])), \"iowait\": $((b[3] - a[3])), \"irq\": $((b[4] - a[4])), \"softirq\": $((b[5] - a[5]))}"
+}
+
+# vd_io: the requests the guest's virtio disks completed so far, summed
+# (/proc/diskstats: reads, reads merged, sectors read, writes, writes
+# merged, sectors written). io_delta A B: B less A, as a JSON object.
+vd_io() {
+	awk '$3 ~ /^vd[a-z]+$/ { for (i = 0; i < 6; i++) t[i] += $(4 + i + (i > 2)) }
+		END { print t[0] + 0, t[1] + 0, t[2] + 0, t[3] + 0, t[4] + 0, t[5] + 0 }' /proc/diskstats
+}
+
+io_delta() {
+	local a b
+	read -r -a a <<<"$1"
+	read -r -a b <<<"$2"
+	echo "{\"reads\": $((b[0] - a[0])), \"reads_merged\": $((b[1] - a[1])), \"sectors_read\": $((b[2] - a[2])), \"writes\": $((b[3] - a[3])), \"writes_merged\": $((b[4] - a[4])), \"sectors_written\": $((b[5] - a[5]))}"
+}
+
 workload_one() {
 	local drv=$1 name=$2 mix=$3 lim=$4 oc=$5 alg=${6:-lz4} sec=${7:-workload}
 	local cg=/sys/fs/cgroup/gsbench sampler res rc o=0 p=0 m=0 wb0=0 wb1=0 sw0 sw1
-	local dsampler dpeak=0 dafter
+	local dsampler dpeak=0 dafter cpu0 cpu1 io0 io1
 	swap_only $drv $alg || {
 		jl section=$sec driver=$drv mix=$name alg=$alg fail="swapon failed"
 		return 1
 	}
 	[[ $drv = zswap* ]] && wb0=$(cat $ZDBG/written_back_pages)
 	sw0=$(awk '$1 == "pswpout" { print $2 }' /proc/vmstat)
+	cpu0=$(cpu_ticks) io0=$(vd_io)
 	mkdir -p $cg
 	echo $((lim << 20)) >$cg/memory.max
 	rm -f /tmp/peak /tmp/diskpeak
@@ -395,6 +435,7 @@ workload_one() {
 	# The workload is gone and its slots freed: discards follow.
 	sleep 2
 	dafter=$(disk_kib $drv)
+	cpu1=$(cpu_ticks) io1=$(vd_io)
 	sw1=$(awk '$1 == "pswpout" { print $2 }' /proc/vmstat)
 	[[ $drv = zswap* ]] && wb1=$(cat $ZDBG/written_back_pages)
 	[ -s /tmp/peak ] && read -r o p m </tmp/peak
@@ -409,14 +450,121 @@ workload_one() {
 		rep=${REP:-1} alg=$alg rc=$rc peak_orig=$o peak_pool=$p peak_meta=$m \
 		pswpout=$((sw1 - sw0)) zswap_written_back=$((wb1 - wb0)) \
 		disk_peak_kib=$dpeak disk_after_kib=$dafter \
+		cpu_ticks="$(cpu_delta "$cpu0" "$cpu1")" \
+		disk_io="$(io_delta "$io0" "$io1")" \
 		comp_stat="$cs" result="$res"
 	swapoff -a
-	if [[ $drv = zswap-gs* ]]; then
+	swap_only_end $drv
+}
+
+# swap_only_end DRIVER: what swap_only set up for mode zswap, taken down
+# (after swapoff).
+swap_only_end() {
+	if [[ $1 = zswap-gs* ]]; then
 		echo N >$ZSW/enabled
 		gs_fresh
-		losetup -d "$GSLOOP"
+		[ -z "$GSLOOP" ] || losetup -d "$GSLOOP"
 		rm -f $GSBACK
 	fi
+}
+
+# --------------------------------------------- mode zswap's disk path
+
+# Where zswap's writeback to a disk spends its instructions (bench/funcs.sh
+# zswap counts them by function), for zswap in front of, in turn: a swap
+# file on ext4 (the anchor), ghostswap in mode zswap on the raw virtio
+# disk (the ceiling of any file-backed store), on a loop device over a
+# sparse file (what the zswap section measures), and over a file
+# allocated in full, without discards. gsverify fills ZPATH_MIB of
+# text-like pages in a memory cgroup of 48 MiB whose zswap may hold 8 MiB
+# (memory.zswap.max): past that, each page zswap stores makes it write
+# back the cgroup's oldest (the out phase). gsverify then stops
+# (SIGSTOP); the cgroup's limit goes, and its verify-only sweep reads
+# every page back, the written-back ones from the disk (the in phase).
+# With SERIES_MARK set, the plugin's counts are dumped after each phase
+# (pcs-zpath-CONFIG-REP-out, -in); each phase's swap counters go to
+# bench.jsonl.
+ZPATH_CG=/sys/fs/cgroup/gszpath
+ZPATH_KEYS='pswpin|pswpout|zswpin|zswpout|zswpwb|thp_swpout|thp_swpout_fallback|zswap_[a-z_]+|cg_[a-z_]+|ms'
+
+# zpath_snap FILE: the swap counters of /proc/vmstat, zswap's own
+# (debugfs: why it rejected pages, zswap_reject_*) and the time, one
+# "name value" per line (ms: the time).
+zpath_snap() {
+	local f
+	{
+		cat /proc/vmstat
+		for f in $ZDBG/reject_* $ZDBG/pool_limit_hit $ZDBG/written_back_pages; do
+			[ -r "$f" ] && echo "zswap_${f##*/} $(cat "$f")"
+		done
+		echo "ms $(awk '{ print int($1 * 1000) }' /proc/uptime)"
+		# The cgroup's zswap pool (bytes) and the pages it holds.
+		awk '$1 == "zswap" || $1 == "zswapped" { print "cg_" $1, $2 }' \
+			$ZPATH_CG/memory.stat 2>/dev/null
+	} >"$1"
+}
+
+# vm_delta A B: the counters of zpath_snap files A and B, B less A, as a
+# JSON object.
+vm_delta() {
+	awk -v keys="^($ZPATH_KEYS)\$" 'NR == FNR { a[$1] = $2; next }
+		$1 ~ keys { printf "%s\"%s\": %d", (n++ ? ", " : "{"), $1, $2 - a[$1] }
+		END { print "}" }' "$1" "$2"
+}
+
+# zpath_one CONFIG REP: one run; zpath_end takes it down, whatever it got to.
+zpath_one() {
+	local cfg=$1 rep=$2 pid st rc
+	swap_only "$cfg" lz4 || { echo "swapon failed"; return 1; }
+	mkdir -p $ZPATH_CG
+	echo 48M >$ZPATH_CG/memory.max &&
+		echo 8M >$ZPATH_CG/memory.zswap.max || return 1
+	zpath_snap /tmp/zp.0
+	[ -z "${SERIES_MARK:-}" ] || $SERIES_MARK reset || return 1
+	sh -c "echo \$\$ >$ZPATH_CG/cgroup.procs &&
+		GSVERIFY_STOP=1 exec gsverify ${ZPATH_MIB:-128} 0 7 t" >/tmp/zp.out 2>&1 &
+	pid=$!
+	ZPATH_PID=$pid
+	while st=$(awk '{ print $3 }' /proc/$pid/stat 2>/dev/null) && [ "$st" != T ]; do
+		sleep 0.2
+	done
+	[ "$st" = T ] || { echo "gsverify ended before it was filled: $(cat /tmp/zp.out)"; return 1; }
+	[ -z "${SERIES_MARK:-}" ] || $SERIES_MARK "zpath-$cfg-$rep-out" || return 1
+	zpath_snap /tmp/zp.1
+	echo max >$ZPATH_CG/memory.max
+	[ -z "${SERIES_MARK:-}" ] || $SERIES_MARK reset || return 1
+	kill -CONT $pid
+	wait $pid
+	rc=$?
+	[ -z "${SERIES_MARK:-}" ] || $SERIES_MARK "zpath-$cfg-$rep-in" || return 1
+	zpath_snap /tmp/zp.2
+	jl section=zswap_path config="$cfg" rep="$rep" rc=$rc mib="${ZPATH_MIB:-128}" \
+		result="$(tr '\n' ' ' </tmp/zp.out)" \
+		out="$(vm_delta /tmp/zp.0 /tmp/zp.1)" in="$(vm_delta /tmp/zp.1 /tmp/zp.2)"
+	[ $rc = 0 ]
+}
+
+zpath_end() {
+	[ -z "${ZPATH_PID:-}" ] || kill -KILL "$ZPATH_PID" 2>/dev/null
+	ZPATH_PID=
+	sleep 1
+	rmdir $ZPATH_CG 2>/dev/null
+	swapoff -a
+	swap_only_end "$1"
+}
+
+b_zswap_path() {
+	local cfg rep
+	for ((rep = 1; rep <= REPS; rep++)); do
+		for cfg in $(drivers_order $rep zswap zswap-gsraw zswap-gs zswap-gsa); do
+			log "zswap_path $cfg #$rep"
+			zpath_one "$cfg" "$rep" >/tmp/zp.log 2>&1 ||
+				jl section=zswap_path config="$cfg" rep="$rep" \
+					fail="$(tail -n 5 /tmp/zp.log | tr '\n' ' ')"
+			zpath_end "$cfg"
+		done
+	done
+	echo N >$ZSW/enabled
 }
 
 # drivers_order REP D1 D2 ...: the drivers, rotated by REP, so that no
@@ -459,18 +607,20 @@ b_workload() {
 
 # ------------------------------------------------------- zswap in front
 
-# Mode zswap (on a sparse file, and on a file allocated in full) against
-# zswap with a swap file, ghostswap alone and zram, on
+# Mode zswap (on a sparse file, on the raw disk, and on a file allocated
+# in full) against zswap with a swap file, ghostswap alone and zram, on
 # the swap workload: throughput, memory at the fullest, and the disk
-# blocks taken at the peak and once the workload is gone.
+# blocks taken at the peak and once the workload is gone. ZSWAP_SETUPS,
+# ZSWAP_MIXES (NAME:MIX ...): fewer of them.
 b_zswap() {
 	local lim=64 drv name mix oc=2 rep
 	PASSES=2
 	[ "$QUICK" = 1 ] && lim=32 PASSES=1
-	for name in zero-heavy:zzzst text:t random:r; do
+	for name in ${ZSWAP_MIXES:-zero-heavy:zzzst text:t random:r}; do
 		mix=${name#*:} name=${name%%:*}
 		for ((rep = 1; rep <= REPS; rep++)); do
-			for drv in $(drivers_order $rep zswap-gs zswap-gsa zswap ghostswap zram); do
+			# shellcheck disable=SC2086 # a list of set-ups
+			for drv in $(drivers_order $rep ${ZSWAP_SETUPS:-zswap-gs zswap-gsraw zswap-gsa zswap ghostswap zram}); do
 				log "zswap $drv $name ${oc}x #$rep"
 				REP=$rep workload_one $drv $name $mix $lim $oc lz4 zswap
 			done

@@ -12,7 +12,8 @@
 # (fio's start and end cancel out).
 #
 # FUNCS_WORKLOAD=series instead: the bench's usemem_series section (the
-# swap-table series' workload), each run of each driver counted whole.
+# swap-table series' workload), each run of each driver counted whole;
+# FUNCS_WORKLOAD=zswap, below.
 set -u
 . /opt/gs-src/tests/guest/lib.sh
 OUT=$GS_OUT
@@ -73,9 +74,24 @@ series() {
 		! grep -q '"error"\|"fail"' "$OUT/series/bench.jsonl"
 }
 
+# FUNCS_WORKLOAD=zswap: the bench's zswap_path section (zswap writing
+# back to a swap file, and to ghostswap in mode zswap on a raw disk and on
+# loop devices), ZPATH_REPS runs of each, each phase counted.
+zswap() {
+	guest_setup
+	# Every module the paths run in, loaded before the symbols are read.
+	gs_fresh lz4 && modprobe loop && modprobe ext4 && vdisk gsback >/dev/null ||
+		return 1
+	cat /proc/kallsyms >"$OUT/kallsyms"
+	mkdir -p "$OUT/zswap"
+	SERIES_MARK=/opt/gs-src/bench/guest/mark.sh BENCH_OUT=$OUT/zswap \
+		BENCH_REPS=${ZPATH_REPS:-2} bash /opt/gs-src/bench/guest/bench.sh zswap_path &&
+		! grep -q '"error"\|"fail"' "$OUT/zswap/bench.jsonl"
+}
+
 case ${FUNCS_WORKLOAD:=run} in
-run | series) ;;
-*) echo "FUNCS_WORKLOAD=$FUNCS_WORKLOAD: run or series" >"$OUT/funcs.log"; exit 1 ;;
+run | series | zswap) ;;
+*) echo "FUNCS_WORKLOAD=$FUNCS_WORKLOAD: run, series or zswap" >"$OUT/funcs.log"; exit 1 ;;
 esac
 if $FUNCS_WORKLOAD >"$OUT/funcs.log" 2>&1; then
 	echo FUNCS-DONE >"$OUT/done"

@@ -96,6 +96,98 @@ def series(d):
           p.returncode != 0 and "zram" in p.stderr, p.stderr)
 
 
+# zswap_path's functions, one of each layer (bench/funcs.py LAYERS).
+ZSYMS = [("gs_backing_submit", "[ghostswap]"), ("lo_rw_aio", "[loop]"),
+         ("ext4_iomap_begin", "[ext4]"), ("submit_bio_noacct", None),
+         ("virtblk_add_req", "[virtio_blk]"), ("zswap_store", None),
+         ("shrink_folio_list", None), ("crc32c_base", None)]
+
+
+def write_zpath(d, cfg, rep, out_pages, out_cost, in_pages, in_cost, fail=None):
+    """A zswap_path run of CFG: each phase's dump (COST {symbol index:
+    instructions per page}) and its bench.jsonl line."""
+    for phase, pages, cost in (("out", out_pages, out_cost), ("in", in_pages, in_cost)):
+        with open(os.path.join(d, "pcs-zpath-%s-%d-%s.txt" % (cfg, rep, phase)), "w") as f:
+            for i, c in cost.items():
+                f.write("%x %d\n" % (addr(i), c * pages))
+            f.write("user %d\n" % (9 * pages))
+    row = {"section": "zswap_path", "config": cfg, "rep": rep, "rc": 0,
+           "out": {"zswpout": out_pages + 500, "zswpwb": out_pages - 100,
+                   "pswpout": out_pages, "zswap_reject_reclaim_fail": 7 * rep,
+                   "ms": 1000 * rep},
+           "in": {"pswpin": in_pages, "zswpin": 10, "ms": 500}}
+    if fail:
+        row = {"section": "zswap_path", "config": cfg, "rep": rep, "fail": fail}
+    with open(os.path.join(d, "zswap", "bench.jsonl"), "a") as f:
+        f.write(json.dumps(row) + "\n")
+
+
+def zswap(d):
+    """funcs.py zswap: instructions per page written back and read back,
+    by layer, medians of the runs."""
+    d = os.path.join(d, "zpath")
+    os.makedirs(os.path.join(d, "zswap"))
+    with open(os.path.join(d, "kallsyms"), "w") as f:
+        for i, (name, mod) in enumerate(ZSYMS):
+            f.write("%x t %s%s\n" % (addr(i), name, " " + mod if mod else ""))
+    # Every configuration: zswap 400 and reclaim 300 a page written back,
+    # the block layer 100, virtio 50; reading back: 200 of reclaim and
+    # faults, block 80, virtio 40. ghostswap adds its module (60 out, 30
+    # in) and its checksums (10 out); the loop configurations the loop
+    # device (30) and the filesystem: 120 and 140 in the two runs of the
+    # sparse file (median 130), 20 for the full file.
+    base_out = {3: 100, 4: 50, 5: 400, 6: 300}
+    base_in = {3: 80, 4: 40, 6: 200}
+    for rep in (1, 2):
+        write_zpath(d, "zswap", rep, 1000, base_out, 800, base_in)
+        gs_out = {**base_out, 0: 60, 7: 10}
+        gs_in = {**base_in, 0: 30}
+        write_zpath(d, "zswap-gsraw", rep, 1000, gs_out, 800, gs_in)
+        write_zpath(d, "zswap-gs", rep, 2000, {**gs_out, 1: 30, 2: 100 + 20 * rep},
+                    1600, {**gs_in, 1: 30, 2: 100 + 20 * rep})
+        write_zpath(d, "zswap-gsa", rep, 1000, {**gs_out, 1: 30, 2: 20},
+                    800, {**gs_in, 1: 30, 2: 20})
+    p = subprocess.run([sys.executable, FUNCS, "zswap", d], capture_output=True, text=True)
+    check("funcs.py zswap runs", p.returncode == 0, p.stderr)
+    out, _, back = p.stdout.partition("## In")
+    o, i = table_rows(out), table_rows(back)
+    check("zswap: each layer per page written back, the runs' median",
+          o.get("ghostswap") == ["0", "60", "60", "60"] and
+          o.get("loop") == ["0", "0", "30", "30"] and
+          o.get("ext4, jbd2, iomap, VFS") == ["0", "0", "130", "20"] and
+          o.get("block layer (bio, blk-mq, I/O scheduler)") == ["100"] * 4 and
+          o.get("virtio") == ["50"] * 4 and
+          o.get("zswap, zsmalloc, compression") == ["400"] * 4 and
+          o.get("checksums (crc32c)") == ["0", "10", "10", "10"], p.stdout)
+    check("zswap: the kernel's total with its range, against the swap file",
+          o.get("**the kernel**") == ["**850** [850-850]", "**920** [920-920]",
+                                      "**1080** [1070-1090]", "**970** [970-970]"] and
+          o.get("against the swap file") == ["1.00x", "1.08x", "1.27x", "1.14x"] and
+          o.get("pages") == ["1000", "1000", "2000", "1000"], p.stdout)
+    check("zswap: read back, per page read from the disk",
+          i.get("ghostswap") == ["0", "30", "30", "30"] and
+          i.get("**the kernel**", [""])[0] == "**320** [320-320]" and
+          i.get("userspace (gsverify)") == ["9"] * 4, p.stdout)
+    c, _, _ = out.partition("## Out")
+    c = table_rows(c)
+    check("zswap: the counters, medians of the runs; the pages zswap rejected",
+          c.get("pages written to the disk") == ["1000", "1000", "2000", "1000"] and
+          c.get("pages zswap wrote back") == ["900", "900", "1900", "900"] and
+          c.get("of them rejected by zswap (pswpout - zswpwb)") == ["100"] * 4 and
+          c.get("zswap: writebacks that failed") == ["10"] * 4 and
+          c.get("zswap: rejected, compressed poorly") == ["-"] * 4 and
+          c.get("out phase, ms (under the plugin)") == ["1500"] * 4 and
+          c.get("pages zswap still held") == ["10"] * 4, out)
+    check("zswap: the functions that differ most, with their layers",
+          "| `ext4_iomap_begin [ext4]` | ext4, jbd2, iomap, VFS | 0.0 | 130.0 | +130.0 |"
+          in p.stdout, p.stdout)
+    write_zpath(d, "zswap-gsa", 3, 1, {}, 1, {}, fail="swapon failed")
+    p = subprocess.run([sys.executable, FUNCS, "zswap", d], capture_output=True, text=True)
+    check("zswap: a failed run is an error that names it",
+          p.returncode != 0 and "zswap-gsa" in p.stderr and "swapon failed" in p.stderr,
+          p.stderr)
+
+
 def main():
     d = tempfile.mkdtemp()
     try:
@@ -145,6 +237,7 @@ def main():
         check("a run missing is an error that names it",
               p.returncode != 0 and "zram" in p.stderr and "32" in p.stderr, p.stderr)
         series(d)
+        zswap(d)
     finally:
         shutil.rmtree(d)
         status = plan()

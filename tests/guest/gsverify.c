@@ -9,12 +9,13 @@
  * it with the next generation. Run inside a memory cgroup smaller than SIZE,
  * this pushes most pages through swap and back, many times.
  *
- * usage: gsverify SIZE_MIB [PASSES] [SEED] [MIX]
+ * usage: [GSVERIFY_STOP=1] gsverify SIZE_MIB [PASSES] [SEED] [MIX]
  *   MIX: letters z (zero), s (same-filled), t (text), r (random); default
  *        "zstr", one kind per page in turn by a hash of the page number.
  * Prints "verified BYTES" and exits 0, or prints the first mismatches and
  * exits 1.
  */
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,6 +54,15 @@ int main(int argc, char **argv)
 	}
 	for (pg = 0; pg < npages; pg++)
 		fill(area + pg * PAGE, mix, seed, pg, 0);
+	/*
+	 * GSVERIFY_STOP set: stop (SIGSTOP) once filled, until continued, so
+	 * that a caller can tell the swap-out of the fill from the swap-in of
+	 * the sweeps (bench.sh's zswap_path).
+	 */
+	if (getenv("GSVERIFY_STOP") && raise(SIGSTOP)) {
+		perror("raise");
+		return 2;
+	}
 
 	for (pass = 1; pass <= passes + 1; pass++) {
 		for (pg = 0; pg < npages; pg++) {
