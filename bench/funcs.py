@@ -147,14 +147,22 @@ def series_runs(d):
             r = json.loads(line)
             if r.get('section') == 'usemem_series' and 'result' in r:
                 rows[(r['driver'], r['rep'])] = r
+    def key(m):
+        return m.group(1), int(m.group(2))
+    return [(*key(m), c, rows[key(m)]) for m, c in
+            counted_dumps(d, r'pcs-series-(\w+)-(\d+)\.txt$', lambda m: key(m) in rows)]
+
+
+def counted_dumps(d, pattern, keep):
+    """[(match, {function: instructions})] of the plugin's dumps in D
+    whose names match PATTERN, those KEEP(match) wants."""
     syms = load_symbols(os.path.join(d, 'kallsyms'))
     addrs = [a for a, _ in syms]
     out = []
-    for p in sorted(glob.glob(os.path.join(d, 'pcs-series-*.txt'))):
-        m = re.match(r'pcs-series-(\w+)-(\d+)\.txt$', os.path.basename(p))
-        if m and (m.group(1), int(m.group(2))) in rows:
-            key = (m.group(1), int(m.group(2)))
-            out.append((*key, by_function(p, syms, addrs), rows[key]))
+    for p in sorted(glob.glob(os.path.join(d, 'pcs-*.txt'))):
+        m = re.match(pattern, os.path.basename(p))
+        if m and keep(m):
+            out.append((m, by_function(p, syms, addrs)))
     return out
 
 
@@ -263,20 +271,15 @@ def zpath_runs(d):
                 raise SystemExit(f'zswap_path {r.get("config")} #{r.get("rep")}: '
                                  f'{r.get("fail") or r.get("result")}')
             rows[(r['config'], r['rep'])] = r
-    syms = load_symbols(os.path.join(d, 'kallsyms'))
-    addrs = [a for a, _ in syms]
     out = []
-    for p in sorted(glob.glob(os.path.join(d, 'pcs-zpath-*.txt'))):
-        m = re.match(r'pcs-zpath-([\w-]+)-(\d+)-(out|in)\.txt$', os.path.basename(p))
-        if not m or (m.group(1), int(m.group(2))) not in rows:
-            continue
+    for m, c in counted_dumps(d, r'pcs-zpath-([\w-]+)-(\d+)-(out|in)\.txt$',
+                              lambda m: (m.group(1), int(m.group(2))) in rows):
         r = rows[(m.group(1), int(m.group(2)))]
         # Out: per page written to the disk (zswap's writebacks and the
         # pages it rejected, which swap writes as they are); in: per page
         # read from the disk.
         pages = r['out']['pswpout'] if m.group(3) == 'out' else r['in']['pswpin']
-        out.append((m.group(1), int(m.group(2)), m.group(3),
-                    by_function(p, syms, addrs), pages, r))
+        out.append((m.group(1), int(m.group(2)), m.group(3), c, pages, r))
     return out
 
 

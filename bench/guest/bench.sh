@@ -376,38 +376,37 @@ perf_stop() {
 	rm -f /tmp/perf.ctl /tmp/perf.ack
 }
 
-# workload_one DRIVER MIX_NAME MIX LIMIT_MIB OVERCOMMIT [ALG [SECTION]]:
-# usemem at OVERCOMMIT times a memory cgroup of LIMIT_MIB, $PASSES sweeps;
-# with PERF_DATA set, perf records the whole guest while usemem runs.
 # cpu_ticks: the guest's CPU time so far, in clock ticks, "user system
-# idle iowait irq softirq" (/proc/stat; user with nice). cpu_delta A B:
-# B less A, as a JSON object (the 2 s after the workload included).
+# idle iowait irq softirq" (/proc/stat; user with nice).
 cpu_ticks() {
 	awk '$1 == "cpu" { print $2 + $3, $4, $5, $6, $7, $8 }' /proc/stat
 }
 
-cpu_delta() {
-	local a b
-	read -r -a a <<<"$1"
-	read -r -a b <<<"$2"
-	echo "{\"user\": $((b[0] - a[0])), \"system\": $((b[1] - a[1])), \"idle\": $((b[2] - a[2])), \"iowait\": $((b[3] - a[3])), \"irq\": $((b[4] - a[4])), \"softirq\": $((b[5] - a[5]))}"
+# json_delta "NAME ..." A B: lists of numbers A and B, B less A, as a JSON
+# object with those names.
+json_delta() {
+	local n a b i out= sep=
+	read -r -a n <<<"$1"
+	read -r -a a <<<"$2"
+	read -r -a b <<<"$3"
+	for i in "${!n[@]}"; do
+		out+="$sep\"${n[i]}\": $((b[i] - a[i]))"
+		sep=", "
+	done
+	echo "{$out}"
 }
 
 # vd_io: the requests the guest's virtio disks completed so far, summed
 # (/proc/diskstats: reads, reads merged, sectors read, writes, writes
-# merged, sectors written). io_delta A B: B less A, as a JSON object.
+# merged, sectors written).
 vd_io() {
 	awk '$3 ~ /^vd[a-z]+$/ { for (i = 0; i < 6; i++) t[i] += $(4 + i + (i > 2)) }
 		END { print t[0] + 0, t[1] + 0, t[2] + 0, t[3] + 0, t[4] + 0, t[5] + 0 }' /proc/diskstats
 }
 
-io_delta() {
-	local a b
-	read -r -a a <<<"$1"
-	read -r -a b <<<"$2"
-	echo "{\"reads\": $((b[0] - a[0])), \"reads_merged\": $((b[1] - a[1])), \"sectors_read\": $((b[2] - a[2])), \"writes\": $((b[3] - a[3])), \"writes_merged\": $((b[4] - a[4])), \"sectors_written\": $((b[5] - a[5]))}"
-}
-
+# workload_one DRIVER MIX_NAME MIX LIMIT_MIB OVERCOMMIT [ALG [SECTION]]:
+# usemem at OVERCOMMIT times a memory cgroup of LIMIT_MIB, $PASSES sweeps;
+# with PERF_DATA set, perf records the whole guest while usemem runs.
 workload_one() {
 	local drv=$1 name=$2 mix=$3 lim=$4 oc=$5 alg=${6:-lz4} sec=${7:-workload}
 	local cg=/sys/fs/cgroup/gsbench sampler res rc o=0 p=0 m=0 wb0=0 wb1=0 sw0 sw1
@@ -450,8 +449,8 @@ workload_one() {
 		rep=${REP:-1} alg=$alg rc=$rc peak_orig=$o peak_pool=$p peak_meta=$m \
 		pswpout=$((sw1 - sw0)) zswap_written_back=$((wb1 - wb0)) \
 		disk_peak_kib=$dpeak disk_after_kib=$dafter \
-		cpu_ticks="$(cpu_delta "$cpu0" "$cpu1")" \
-		disk_io="$(io_delta "$io0" "$io1")" \
+		cpu_ticks="$(json_delta "user system idle iowait irq softirq" "$cpu0" "$cpu1")" \
+		disk_io="$(json_delta "reads reads_merged sectors_read writes writes_merged sectors_written" "$io0" "$io1")" \
 		comp_stat="$cs" result="$res"
 	swapoff -a
 	swap_only_end $drv
