@@ -260,7 +260,9 @@ def layer_of(name):
 
 
 def zpath_runs(d):
-    """[(config, rep, phase, {function: instructions}, pages)] of a zswap run."""
+    """[(config, rep, phase, {function: instructions}, pages, bench row)] of
+    a zswap run: pages, those written to the disk (out) or read from it
+    (in)."""
     rows = {}
     with open(os.path.join(d, 'zswap', 'bench.jsonl')) as f:
         for line in f:
@@ -321,7 +323,7 @@ def zpath_counters(per, cfgs, labels):
 
 
 def zpath_report(runs, top=25):
-    """Instructions per page written back and read back, by layer."""
+    """Instructions per page written to the disk and read back, by layer."""
     per = collections.defaultdict(list)
     for cfg, _, phase, c, pages, row in runs:
         if pages <= 0:

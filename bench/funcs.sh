@@ -16,13 +16,12 @@
 # each driver whole, and reports instructions per page swapped out by
 # function (USEMEM_RUNS runs of each driver, default 4).
 #
-#
 # bench/funcs.sh zswap counts the bench's zswap_path section: zswap
 # writing back to a swap file on ext4, and to ghostswap in mode zswap on a
 # raw virtio disk and on loop devices over a sparse and a full file; each
 # run's out phase (fill: zswap stores and writes back) and in phase (the
 # pages read back) apart, ZPATH_REPS runs of each (default 2). It reports
-# instructions per page written back and per page read from the disk, by
+# instructions per page written to the disk and per page read from it, by
 # layer (ghostswap, loop, filesystem, block layer, virtio, zswap and
 # compression, checksums, workqueues and scheduling, the rest of the
 # kernel: bench/funcs.py LAYERS) and by function.

@@ -13,7 +13,8 @@
 # workloads, one run each: a smoke run), BENCH_REPS (runs per comparison,
 # default 3), BENCH_DRIVERS (the swap workload's, default "ghostswap zram
 # zswap"), ZSWAP_SETUPS and ZSWAP_MIXES (the zswap section's, default
-# all: see b_zswap in bench/guest/bench.sh), USEMEM_RUNS (usemem_series' runs of each driver, default 8),
+# all: see b_zswap in bench/guest/bench.sh), USEMEM_RUNS (usemem_series'
+# runs of each driver, default 8),
 # GHOSTSWAP_KVM=0|1, GS_MEM (guest RAM, 2G), BENCH_SCALE_TCG
 # (single or multi: how QEMU runs the vCPUs of the scale section's guest
 # without KVM; default multi, one host thread a vCPU).

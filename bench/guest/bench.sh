@@ -265,6 +265,7 @@ swapfile_setup() {
 # zswap-gsraw: the same on the raw virtio disk gsback, with discards: no
 # loop device, no filesystem.
 swap_only() {
+	local bdev
 	swapoff -a 2>/dev/null
 	echo N >$ZSW/enabled
 	case $1 in
@@ -277,12 +278,12 @@ swap_only() {
 			esac &&
 			if [ $1 = zswap-gsraw ]; then
 				GSLOOP=
-				GSRAW=$(vdisk gsback)
+				bdev=$(vdisk gsback)
 			else
 				GSLOOP=$(losetup --find --show --direct-io=on $GSBACK)
-				GSRAW=$GSLOOP
+				bdev=$GSLOOP
 			fi &&
-			sysfs_write $SYS/backing_dev "$GSRAW" &&
+			sysfs_write $SYS/backing_dev "$bdev" &&
 			{ [ $1 = zswap-gsa ] || sysfs_write $SYS/backing_discard 1; } &&
 			sysfs_write $SYS/writeback_direct all &&
 			sysfs_write $SYS/disksize 1T && mkswap $DEV >/dev/null &&
@@ -503,9 +504,9 @@ zpath_snap() {
 	} >"$1"
 }
 
-# vm_delta A B: the counters of zpath_snap files A and B, B less A, as a
+# zpath_delta A B: the counters of zpath_snap files A and B, B less A, as a
 # JSON object.
-vm_delta() {
+zpath_delta() {
 	awk -v keys="^($ZPATH_KEYS)\$" 'NR == FNR { a[$1] = $2; next }
 		$1 ~ keys { printf "%s\"%s\": %d", (n++ ? ", " : "{"), $1, $2 - a[$1] }
 		END { print "}" }' "$1" "$2"
@@ -539,7 +540,7 @@ zpath_one() {
 	zpath_snap /tmp/zp.2
 	jl section=zswap_path config="$cfg" rep="$rep" rc=$rc mib="${ZPATH_MIB:-128}" \
 		result="$(tr '\n' ' ' </tmp/zp.out)" \
-		out="$(vm_delta /tmp/zp.0 /tmp/zp.1)" in="$(vm_delta /tmp/zp.1 /tmp/zp.2)"
+		out="$(zpath_delta /tmp/zp.0 /tmp/zp.1)" in="$(zpath_delta /tmp/zp.1 /tmp/zp.2)"
 	[ $rc = 0 ]
 }
 
