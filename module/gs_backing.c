@@ -408,13 +408,6 @@ u32 gs_backing_sum_of(struct gs_backing *bk, u64 slot)
 	return sum;
 }
 
-int gs_backing_verify(struct gs_backing *bk, u64 slot, const void *page,
-		      unsigned int len)
-{
-	return gs_backing_sum(page, len) == gs_backing_sum_of(bk, slot) ?
-	       0 : -EBADMSG;
-}
-
 u64 gs_backing_owner(struct gs_backing *bk, u64 slot)
 {
 	struct gs_bk_cluster *bc;

@@ -89,7 +89,7 @@ struct gs_backing_ops {
 /*
  * One cluster of the reverse map; exists while one of its slots is used.
  * Beside each owner, the CRC32C of the page written to the slot: what is
- * read back must match it (gs_backing_verify()).
+ * read back must match it (gs_wb_unseal()).
  */
 struct gs_bk_cluster {
 	unsigned int used;
@@ -205,13 +205,6 @@ u32 gs_backing_sum(const void *page, unsigned int len);
 void gs_backing_set_sum(struct gs_backing *bk, u64 slot, u32 sum);
 /* The checksum recorded for @slot (0 if it is free). Never sleeps. */
 u32 gs_backing_sum_of(struct gs_backing *bk, u64 slot);
-/*
- * Whether the first @len bytes of @page, just read from @slot, are what
- * was written there: 0, or -EBADMSG if their checksum differs. The
- * caller keeps @slot allocated.
- */
-int gs_backing_verify(struct gs_backing *bk, u64 slot, const void *page,
-		      unsigned int len);
 /*
  * Copy the owners of the reverse map cluster @ci (ghost slot + 1, 0:
  * free, GS_BK_DISCARDING: freed, not discarded yet) to @owners.

@@ -35,7 +35,8 @@
  * only frees them. A reader of one pins it (READING flag) for the duration
  * of the I/O: a free or overwrite meanwhile leaves the backing slot
  * allocated, and the reader frees it when it finds its entry gone, so a
- * backing slot is never reused under a read of it.
+ * backing slot is never reused under a read of it. The reader unpins it
+ * with no lock (gs_slot_replace()), from wherever its read ends.
  *
  * The core calls nothing above it: the layers built on it (gs_store.c,
  * gs_writeback.c) call it through gs_core.h.
@@ -46,6 +47,7 @@
 #include <linux/highmem.h>
 #include <linux/math64.h>
 #include <linux/mm.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -1046,6 +1048,14 @@ int gs_slot_recompress(struct gs_store *s, u64 slot, unsigned int prio,
 	return ret;
 }
 
+/*
+ * With no lock, in any context (the end of a backing read calls it from
+ * a hard interrupt): the cluster found under RCU is not freed before
+ * rcu_read_unlock() (gs_cluster_put() frees with call_rcu()), and every
+ * change to an entry that may be pinned is atomic (gs_entry_take()).
+ * A cluster that died meanwhile holds only empty entries, so the
+ * exchange fails there as it should.
+ */
 bool gs_slot_replace(struct gs_store *s, u64 slot, unsigned long old,
 		     unsigned long new)
 {
@@ -1053,11 +1063,10 @@ bool gs_slot_replace(struct gs_store *s, u64 slot, unsigned long old,
 	struct gs_cluster *cl;
 	bool same;
 
-	cl = gs_cluster_get(s, slot >> GS_CLUSTER_SHIFT, 0);
-	/* Atomic: a pinned entry's reader unpins it with no lock. */
+	rcu_read_lock();
+	cl = gs_index_load(&s->clusters, slot >> GS_CLUSTER_SHIFT);
 	same = cl && atomic_long_try_cmpxchg(&cl->table[i], &old, new);
-	if (cl)
-		gs_cluster_unlock(cl);
+	rcu_read_unlock();
 	return same;
 }
 

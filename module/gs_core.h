@@ -205,6 +205,7 @@ void gs_read_window(struct gs_store *s, u64 slot);
 /*
  * If the entry of @slot is @old, make it @new (the same aux value).
  * Returns whether it was @old. For pins (GS_FLAG_READING) around I/O.
+ * Takes no lock: any context, hard interrupts included.
  */
 bool gs_slot_replace(struct gs_store *s, u64 slot, unsigned long old,
 		     unsigned long new);

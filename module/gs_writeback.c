@@ -208,24 +208,34 @@ static void *gs_wb_seal(struct gs_store *s, u64 b, void *src, void *dst,
 }
 
 /*
+ * The checksum of what was written to backing slot @b (which the caller
+ * keeps allocated), 0 with checksums off. A read takes it with its pin:
+ * the end of the read then checks the page without the reverse map's
+ * lock, which a hard interrupt may not take.
+ */
+static u32 gs_wb_sum_of(struct gs_store *s, u64 b)
+{
+	return s->wb.checksum ? gs_backing_sum_of(s->bk, b) : 0;
+}
+
+/*
  * Check a page just read from backing slot @b (which the caller keeps
  * allocated): decrypt its first @len bytes in place (if encryption is
- * on), then check them against the checksum of what was written there
- * (if checksums are on). The padding after them is never read: it is
- * neither decrypted nor checked. A mismatch means the device returned
- * other data: the read fails with -EIO, and is counted as a failed read
- * and in bd_sum_errors.
+ * on), then check them against @sum, the checksum of what was written
+ * there (gs_wb_sum_of(); if checksums are on). The padding after them is
+ * never read: it is neither decrypted nor checked. A mismatch means the
+ * device returned other data: the read fails with -EIO, and is counted
+ * as a failed read and in bd_sum_errors. Unencrypted, any context.
  */
 static int gs_wb_unseal(struct gs_store *s, u64 slot, u64 b, void *page,
-			unsigned int len)
+			unsigned int len, u32 sum)
 {
 	if (s->wb.cipher && gs_crypt_decrypt(s->wb.cipher, b, page, len)) {
 		pr_err_ratelimited("slot %llu: cannot decrypt backing slot %llu\n",
 				   slot, b);
 		return -EIO;
 	}
-	if (!s->wb.checksum ||
-	    likely(!gs_backing_verify(s->bk, b, page, len)))
+	if (!s->wb.checksum || likely(gs_backing_sum(page, len) == sum))
 		return 0;
 	atomic_long_inc(&s->stats.bd_sum_errors);
 	pr_err_ratelimited("slot %llu: backing slot %llu does not hold what was written there (checksum mismatch): read refused\n",
@@ -729,27 +739,34 @@ out_bounce:
 }
 
 /*
- * A backing read or write started from a submit path: when it is done
- * (in any context), @work finishes it on wb.end_wq.
+ * A backing read or write started from a submit path. When it is done,
+ * in whatever context its end runs (a hard interrupt included), @fast
+ * (if any) may finish it there and then: a page fault waits for a read,
+ * and a hop to a worker costs it a wake-up. What @fast cannot do (it
+ * returns false) @work does on wb.end_wq, in process context.
  */
 struct gs_wb_io {
 	struct gs_bk_io io;
 	struct work_struct work;
 	struct gs_store *s;
+	bool (*fast)(struct gs_wb_io *st);
 };
 
 static void gs_wb_io_end(struct gs_bk_io *io)
 {
 	struct gs_wb_io *st = container_of(io, struct gs_wb_io, io);
 
+	if (st->fast && st->fast(st))
+		return;
 	queue_work(st->s->wb.end_wq, &st->work);
 }
 
 static void gs_wb_io_init(struct gs_wb_io *st, struct gs_store *s,
-			  work_func_t finish)
+			  work_func_t finish, bool (*fast)(struct gs_wb_io *st))
 {
 	st->s = s;
 	st->io.end = gs_wb_io_end;
+	st->fast = fast;
 	INIT_WORK(&st->work, finish);
 }
 
@@ -875,7 +892,7 @@ int gs_wb_write_start(struct gs_store *s, u64 slot, struct page *const *pages,
 	wr->slot = slot;
 	wr->end = end;
 	wr->arg = arg;
-	gs_wb_io_init(&wr->st, s, gs_wb_wr_finish);
+	gs_wb_io_init(&wr->st, s, gs_wb_wr_finish, NULL);
 	atomic_inc(&s->wb.inflight);
 	/*
 	 * Submitted, the write may end and be finished (@wr freed) on
@@ -950,7 +967,8 @@ int gs_wb_read(struct gs_store *s, u64 slot, void *dst)
 		pr_err_ratelimited("slot %llu: cannot read backing slot %llu: %d\n",
 				   slot, b, ret);
 	else
-		ret = gs_wb_unseal(s, slot, b, dst, len ?: PAGE_SIZE);
+		ret = gs_wb_unseal(s, slot, b, dst, len ?: PAGE_SIZE,
+				   gs_wb_sum_of(s, b));
 	atomic_long_inc(ret ? &s->stats.bd_read_errors : &s->stats.bd_reads);
 
 	/* Unpin; if the entry went away meanwhile, the slot is ours to free. */
@@ -973,8 +991,10 @@ int gs_wb_read(struct gs_store *s, u64 slot, void *dst)
  * A read of a written-back page started from the submit path
  * (gs_wb_read_start()): the entry pinned as by gs_wb_read(), the backing
  * slot read asynchronously into the caller's page (or, for compressed
- * data, into a page of its own), then finished in process context on
- * wb.end_wq: unpinned, decompressed, handed back through @end.
+ * data, into a page of its own), then checked, unpinned, decompressed
+ * and handed back through @end: where the read ends if the page is
+ * stored as it is and not encrypted (gs_wb_rb_fast()), else in process
+ * context on wb.end_wq.
  */
 struct gs_wb_rb {
 	struct gs_wb_io st;
@@ -986,12 +1006,20 @@ struct gs_wb_rb {
 	struct page *data;	/* what is read, if it must be decompressed */
 	gs_io_end_t end;
 	void *arg;
+	u32 sum;		/* what was written there: gs_wb_sum_of() */
+	bool orphan;		/* the entry let go of @b: ours to free */
+	bool ended;		/* handed back (gs_wb_rb_fast()) */
 };
 
-static void gs_wb_rb_finish(struct work_struct *work)
+/*
+ * Check what was read (against the checksum taken with the pin), unpin
+ * the entry with no lock (gs_slot_replace()), decompress; returns 0 or
+ * an errno. If the entry let go of the backing slot meanwhile, the slot
+ * is ours to free: rb->orphan. Any context for a page stored as it is
+ * and not encrypted; else process context (a stream, the cipher).
+ */
+static int gs_wb_rb_done(struct gs_store *s, struct gs_wb_rb *rb)
 {
-	struct gs_wb_rb *rb = container_of(work, struct gs_wb_rb, st.work);
-	struct gs_store *s = rb->st.s;
 	int ret = rb->st.io.err;
 	struct gs_stream *st;
 	void *dst;
@@ -1002,16 +1030,15 @@ static void gs_wb_rb_finish(struct work_struct *work)
 		ret = -EIO;
 	} else if (rb->data) {
 		ret = gs_wb_unseal(s, rb->slot, rb->b, page_address(rb->data),
-				   rb->len);
+				   rb->len, rb->sum);
 	} else {
 		dst = kmap_local_page(rb->page);
-		ret = gs_wb_unseal(s, rb->slot, rb->b, dst, PAGE_SIZE);
+		ret = gs_wb_unseal(s, rb->slot, rb->b, dst, PAGE_SIZE, rb->sum);
 		kunmap_local(dst);
 	}
 	atomic_long_inc(ret ? &s->stats.bd_read_errors : &s->stats.bd_reads);
-	/* Unpin; if the entry went away meanwhile, the slot is ours to free. */
-	if (!gs_slot_replace(s, rb->slot, rb->e | GS_FLAG_READING, rb->e))
-		gs_backing_free(s->bk, rb->b);
+	rb->orphan = !gs_slot_replace(s, rb->slot, rb->e | GS_FLAG_READING,
+				      rb->e);
 	if (!ret && rb->data) {
 		dst = kmap_local_page(rb->page);
 		st = gs_stream_get(s->comp);
@@ -1028,11 +1055,49 @@ static void gs_wb_rb_finish(struct work_struct *work)
 	}
 	if (!ret)
 		flush_dcache_page(rb->page);
+	return ret;
+}
+
+/* The read is handed back: free what it held. */
+static void gs_wb_rb_release(struct gs_store *s, struct gs_wb_rb *rb)
+{
+	if (rb->orphan)
+		gs_backing_free(s->bk, rb->b);
 	if (rb->data)
 		__free_page(rb->data);
-	rb->end(rb->arg, ret);
 	mempool_free(rb, s->wb.rb_pool);
 	gs_wb_io_done(s);
+}
+
+static void gs_wb_rb_finish(struct work_struct *work)
+{
+	struct gs_wb_rb *rb = container_of(work, struct gs_wb_rb, st.work);
+	struct gs_store *s = rb->st.s;
+
+	if (!rb->ended)
+		rb->end(rb->arg, gs_wb_rb_done(s, rb));
+	gs_wb_rb_release(s, rb);
+}
+
+/*
+ * The end of the read, in its own context: a page stored as it is and
+ * not encrypted is checked, unpinned and handed back there. Only an
+ * orphaned backing slot is left to the worker: freeing it takes the
+ * reverse map's lock.
+ */
+static bool gs_wb_rb_fast(struct gs_wb_io *io)
+{
+	struct gs_wb_rb *rb = container_of(io, struct gs_wb_rb, st);
+	struct gs_store *s = io->s;
+
+	if (rb->data || s->wb.cipher)
+		return false;
+	rb->end(rb->arg, gs_wb_rb_done(s, rb));
+	rb->ended = true;
+	if (rb->orphan)
+		return false;
+	gs_wb_rb_release(s, rb);
+	return true;
 }
 
 int gs_wb_read_start(struct gs_store *s, u64 slot, struct page *page,
@@ -1081,7 +1146,8 @@ again:
 	rb->page = page;
 	rb->end = end;
 	rb->arg = arg;
-	gs_wb_io_init(&rb->st, s, gs_wb_rb_finish);
+	rb->sum = gs_wb_sum_of(s, rb->b);
+	gs_wb_io_init(&rb->st, s, gs_wb_rb_finish, gs_wb_rb_fast);
 	if (!rb->len && rb->data) {
 		/* It changed into a page stored as is meanwhile. */
 		__free_page(rb->data);
@@ -1111,8 +1177,9 @@ out_free:
  * on backing slots that follow each other as their ghost slots do, read
  * with one read started from the submit path (gs_wb_read_run_start()):
  * each entry pinned as by gs_wb_read_start(), the pages read straight
- * into the caller's, then finished on wb.end_wq: checked (and decrypted)
- * page by page, unpinned, handed back through @end once.
+ * into the caller's, then checked (and decrypted) page by page, unpinned,
+ * handed back through @end once: where the read ends if nothing is
+ * encrypted (gs_wb_rr_fast()), else on wb.end_wq.
  */
 struct gs_wb_rr {
 	struct gs_wb_io st;
@@ -1123,9 +1190,18 @@ struct gs_wb_rr {
 	void *arg;
 	unsigned long e[GS_WB_RR_PAGES];	/* entries before the pin */
 	struct page *pages[GS_WB_RR_PAGES];
+	u32 sum[GS_WB_RR_PAGES];	/* what was written: gs_wb_sum_of() */
+	/* Bit i: entry i let go of its backing slot, ours to free. */
+	unsigned long orphans;
+	bool ended;		/* handed back (gs_wb_rr_fast()) */
 };
 
-/* Unpin the run's entries; free what went away meanwhile. */
+static_assert(GS_WB_RR_PAGES <= BITS_PER_LONG);
+
+/*
+ * Unpin the run's entries with no lock (gs_slot_replace()): any context.
+ * What let go of its backing slot meanwhile goes into rr->orphans.
+ */
 static void gs_wb_rr_unpin(struct gs_store *s, struct gs_wb_rr *rr)
 {
 	unsigned int i;
@@ -1133,13 +1209,25 @@ static void gs_wb_rr_unpin(struct gs_store *s, struct gs_wb_rr *rr)
 	for (i = 0; i < rr->nr; i++)
 		if (!gs_slot_replace(s, rr->slot + i,
 				     rr->e[i] | GS_FLAG_READING, rr->e[i]))
-			gs_backing_free(s->bk, rr->b + i);
+			__set_bit(i, &rr->orphans);
 }
 
-static void gs_wb_rr_finish(struct work_struct *work)
+/* The run is handed back (or was never started): free what it held. */
+static void gs_wb_rr_release(struct gs_store *s, struct gs_wb_rr *rr)
 {
-	struct gs_wb_rr *rr = container_of(work, struct gs_wb_rr, st.work);
-	struct gs_store *s = rr->st.s;
+	unsigned int i;
+
+	for_each_set_bit(i, &rr->orphans, rr->nr)
+		gs_backing_free(s->bk, rr->b + i);
+	mempool_free(rr, s->wb.rr_pool);
+}
+
+/*
+ * Check the run's pages, unpin them; returns 0 or -EIO. Any context
+ * unless encrypted.
+ */
+static int gs_wb_rr_done(struct gs_store *s, struct gs_wb_rr *rr)
+{
 	unsigned int i, ok = 0;
 	int ret = 0, err;
 	void *dst;
@@ -1149,7 +1237,7 @@ static void gs_wb_rr_finish(struct work_struct *work)
 		if (!err) {
 			dst = kmap_local_page(rr->pages[i]);
 			err = gs_wb_unseal(s, rr->slot + i, rr->b + i, dst,
-					   PAGE_SIZE);
+					   PAGE_SIZE, rr->sum[i]);
 			kunmap_local(dst);
 			flush_dcache_page(rr->pages[i]);
 		}
@@ -1165,9 +1253,35 @@ static void gs_wb_rr_finish(struct work_struct *work)
 	atomic_long_add(ok, &s->stats.bd_reads);
 	atomic_long_add(rr->nr - ok, &s->stats.bd_read_errors);
 	gs_wb_rr_unpin(s, rr);
-	rr->end(rr->arg, ret);
-	mempool_free(rr, s->wb.rr_pool);
+	return ret;
+}
+
+static void gs_wb_rr_finish(struct work_struct *work)
+{
+	struct gs_wb_rr *rr = container_of(work, struct gs_wb_rr, st.work);
+	struct gs_store *s = rr->st.s;
+
+	if (!rr->ended)
+		rr->end(rr->arg, gs_wb_rr_done(s, rr));
+	gs_wb_rr_release(s, rr);
 	gs_wb_io_done(s);
+}
+
+/* The end of the run, in its own context: see gs_wb_rb_fast(). */
+static bool gs_wb_rr_fast(struct gs_wb_io *io)
+{
+	struct gs_wb_rr *rr = container_of(io, struct gs_wb_rr, st);
+	struct gs_store *s = io->s;
+
+	if (s->wb.cipher)
+		return false;
+	rr->end(rr->arg, gs_wb_rr_done(s, rr));
+	rr->ended = true;
+	if (rr->orphans)
+		return false;
+	gs_wb_rr_release(s, rr);
+	gs_wb_io_done(s);
+	return true;
 }
 
 int gs_wb_read_run_start(struct gs_store *s, u64 slot, struct page *const *pages,
@@ -1204,9 +1318,13 @@ int gs_wb_read_run_start(struct gs_store *s, u64 slot, struct page *const *pages
 	rr->slot = slot;
 	rr->end = end;
 	rr->arg = arg;
-	gs_wb_io_init(&rr->st, s, gs_wb_rr_finish);
+	rr->orphans = 0;
+	rr->ended = false;
+	gs_wb_io_init(&rr->st, s, gs_wb_rr_finish, gs_wb_rr_fast);
 	/* One page alone is gs_wb_read_start()'s. */
 	if (k > 1) {
+		for (i = 0; i < k; i++)
+			rr->sum[i] = gs_wb_sum_of(s, rr->b + i);
 		atomic_inc(&s->wb.inflight);
 		if (!gs_backing_submit(s->bk, false, rr->b, rr->pages, k,
 				       &rr->st.io))
@@ -1214,7 +1332,7 @@ int gs_wb_read_run_start(struct gs_store *s, u64 slot, struct page *const *pages
 		gs_wb_io_done(s);
 	}
 	gs_wb_rr_unpin(s, rr);
-	mempool_free(rr, s->wb.rr_pool);
+	gs_wb_rr_release(s, rr);
 	return -EAGAIN;
 }
 
@@ -1285,7 +1403,8 @@ static int gs_relocate(struct gs_store *s, u64 owner, u64 from)
 
 	ret = bk->ops->read(bk, from, buf);
 	if (!ret)
-		ret = gs_wb_unseal(s, owner, from, buf, len);
+		ret = gs_wb_unseal(s, owner, from, buf, len,
+				   gs_wb_sum_of(s, from));
 	if (ret) {
 		atomic_long_inc(&s->stats.bd_read_errors);
 	} else {
