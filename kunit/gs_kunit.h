@@ -9,10 +9,12 @@
 #include <linux/completion.h>
 #include <linux/cpumask.h>
 #include <linux/err.h>
+#include <linux/irq_work.h>
 #include <linux/mm.h>
 #include <linux/random.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
+#include <linux/wait_bit.h>
 #include <linux/smp.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
@@ -281,7 +283,41 @@ struct gs_kbk {
 	atomic_t discarded;
 	struct completion *discard_gate;
 	bool fail_discards;
+	/*
+	 * The I/O started without waiting and not held ends from a hard
+	 * interrupt (an irq_work, waited for), as a device's does.
+	 */
+	bool end_in_irq;
 };
+
+struct gs_kbk_irq_end {
+	struct irq_work work;
+	struct gs_bk_io *io;
+};
+
+static inline void gs_kbk_irq_end_fn(struct irq_work *work)
+{
+	struct gs_kbk_irq_end *e = container_of(work, struct gs_kbk_irq_end,
+						work);
+
+	e->io->end(e->io);
+}
+
+/* End @io where the store's settings say. */
+static inline void gs_kbk_io_end(struct gs_kbk *k, struct gs_bk_io *io)
+{
+	struct gs_kbk_irq_end e = {
+		.work = IRQ_WORK_INIT_HARD(gs_kbk_irq_end_fn),
+		.io = io,
+	};
+
+	if (!k->end_in_irq) {
+		io->end(io);
+		return;
+	}
+	irq_work_queue(&e.work);
+	irq_work_sync(&e.work);
+}
 
 static inline int gs_kbk_write(struct gs_backing *bk, u64 slot,
 			       void *const *bufs, unsigned int nr)
@@ -335,7 +371,7 @@ static inline int gs_kbk_read_start(struct gs_backing *bk, u64 slot,
 		return 0;
 	}
 	io->err = gs_kbk_read(bk, slot, page_address(page));
-	io->end(io);
+	gs_kbk_io_end(k, io);
 	return 0;
 }
 
@@ -390,7 +426,7 @@ static inline int gs_kbk_submit(struct gs_backing *bk, bool write, u64 slot,
 		io->err = gs_kbk_write_pages(bk, slot, pages, nr);
 	for (i = 0; !write && i < nr && !io->err; i++)
 		io->err = gs_kbk_read(bk, slot + i, page_address(pages[i]));
-	io->end(io);
+	gs_kbk_io_end(k, io);
 	if (k->submit_wait)
 		wait_for_completion(k->submit_wait);
 	return 0;
@@ -443,6 +479,16 @@ static inline void gs_kunit_ended_init(struct gs_kunit_ended *r)
 	r->err = 1;
 	r->calls = 0;
 	r->atomic = false;
+}
+
+/*
+ * Wait until no backing I/O started without waiting is left, the
+ * worker's part included: a read's end hands the page back first and
+ * leaves a backing slot its entry let go of to the worker to free.
+ */
+static inline void gs_kunit_wb_settle(struct gs_store *s)
+{
+	wait_var_event(&s->wb.inflight, !atomic_read(&s->wb.inflight));
 }
 
 /* gs_wb_stop() of a store in a thread of its own (kthread_run()). */

@@ -12,6 +12,7 @@
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
+#include <linux/irq_work.h>
 #include <linux/kthread.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
@@ -465,8 +466,8 @@ static void gs_direct_store(struct kunit *test, struct gs_store *s, u64 slot,
 
 /*
  * Pages stored as they are on consecutive backing slots come back with
- * one read per run of up to 32, ended once in process context, checked,
- * unpinned and counted.
+ * one read per run of up to 32, ended once where the device ends it
+ * (here in process context), checked, unpinned and counted.
  */
 static void gs_direct_read_run(struct kunit *test)
 {
@@ -636,6 +637,7 @@ static void gs_direct_read_run_races(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, gs_backing_used(s->bk), 3ULL);
 	gs_kbk_end_submit(s->bk);
 	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&r.done, 5 * HZ));
+	gs_kunit_wb_settle(s);
 	KUNIT_EXPECT_EQ(test, r.err, 0);
 	KUNIT_EXPECT_MEMEQ(test, page_address(dst[0]), page_address(pages[0]),
 			   PAGE_SIZE);
@@ -646,6 +648,115 @@ static void gs_direct_read_run_races(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, gs_store_entry(s, 2) & GS_FLAG_READING);
 	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0);
 	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_SLOTS_USED), 2);
+}
+
+/* A held read ended from a hard interrupt, as a device's would be. */
+struct gs_irq_end {
+	struct irq_work work;
+	struct gs_backing *bk;
+	bool run;		/* gs_kbk_end_submit(), else gs_kbk_end_read() */
+	bool hardirq;		/* it ran in a hard interrupt */
+};
+
+static void gs_irq_end_fn(struct irq_work *work)
+{
+	struct gs_irq_end *e = container_of(work, struct gs_irq_end, work);
+
+	e->hardirq = in_hardirq();
+	if (e->run)
+		gs_kbk_end_submit(e->bk);
+	else
+		gs_kbk_end_read(e->bk);
+}
+
+static void gs_irq_end(struct kunit *test, struct gs_backing *bk, bool run,
+		       struct gs_kunit_ended *r)
+{
+	struct gs_irq_end e = {
+		.work = IRQ_WORK_INIT_HARD(gs_irq_end_fn),
+		.bk = bk,
+		.run = run,
+	};
+
+	irq_work_queue(&e.work);
+	irq_work_sync(&e.work);
+	KUNIT_EXPECT_TRUE(test, e.hardirq);
+	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&r->done, 5 * HZ));
+}
+
+/*
+ * Reads whose device ends them in a hard interrupt. A run of pages
+ * stored as they are, and such a page alone, are checked, unpinned and
+ * handed back right there, with no lock (lockdep, in the sanitized
+ * build, reports a lock a hard interrupt takes that is also taken with
+ * interrupts on), even with pages freed and overwritten in flight: the
+ * backing slots those let go of are freed after, by the worker. A
+ * compressed page is still handed back by the worker.
+ */
+static void gs_direct_read_ends_in_irq(struct kunit *test)
+{
+	struct page **pages = gs_direct_pages(test);
+	struct page **dst = gs_direct_dst(test);
+	void *text = gs_kunit_text(test, 13);
+	struct gs_kunit_ended r;
+	struct gs_kbk *k;
+	struct gs_store *s;
+	u64 done;
+	int i;
+
+	s = gs_kunit_wb_store(test, "lz4", 4096, 256, &k);
+	gs_direct_store(test, s, 0, pages, 4);
+	k->defer_run_reads = true;
+	gs_kunit_ended_init(&r);
+	KUNIT_ASSERT_EQ(test, gs_store_read_run_start(s, 0, dst, 4,
+						      gs_kunit_ended_fn, &r),
+			4);
+	gs_store_free(s, 0);
+	KUNIT_EXPECT_EQ(test, gs_store_write(s, 1, text, GFP_KERNEL), 0);
+	gs_irq_end(test, s->bk, true, &r);
+	KUNIT_EXPECT_EQ(test, r.err, 0);
+	KUNIT_EXPECT_EQ(test, r.calls, 1);
+	KUNIT_EXPECT_TRUE(test, r.atomic);
+	for (i = 0; i < 4; i++)
+		KUNIT_EXPECT_MEMEQ(test, page_address(dst[i]),
+				   page_address(pages[i]), PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.bd_reads), 4);
+	gs_kunit_wb_settle(s);
+	/* Slots 2 and 3 still hold theirs; 0's and 1's were freed. */
+	KUNIT_EXPECT_EQ(test, gs_backing_used(s->bk), 2ULL);
+	gs_kunit_expect_unpinned(test, s);
+	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0);
+
+	k->defer_run_reads = false;
+	k->defer_reads = true;
+	gs_kunit_ended_init(&r);
+	KUNIT_ASSERT_EQ(test, gs_store_read_start(s, 2, dst[10],
+						  gs_kunit_ended_fn, &r),
+			GS_READ_STARTED);
+	gs_store_free(s, 2);
+	gs_irq_end(test, s->bk, false, &r);
+	KUNIT_EXPECT_EQ(test, r.err, 0);
+	KUNIT_EXPECT_TRUE(test, r.atomic);
+	KUNIT_EXPECT_MEMEQ(test, page_address(dst[10]), page_address(pages[2]),
+			   PAGE_SIZE);
+	gs_kunit_wb_settle(s);
+	KUNIT_EXPECT_EQ(test, gs_backing_used(s->bk), 1ULL);
+	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0);
+
+	/* Compressed on the backing device: decompressed by the worker. */
+	KUNIT_ASSERT_EQ(test, gs_store_writeback(s, GS_WB_ALL, 8, &done), 0);
+	KUNIT_ASSERT_EQ(test, gs_store_kind(s, 1, NULL), GS_KIND_WRITTEN_BACK);
+	gs_kunit_ended_init(&r);
+	KUNIT_ASSERT_EQ(test, gs_store_read_start(s, 1, dst[11],
+						  gs_kunit_ended_fn, &r),
+			GS_READ_STARTED);
+	gs_irq_end(test, s->bk, false, &r);
+	KUNIT_EXPECT_EQ(test, r.err, 0);
+	KUNIT_EXPECT_FALSE(test, r.atomic);
+	KUNIT_EXPECT_MEMEQ(test, page_address(dst[11]), text, PAGE_SIZE);
+	gs_kunit_wb_settle(s);
+	gs_kunit_expect_unpinned(test, s);
+	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0);
 }
 
 /* ------------------------------------------- the races on two CPUs */
@@ -747,10 +858,12 @@ static int gs_direct_conc_read(struct gs_direct_conc *c, u64 slot,
  * gs_store_write_start() and reads runs back with
  * gs_store_read_run_start() (each I/O, from its start to its end, a
  * window), while another thread frees, overwrites into the pool and
- * reads the same 16 slots. Every read returns a version written to its
- * slot, or zeroes; every end comes once; nothing stays pinned, the maps
- * agree, the counters balance, and all freed, the backing store and the
- * pool are empty.
+ * reads the same 16 slots. Each I/O ends from a hard interrupt, as a
+ * device's does: a read of pages stored as they are is unpinned there,
+ * with no lock, while the other CPU frees and overwrites its slots.
+ * Every read returns a version written to its slot, or zeroes; every end
+ * comes once; nothing stays pinned, the maps agree, the counters
+ * balance, and all freed, the backing store and the pool are empty.
  */
 static void gs_direct_concurrent(struct kunit *test)
 {
@@ -769,6 +882,7 @@ static void gs_direct_concurrent(struct kunit *test)
 	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, c);
 	s = gs_kunit_wb_store(test, "lz4", 4096, 64, &k);
+	k->end_in_irq = true;
 	c->s = s;
 	init_completion(&c->done);
 	t = kthread_run(gs_direct_conc_fn, c, "gs-kunit-race");
@@ -815,6 +929,7 @@ static void gs_direct_concurrent(struct kunit *test)
 	KUNIT_EXPECT_GT(test, c->writes, 0L);
 	KUNIT_EXPECT_GT(test, c->reads, 0L);
 	KUNIT_EXPECT_GT(test, atomic_read(&k->submit_reads), 0);
+	gs_kunit_wb_settle(s);
 	gs_kunit_expect_unpinned(test, s);
 	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0L);
 	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_SLOTS_USED),
@@ -850,6 +965,7 @@ static struct kunit_case gs_direct_cases[] = {
 	KUNIT_CASE(gs_direct_read_run_ends),
 	KUNIT_CASE(gs_direct_read_run_errors),
 	KUNIT_CASE(gs_direct_read_run_races),
+	KUNIT_CASE(gs_direct_read_ends_in_irq),
 	KUNIT_CASE_SLOW(gs_direct_concurrent),
 	{}
 };

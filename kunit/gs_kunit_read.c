@@ -401,6 +401,7 @@ static void gs_read_start_races(struct kunit *test)
 		gs_kbk_end_read(bk);
 		KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&r.done,
 								    5 * HZ));
+		gs_kunit_wb_settle(s);
 		KUNIT_EXPECT_EQ(test, r.err, 0);
 		KUNIT_EXPECT_MEMEQ(test, page_address(dst), page, PAGE_SIZE);
 		KUNIT_EXPECT_EQ(test, gs_backing_used(bk), 0ULL);
