@@ -17,10 +17,21 @@
 . /opt/gs-src/tests/guest/lib.sh
 
 # put ATTR VALUE [ERROR]: write VALUE as the tools do (one write(2), no
-# newline); it must succeed, or fail with ERROR (strerror's text).
+# newline); it must succeed, or fail with ERROR (strerror's text). Busy
+# where no error is expected: udev probing the device after a reset (its
+# blkid holds it open, and an open device refuses reconfiguration, which
+# zram does not): settle and write once more, as sysfs_write does.
 put() {
-	local out
-	if out=$( (printf '%s' "$2" >"$SYS/$1") 2>&1); then
+	local out rc
+	out=$( (printf '%s' "$2" >"$SYS/$1") 2>&1)
+	rc=$?
+	if [ $rc != 0 ] && [ -z "${3:-}" ] && [[ $out == *"resource busy"* ]]; then
+		udevadm settle 2>/dev/null
+		echo "$1 <- '$2': busy, retried after udevadm settle"
+		out=$( (printf '%s' "$2" >"$SYS/$1") 2>&1)
+		rc=$?
+	fi
+	if [ $rc = 0 ]; then
 		[ -z "${3:-}" ] || fail "$1 <- '$2': accepted, want '$3'"
 		echo "$1 <- '$2': ok"
 	else
