@@ -494,7 +494,7 @@ static void gs_direct_read_run(struct kunit *test)
 		KUNIT_EXPECT_MEMEQ(test, page_address(dst[i]),
 				   page_address(pages[i]), PAGE_SIZE);
 		KUNIT_EXPECT_EQ(test, gs_store_entry(s, 100 + i) &
-				GS_FLAG_READING, 0UL);
+				GS_FLAG_IO, 0UL);
 	}
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.bd_reads),
 			GS_DIRECT_NR);
@@ -558,7 +558,7 @@ static void gs_direct_read_run_ends(struct kunit *test)
 			-EAGAIN);
 	KUNIT_EXPECT_EQ(test, gs_direct_read_wait(test, s, 511, dst, 2, &r),
 			-EAGAIN);
-	KUNIT_EXPECT_FALSE(test, gs_store_entry(s, 510) & GS_FLAG_READING);
+	KUNIT_EXPECT_FALSE(test, gs_store_entry(s, 510) & GS_FLAG_IO);
 	gs_kbk_end_read(s->bk);
 	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&single.done,
 							    5 * HZ));
@@ -630,7 +630,7 @@ static void gs_direct_read_run_races(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, gs_store_read_run_start(s, 0, dst, 3,
 						      gs_kunit_ended_fn, &r),
 			3);
-	KUNIT_EXPECT_TRUE(test, gs_store_entry(s, 1) & GS_FLAG_READING);
+	KUNIT_EXPECT_TRUE(test, gs_store_entry(s, 1) & GS_FLAG_IO);
 	gs_store_free(s, 0);
 	KUNIT_EXPECT_EQ(test, gs_store_write(s, 1, text, GFP_KERNEL), 0);
 	/* Pinned: no backing slot is given back yet. */
@@ -645,7 +645,7 @@ static void gs_direct_read_run_races(struct kunit *test)
 			   PAGE_SIZE);
 	KUNIT_EXPECT_EQ(test, gs_backing_used(s->bk), 1ULL);
 	KUNIT_EXPECT_EQ(test, gs_store_kind(s, 1, NULL), GS_KIND_COMPRESSED);
-	KUNIT_EXPECT_FALSE(test, gs_store_entry(s, 2) & GS_FLAG_READING);
+	KUNIT_EXPECT_FALSE(test, gs_store_entry(s, 2) & GS_FLAG_IO);
 	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0);
 	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_SLOTS_USED), 2);
 }

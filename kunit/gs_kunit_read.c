@@ -347,7 +347,7 @@ static void gs_read_start_backing(struct kunit *test)
 	KUNIT_EXPECT_MEMEQ(test, page_address(dst), page, PAGE_SIZE);
 	KUNIT_EXPECT_EQ(test, atomic_read(&k->read_starts), 1);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.bd_reads), 1);
-	KUNIT_EXPECT_EQ(test, gs_store_entry(s, 5) & GS_FLAG_READING, 0UL);
+	KUNIT_EXPECT_EQ(test, gs_store_entry(s, 5) & GS_FLAG_IO, 0UL);
 	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0);
 
 	/* A page in the pool: read at once, nothing to wait for. */
@@ -386,7 +386,7 @@ static void gs_read_start_races(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, gs_store_read_start(s, 5, dst,
 							  gs_kunit_ended_fn, &r),
 				GS_READ_STARTED);
-		KUNIT_EXPECT_TRUE(test, gs_store_entry(s, 5) & GS_FLAG_READING);
+		KUNIT_EXPECT_TRUE(test, gs_store_entry(s, 5) & GS_FLAG_IO);
 		KUNIT_EXPECT_EQ(test, gs_store_read_start(s, 5, dst,
 							  gs_kunit_ended_fn, &r),
 				-EAGAIN);
@@ -431,7 +431,7 @@ static void gs_read_start_error(struct kunit *test)
 	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&r.done, 5 * HZ));
 	KUNIT_EXPECT_EQ(test, r.err, -EIO);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.bd_read_errors), 1);
-	KUNIT_EXPECT_EQ(test, gs_store_entry(s, 5) & GS_FLAG_READING, 0UL);
+	KUNIT_EXPECT_EQ(test, gs_store_entry(s, 5) & GS_FLAG_IO, 0UL);
 	KUNIT_EXPECT_EQ(test, gs_store_kind(s, 5, NULL), GS_KIND_WRITTEN_BACK);
 	/* The page is still there. */
 	gs_kunit_ended_init(&r);
@@ -470,7 +470,7 @@ static void gs_read_start_corrupt(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, r.err, -EIO);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.bd_sum_errors), 1);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.bd_read_errors), 1);
-	KUNIT_EXPECT_EQ(test, gs_store_entry(s, 5) & GS_FLAG_READING, 0UL);
+	KUNIT_EXPECT_EQ(test, gs_store_entry(s, 5) & GS_FLAG_IO, 0UL);
 	KUNIT_EXPECT_EQ(test, gs_store_kind(s, 5, NULL), GS_KIND_WRITTEN_BACK);
 	*byte ^= 1;
 	gs_kunit_ended_init(&r);

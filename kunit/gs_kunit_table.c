@@ -68,9 +68,9 @@ static void gs_table_layout(struct kunit *test)
 			GS_KIND_MASK);
 	KUNIT_EXPECT_EQ(test, GS_FLAG_COLD & ~GS_FLAG_MASK, 0UL);
 	KUNIT_EXPECT_EQ(test, GS_FLAG_WB & ~GS_FLAG_MASK, 0UL);
-	KUNIT_EXPECT_EQ(test, GS_FLAG_READING & ~GS_FLAG_MASK, 0UL);
+	KUNIT_EXPECT_EQ(test, GS_FLAG_IO & ~GS_FLAG_MASK, 0UL);
 	KUNIT_EXPECT_EQ(test, GS_FLAG_INCOMP & ~GS_FLAG_MASK, 0UL);
-	/* WB (pool kinds) and READING (WRITTEN_BACK) share a bit. */
+	/* WB (pool kinds) and IO (WRITTEN_BACK) share a bit. */
 	KUNIT_EXPECT_EQ(test, hweight_long(GS_FLAG_COLD | GS_FLAG_WB |
 					   GS_FLAG_INCOMP), 3);
 
@@ -161,8 +161,8 @@ static void gs_table_single_flags(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, gs_entry_flags(e), GS_FLAG_COLD);
 	e = gs_entry(GS_KIND_RAW, GS_FLAG_WB | GS_FLAG_INCOMP, 1);
 	KUNIT_EXPECT_EQ(test, gs_entry_flags(e), GS_FLAG_WB | GS_FLAG_INCOMP);
-	e = gs_entry(GS_KIND_WRITTEN_BACK, GS_FLAG_READING, 1);
-	KUNIT_EXPECT_EQ(test, gs_entry_flags(e), GS_FLAG_READING);
+	e = gs_entry(GS_KIND_WRITTEN_BACK, GS_FLAG_IO, 1);
+	KUNIT_EXPECT_EQ(test, gs_entry_flags(e), GS_FLAG_IO);
 	KUNIT_EXPECT_EQ(test, gs_entry_payload(e), 1UL);
 }
 

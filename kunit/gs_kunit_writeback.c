@@ -403,7 +403,7 @@ static void gs_wb_io_errors(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.failed_reads), 0);
 	KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.bd_read_errors), 1);
 	/* Not pinned any more, and still there. */
-	KUNIT_EXPECT_FALSE(test, gs_store_entry(s, 3) & GS_FLAG_READING);
+	KUNIT_EXPECT_FALSE(test, gs_store_entry(s, 3) & GS_FLAG_IO);
 	gs_kunit_fill_text(p, 3);
 	gs_wb_expect(test, s, 3, p);
 	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0L);
@@ -579,7 +579,7 @@ static void gs_wb_hook_read_free(struct gs_kbk *k, bool write, u64 b)
 	struct gs_wb_race *r = k->arg;
 
 	KUNIT_EXPECT_FALSE(r->test, write);
-	KUNIT_EXPECT_TRUE(r->test, gs_store_entry(r->s, 7) & GS_FLAG_READING);
+	KUNIT_EXPECT_TRUE(r->test, gs_store_entry(r->s, 7) & GS_FLAG_IO);
 	gs_store_free(r->s, 7);
 	/* The reader still holds the backing slot: not reusable yet. */
 	KUNIT_EXPECT_EQ(r->test, gs_backing_owner(r->s->bk, b), 7ULL);
@@ -1196,7 +1196,7 @@ static void gs_wb_hook_relocate(struct gs_kbk *k, bool write, u64 b)
 	struct gs_wb_race *r = k->arg;
 
 	KUNIT_EXPECT_FALSE(r->test, write);
-	KUNIT_EXPECT_TRUE(r->test, gs_store_entry(r->s, 7) & GS_FLAG_READING);
+	KUNIT_EXPECT_TRUE(r->test, gs_store_entry(r->s, 7) & GS_FLAG_IO);
 	gs_store_free(r->s, 7);
 	/* Straight to the device (direct policy), never to slot @b. */
 	KUNIT_EXPECT_EQ(r->test, gs_store_write(r->s, 7, r->newp, GFP_KERNEL),
@@ -1296,7 +1296,7 @@ static void gs_wb_checksum(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, gs_wb_kind(s, flips[i].slot),
 				GS_KIND_WRITTEN_BACK);
 		KUNIT_EXPECT_FALSE(test, gs_store_entry(s, flips[i].slot) &
-				   GS_FLAG_READING);
+				   GS_FLAG_IO);
 		gs_wb_flip(k, b, flips[i].byte);
 	}
 	gs_wb_flip(k, gs_wb_backing_slot(s, 4), PAGE_SIZE - 1);

@@ -32,7 +32,7 @@
  *
  * With a backing device, a slot can also be WRITTEN_BACK: the writeback
  * tier (gs_writeback.c) moves entries there and reads them back; the core
- * only frees them. A reader of one pins it (READING flag) for the duration
+ * only frees them. A reader of one pins it (IO flag) for the duration
  * of the I/O: a free or overwrite meanwhile leaves the backing slot
  * allocated, and the reader frees it when it finds its entry gone, so a
  * backing slot is never reused under a read of it. The reader unpins it
@@ -472,7 +472,7 @@ static bool gs_slot_clear(struct gs_store *s, struct gs_cluster *cl,
 	case GS_KIND_WRITTEN_BACK:
 		gs_stat_dec(&s->stats, GS_STAT_WB_PAGES);
 		/* A reader has it pinned: the reader frees it. */
-		if (!(e & GS_FLAG_READING))
+		if (!(e & GS_FLAG_IO))
 			gs_backing_free(s->bk, gs_entry_value(e));
 		break;
 	default:

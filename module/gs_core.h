@@ -204,7 +204,7 @@ int gs_slot_recompress(struct gs_store *s, u64 slot, unsigned int prio,
 void gs_read_window(struct gs_store *s, u64 slot);
 /*
  * If the entry of @slot is @old, make it @new (the same aux value).
- * Returns whether it was @old. For pins (GS_FLAG_READING) around I/O.
+ * Returns whether it was @old. For pins (GS_FLAG_IO) around I/O.
  * Takes no lock: any context, hard interrupts included.
  */
 bool gs_slot_replace(struct gs_store *s, u64 slot, unsigned long old,

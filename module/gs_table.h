@@ -43,7 +43,7 @@
  *   |         |     |                  | user's idle mark is in the age byte) |
  *   | WB      | 4   | COMPRESSED, RAW  | a writeback of this entry is in      |
  *   |         |     |                  | flight                               |
- *   | READING | 4   | WRITTEN_BACK     | a read of the backing slot is in     |
+ *   | IO      | 4   | WRITTEN_BACK     | I/O of the backing slot is in        |
  *   |         |     |                  | flight: the slot stays allocated     |
  *   | INCOMP  | 5   | RAW              | the compressor did not shrink it     |
  *   |         |     |                  | at all (RAW without it: it shrank,   |
@@ -162,7 +162,7 @@ enum gs_kind {
 
 #define GS_FLAG_COLD		BIT(GS_FLAG_SHIFT + 0)
 #define GS_FLAG_WB		BIT(GS_FLAG_SHIFT + 1)
-#define GS_FLAG_READING		BIT(GS_FLAG_SHIFT + 1)
+#define GS_FLAG_IO		BIT(GS_FLAG_SHIFT + 1)
 #define GS_FLAG_INCOMP		BIT(GS_FLAG_SHIFT + 2)
 #define GS_FLAG_PINNED		BIT(GS_FLAG_SHIFT + 3)
 #define GS_FLAG_PRIO_SHIFT	(GS_FLAG_SHIFT + 4)

@@ -932,7 +932,7 @@ static int gs_decompress_in_place(struct gs_store *s, void *dst,
 }
 
 /*
- * The entry is pinned (GS_FLAG_READING) for the duration of the I/O: a
+ * The entry is pinned (GS_FLAG_IO) for the duration of the I/O: a
  * free or overwrite meanwhile leaves the backing slot allocated, and we
  * free it when we find the entry gone, so a backing slot is never reused
  * under a read of it. No lock and no stream is held across the I/O.
@@ -950,7 +950,7 @@ int gs_wb_read(struct gs_store *s, u64 slot, void *dst)
 	if (!cl)
 		return -EAGAIN;
 	e = atomic_long_read(&cl->table[i]);
-	if (gs_entry_kind(e) != GS_KIND_WRITTEN_BACK || e & GS_FLAG_READING) {
+	if (gs_entry_kind(e) != GS_KIND_WRITTEN_BACK || e & GS_FLAG_IO) {
 		gs_cluster_unlock(cl);
 		/* Another reader of this very slot: wait for it. */
 		if (gs_entry_kind(e) == GS_KIND_WRITTEN_BACK)
@@ -959,7 +959,7 @@ int gs_wb_read(struct gs_store *s, u64 slot, void *dst)
 	}
 	b = gs_entry_value(e);
 	len = gs_slot_aux(cl, i, e);
-	atomic_long_set(&cl->table[i], e | GS_FLAG_READING);
+	atomic_long_set(&cl->table[i], e | GS_FLAG_IO);
 	gs_cluster_unlock(cl);
 
 	ret = s->bk->ops->read(s->bk, b, dst);
@@ -972,7 +972,7 @@ int gs_wb_read(struct gs_store *s, u64 slot, void *dst)
 	atomic_long_inc(ret ? &s->stats.bd_read_errors : &s->stats.bd_reads);
 
 	/* Unpin; if the entry went away meanwhile, the slot is ours to free. */
-	if (!gs_slot_replace(s, slot, e | GS_FLAG_READING, e))
+	if (!gs_slot_replace(s, slot, e | GS_FLAG_IO, e))
 		gs_backing_free(s->bk, b);
 	if (ret)
 		return -EIO;
@@ -1037,7 +1037,7 @@ static int gs_wb_rb_done(struct gs_store *s, struct gs_wb_rb *rb)
 		kunmap_local(dst);
 	}
 	atomic_long_inc(ret ? &s->stats.bd_read_errors : &s->stats.bd_reads);
-	rb->orphan = !gs_slot_replace(s, rb->slot, rb->e | GS_FLAG_READING,
+	rb->orphan = !gs_slot_replace(s, rb->slot, rb->e | GS_FLAG_IO,
 				      rb->e);
 	if (!ret && rb->data) {
 		dst = kmap_local_page(rb->page);
@@ -1121,7 +1121,7 @@ int gs_wb_read_start(struct gs_store *s, u64 slot, struct page *page,
 again:
 	cl = gs_cluster_get(s, slot >> GS_CLUSTER_SHIFT, 0);
 	e = cl ? atomic_long_read(&cl->table[i]) : 0;
-	if (gs_entry_kind(e) != GS_KIND_WRITTEN_BACK || e & GS_FLAG_READING) {
+	if (gs_entry_kind(e) != GS_KIND_WRITTEN_BACK || e & GS_FLAG_IO) {
 		ret = gs_entry_kind(e) == GS_KIND_WRITTEN_BACK ? -EAGAIN :
 								  -ESTALE;
 		goto out_unlock;
@@ -1137,7 +1137,7 @@ again:
 		}
 		goto again;
 	}
-	atomic_long_set(&cl->table[i], e | GS_FLAG_READING);
+	atomic_long_set(&cl->table[i], e | GS_FLAG_IO);
 	gs_cluster_unlock(cl);
 
 	rb->slot = slot;
@@ -1158,7 +1158,7 @@ again:
 	if (!ret)
 		return 0;
 	gs_wb_io_done(s);
-	if (!gs_slot_replace(s, slot, e | GS_FLAG_READING, e))
+	if (!gs_slot_replace(s, slot, e | GS_FLAG_IO, e))
 		gs_backing_free(s->bk, rb->b);
 	goto out_free;
 
@@ -1208,7 +1208,7 @@ static void gs_wb_rr_unpin(struct gs_store *s, struct gs_wb_rr *rr)
 
 	for (i = 0; i < rr->nr; i++)
 		if (!gs_slot_replace(s, rr->slot + i,
-				     rr->e[i] | GS_FLAG_READING, rr->e[i]))
+				     rr->e[i] | GS_FLAG_IO, rr->e[i]))
 			__set_bit(i, &rr->orphans);
 }
 
@@ -1303,14 +1303,14 @@ int gs_wb_read_run_start(struct gs_store *s, u64 slot, struct page *const *pages
 	for (k = 0; cl && k < nr; k++) {
 		e = atomic_long_read(&cl->table[i + k]);
 		if (gs_entry_kind(e) != GS_KIND_WRITTEN_BACK ||
-		    e & GS_FLAG_READING || gs_slot_aux(cl, i + k, e) ||
+		    e & GS_FLAG_IO || gs_slot_aux(cl, i + k, e) ||
 		    (k && gs_entry_value(e) != rr->b + k))
 			break;
 		if (!k)
 			rr->b = gs_entry_value(e);
 		rr->e[k] = e;
 		rr->pages[k] = pages[k];
-		atomic_long_set(&cl->table[i + k], e | GS_FLAG_READING);
+		atomic_long_set(&cl->table[i + k], e | GS_FLAG_IO);
 	}
 	if (cl)
 		gs_cluster_unlock(cl);
@@ -1365,7 +1365,7 @@ void gs_store_mark_idle(struct gs_store *s, u64 age)
  * Move the page at backing slot @from, owned by ghost slot @owner, to the
  * lowest free slot below it. Returns 1 if moved, 0 if nothing below is
  * free, -EAGAIN if the slot is busy (pinned by a reader, or it changed),
- * or an I/O error. The entry is pinned (GS_FLAG_READING) while its page is
+ * or an I/O error. The entry is pinned (GS_FLAG_IO) while its page is
  * copied, as by a reader: a free or an overwrite meanwhile leaves @from
  * allocated, for us to free, so it cannot be taken again under the copy.
  * Its I/O counts in bd_compact_reads and bd_compact_writes only.
@@ -1391,14 +1391,14 @@ static int gs_relocate(struct gs_store *s, u64 owner, u64 from)
 	cl = gs_cluster_get(s, owner >> GS_CLUSTER_SHIFT, 0);
 	was = cl ? atomic_long_read(&cl->table[i]) : 0;
 	if (gs_entry_kind(was) != GS_KIND_WRITTEN_BACK ||
-	    gs_entry_value(was) != from || was & GS_FLAG_READING) {
+	    gs_entry_value(was) != from || was & GS_FLAG_IO) {
 		if (cl)
 			gs_cluster_unlock(cl);
 		gs_backing_free(bk, to);
 		return -EAGAIN;
 	}
 	len = gs_slot_aux(cl, i, was) ?: PAGE_SIZE;
-	atomic_long_set(&cl->table[i], was | GS_FLAG_READING);
+	atomic_long_set(&cl->table[i], was | GS_FLAG_IO);
 	gs_cluster_unlock(cl);
 
 	ret = bk->ops->read(bk, from, buf);
@@ -1421,7 +1421,7 @@ static int gs_relocate(struct gs_store *s, u64 owner, u64 from)
 
 	/* Unpin: moved, or back where it was if the copy failed. */
 	moved = gs_entry_move(was, to);
-	mine = gs_slot_replace(s, owner, was | GS_FLAG_READING,
+	mine = gs_slot_replace(s, owner, was | GS_FLAG_IO,
 			       ret ? was : moved);
 	/* What the entry no longer holds is ours to free. */
 	if (!mine || !ret)
