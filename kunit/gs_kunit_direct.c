@@ -226,32 +226,37 @@ static void gs_direct_replaces(struct kunit *test)
 }
 
 /*
- * A failed write ends with -EIO, counted per page; the slots keep what
- * they held, and the backing slots and the budget go back.
+ * A failed write ends with -EIO, counted per page; the slots it was
+ * writing read as empty (what they held was replaced when it started),
+ * and the backing slots and the budget go back.
  */
 static void gs_direct_error(struct kunit *test)
 {
 	struct page **pages = gs_direct_pages(test);
-	void *text = gs_kunit_text(test, 4), *got = gs_kunit_page(test);
+	void *text = gs_kunit_text(test, 4);
 	struct gs_kunit_ended r;
 	struct gs_kbk *k;
 	struct gs_store *s;
 
 	s = gs_kunit_wb_store(test, "lz4", 4096, 256, &k);
 	KUNIT_ASSERT_EQ(test, gs_store_write(s, 20, text, GFP_KERNEL), 0);
+	KUNIT_ASSERT_EQ(test, gs_store_write(s, 30, text, GFP_KERNEL), 0);
 	gs_store_set_wb_budget(s, 100);
 	gs_store_set_wb_limit_enable(s, true);
 	atomic_set(&k->fail_writes, 1);
 	KUNIT_ASSERT_EQ(test, gs_direct_start_wait(test, s, 20, pages, 4, &r),
 			4);
 	KUNIT_EXPECT_EQ(test, r.err, -EIO);
+	gs_kunit_wb_settle(s);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.bd_write_errors), 4);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.bd_writes), 0);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->wb.budget), 100);
 	KUNIT_EXPECT_EQ(test, gs_backing_used(s->bk), 0ULL);
-	KUNIT_ASSERT_EQ(test, gs_store_read(s, 20, got), 0);
-	KUNIT_EXPECT_MEMEQ(test, got, text, PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, gs_store_kind(s, 20, NULL), GS_KIND_EMPTY);
 	KUNIT_EXPECT_EQ(test, gs_store_kind(s, 21, NULL), GS_KIND_EMPTY);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_SLOTS_USED), 1);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_WB_PAGES), 0);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_COMP_PAGES), 1);
 	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0);
 	/* Then it works, and takes from the budget. */
 	KUNIT_ASSERT_EQ(test, gs_direct_start_wait(test, s, 20, pages, 4, &r),
@@ -354,14 +359,15 @@ static void gs_direct_encrypt(struct kunit *test)
 
 /*
  * A free, or an overwrite into the pool, of a slot while its write is in
- * flight: the write ends after it and installs its page (as the later of
- * two writes in flight may win on any block device); nothing leaks, the
- * maps agree, and a free after the end gives everything back.
+ * flight: the entry was installed when the write started, so the later
+ * of the two wins, and the write's end frees the backing slot the entry
+ * let go of; nothing leaks, the maps agree, and a free after the end
+ * gives everything back.
  */
 static void gs_direct_races(struct kunit *test)
 {
 	struct page **pages = gs_direct_pages(test);
-	void *text = gs_kunit_text(test, 9);
+	void *text = gs_kunit_text(test, 9), *got = gs_kunit_page(test);
 	struct gs_kunit_ended r;
 	struct gs_kbk *k;
 	struct gs_store *s;
@@ -380,15 +386,26 @@ static void gs_direct_races(struct kunit *test)
 		else
 			KUNIT_EXPECT_EQ(test, gs_store_write(s, 7, text,
 							     GFP_KERNEL), 0);
+		/* Let go of by the entry, the backing slot stays the write's. */
+		KUNIT_EXPECT_EQ(test, gs_backing_used(s->bk), 2ULL);
 		KUNIT_EXPECT_EQ(test, r.calls, 0);
 		gs_kbk_end_submit(s->bk);
 		KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&r.done,
 								    5 * HZ));
 		KUNIT_EXPECT_EQ(test, r.err, 0);
-		gs_direct_expect(test, s, 7, pages[0]);
+		gs_kunit_wb_settle(s);
+		KUNIT_EXPECT_EQ(test, gs_backing_used(s->bk), 1ULL);
+		if (round == 0) {
+			KUNIT_EXPECT_EQ(test, gs_store_kind(s, 7, NULL),
+					GS_KIND_EMPTY);
+		} else {
+			KUNIT_ASSERT_EQ(test, gs_store_read(s, 7, got), 0);
+			KUNIT_EXPECT_MEMEQ(test, got, text, PAGE_SIZE);
+		}
 		gs_direct_expect(test, s, 8, pages[1]);
 		KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats,
-						   GS_STAT_COMP_PAGES), 0);
+						   GS_STAT_COMP_PAGES), round);
+		gs_kunit_expect_unpinned(test, s);
 		KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0);
 		gs_store_free_range(s, 7, 2);
 		KUNIT_EXPECT_EQ(test, gs_backing_used(s->bk), 0ULL);
@@ -759,6 +776,106 @@ static void gs_direct_read_ends_in_irq(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0);
 }
 
+/* Read a slot at once, as a synchronous swap-in does, and say when. */
+struct gs_sync_read {
+	struct gs_store *s;
+	u64 slot;
+	void *buf;
+	int ret;
+	struct completion done;
+};
+
+static int gs_sync_read_fn(void *arg)
+{
+	struct gs_sync_read *sr = arg;
+
+	sr->ret = gs_store_read(sr->s, sr->slot, sr->buf);
+	complete(&sr->done);
+	return 0;
+}
+
+/*
+ * Writes whose device ends them in a hard interrupt. The entries are
+ * installed, pinned, when the write starts: a read of one waits for the
+ * write (a read that did not would get what the device held before), a
+ * read started without waiting is refused. The end unpins them and hands
+ * the write back right there, with no lock (lockdep sees the hard
+ * interrupt), even with a slot freed and one overwritten in flight,
+ * whose backing slots the worker frees after. A failed write is handed
+ * back by the worker, once it has dropped the entries it installed.
+ */
+static void gs_direct_write_ends_in_irq(struct kunit *test)
+{
+	struct page **pages = gs_direct_pages(test);
+	struct page **dst = gs_direct_dst(test);
+	void *text = gs_kunit_text(test, 17), *got = gs_kunit_page(test);
+	struct gs_kunit_ended r, rr;
+	struct gs_sync_read sr;
+	struct task_struct *t;
+	struct gs_kbk *k;
+	struct gs_store *s;
+	int i;
+
+	s = gs_kunit_wb_store(test, "lz4", 4096, 256, &k);
+	k->defer_writes = true;
+	gs_kunit_ended_init(&r);
+	KUNIT_ASSERT_EQ(test, gs_store_write_start(s, 0, pages, 4,
+						   gs_kunit_ended_fn, &r), 4);
+	for (i = 0; i < 4; i++)
+		KUNIT_EXPECT_TRUE(test, gs_store_entry(s, i) & GS_FLAG_IO);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_WB_PAGES), 4);
+	gs_kunit_ended_init(&rr);
+	KUNIT_EXPECT_EQ(test, gs_store_read_start(s, 3, dst[0],
+						  gs_kunit_ended_fn, &rr),
+			-EAGAIN);
+	sr.s = s;
+	sr.slot = 2;
+	sr.buf = got;
+	init_completion(&sr.done);
+	t = kthread_run(gs_sync_read_fn, &sr, "gs-kunit-read");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	/* The check can fail: without the pin the read would be done. */
+	KUNIT_EXPECT_FALSE(test, wait_for_completion_timeout(&sr.done, HZ / 5));
+	gs_store_free(s, 0);
+	KUNIT_EXPECT_EQ(test, gs_store_write(s, 1, text, GFP_KERNEL), 0);
+	gs_irq_end(test, s->bk, true, &r);
+	KUNIT_EXPECT_EQ(test, r.err, 0);
+	KUNIT_EXPECT_EQ(test, r.calls, 1);
+	KUNIT_EXPECT_TRUE(test, r.atomic);
+	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&sr.done, 5 * HZ));
+	KUNIT_EXPECT_EQ(test, sr.ret, 0);
+	KUNIT_EXPECT_MEMEQ(test, got, page_address(pages[2]), PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.bd_writes), 4);
+	gs_kunit_wb_settle(s);
+	/* Slots 2 and 3 hold theirs; 0's and 1's went back. */
+	KUNIT_EXPECT_EQ(test, gs_backing_used(s->bk), 2ULL);
+	KUNIT_EXPECT_EQ(test, gs_store_kind(s, 0, NULL), GS_KIND_EMPTY);
+	KUNIT_EXPECT_EQ(test, gs_store_kind(s, 1, NULL), GS_KIND_COMPRESSED);
+	gs_direct_expect(test, s, 3, pages[3]);
+	gs_kunit_expect_unpinned(test, s);
+	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0);
+
+	/* Failed, with slot 3 overwritten in flight. */
+	atomic_set(&k->fail_writes, 1);
+	gs_kunit_ended_init(&r);
+	KUNIT_ASSERT_EQ(test, gs_store_write_start(s, 2, pages + 10, 2,
+						   gs_kunit_ended_fn, &r), 2);
+	KUNIT_EXPECT_EQ(test, gs_store_write(s, 3, text, GFP_KERNEL), 0);
+	gs_irq_end(test, s->bk, true, &r);
+	KUNIT_EXPECT_EQ(test, r.err, -EIO);
+	KUNIT_EXPECT_FALSE(test, r.atomic);
+	KUNIT_EXPECT_EQ(test, gs_store_kind(s, 2, NULL), GS_KIND_EMPTY);
+	gs_kunit_wb_settle(s);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.bd_write_errors), 2);
+	KUNIT_EXPECT_EQ(test, gs_backing_used(s->bk), 0ULL);
+	KUNIT_ASSERT_EQ(test, gs_store_read(s, 3, got), 0);
+	KUNIT_EXPECT_MEMEQ(test, got, text, PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_SLOTS_USED), 2);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_WB_PAGES), 0);
+	gs_kunit_expect_unpinned(test, s);
+	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0);
+}
+
 /* ------------------------------------------- the races on two CPUs */
 
 #define GS_DC_SLOTS	16
@@ -966,6 +1083,7 @@ static struct kunit_case gs_direct_cases[] = {
 	KUNIT_CASE(gs_direct_read_run_errors),
 	KUNIT_CASE(gs_direct_read_run_races),
 	KUNIT_CASE(gs_direct_read_ends_in_irq),
+	KUNIT_CASE(gs_direct_write_ends_in_irq),
 	KUNIT_CASE_SLOW(gs_direct_concurrent),
 	{}
 };

@@ -32,11 +32,13 @@
  *
  * With a backing device, a slot can also be WRITTEN_BACK: the writeback
  * tier (gs_writeback.c) moves entries there and reads them back; the core
- * only frees them. A reader of one pins it (IO flag) for the duration
- * of the I/O: a free or overwrite meanwhile leaves the backing slot
- * allocated, and the reader frees it when it finds its entry gone, so a
- * backing slot is never reused under a read of it. The reader unpins it
- * with no lock (gs_slot_replace()), from wherever its read ends.
+ * only frees them. A read of one pins it (IO flag) for the duration of
+ * the I/O, and so does a write that installs its entry before the I/O
+ * starts (a read then waits for it): a free or overwrite meanwhile
+ * leaves the backing slot allocated, and the I/O's end frees it when it
+ * finds its entry gone, so a backing slot is never reused under I/O of
+ * it. The end unpins the entry with no lock (gs_slot_replace()), from
+ * wherever the I/O ends.
  *
  * The core calls nothing above it: the layers built on it (gs_store.c,
  * gs_writeback.c) call it through gs_core.h.
@@ -1067,6 +1069,23 @@ bool gs_slot_replace(struct gs_store *s, u64 slot, unsigned long old,
 	cl = gs_index_load(&s->clusters, slot >> GS_CLUSTER_SHIFT);
 	same = cl && atomic_long_try_cmpxchg(&cl->table[i], &old, new);
 	rcu_read_unlock();
+	return same;
+}
+
+bool gs_slot_drop(struct gs_store *s, u64 slot, unsigned long e)
+{
+	unsigned long ci = slot >> GS_CLUSTER_SHIFT;
+	unsigned int i = slot & (GS_CLUSTER_SLOTS - 1);
+	struct gs_cluster *cl;
+	bool same;
+
+	cl = gs_cluster_get(s, ci, 0);
+	if (!cl)
+		return false;
+	same = atomic_long_read(&cl->table[i]) == e;
+	if (same)
+		gs_slot_clear(s, cl, i);
+	gs_cluster_put(s, ci, cl);
 	return same;
 }
 

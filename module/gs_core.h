@@ -209,6 +209,11 @@ void gs_read_window(struct gs_store *s, u64 slot);
  */
 bool gs_slot_replace(struct gs_store *s, u64 slot, unsigned long old,
 		     unsigned long new);
+/*
+ * If the entry of @slot is @e, free it as gs_store_free() would. Returns
+ * whether it was @e. Takes the cluster lock: not from a hard interrupt.
+ */
+bool gs_slot_drop(struct gs_store *s, u64 slot, unsigned long e);
 /* Copy the pool object of entry @e to @dst, under its cluster lock. */
 void gs_obj_copy(struct gs_store *s, unsigned long e, void *dst,
 		 unsigned int len);

@@ -43,8 +43,11 @@
  *   |         |     |                  | user's idle mark is in the age byte) |
  *   | WB      | 4   | COMPRESSED, RAW  | a writeback of this entry is in      |
  *   |         |     |                  | flight                               |
- *   | IO      | 4   | WRITTEN_BACK     | I/O of the backing slot is in        |
- *   |         |     |                  | flight: the slot stays allocated     |
+ *   | IO      | 4   | WRITTEN_BACK     | a read or write of the backing slot  |
+ *   |         |     |                  | is in flight: whoever takes the      |
+ *   |         |     |                  | entry out (free, overwrite) leaves   |
+ *   |         |     |                  | the backing slot to the I/O's end to |
+ *   |         |     |                  | free; a read waits for a write       |
  *   | INCOMP  | 5   | RAW              | the compressor did not shrink it     |
  *   |         |     |                  | at all (RAW without it: it shrank,   |
  *   |         |     |                  | but not below the huge class size)   |

@@ -773,10 +773,15 @@ static void gs_wb_io_init(struct gs_wb_io *st, struct gs_store *s,
 /*
  * Pages stored on the backing device as they are, started from a submit
  * path (gs_wb_write_start()): a run of ghost slots on a run of backing
- * slots, one bio; finished in process context on wb.end_wq, where the
- * entries are installed (which may take a cluster from memory). Nothing
- * here waits, not for a lock, memory or I/O: what cannot be had at once
- * is -EAGAIN, and the caller stores those pages with gs_wb_write_page().
+ * slots, one bio. The entries are installed before the write starts,
+ * pinned (GS_FLAG_IO): a read of one waits for the write, and a free or
+ * overwrite meanwhile leaves its backing slot to the write's end. Where
+ * the write ends, a hard interrupt included, gs_wb_wr_fast() unpins them
+ * with no lock and hands the write back; the worker (wb.end_wq) only
+ * frees the backing slots let go of meanwhile, and, after a failed
+ * write, drops the entries it installed. Nothing here waits, not for a
+ * lock, memory or I/O: what cannot be had at once is -EAGAIN, and the
+ * caller stores those pages with gs_wb_write_page().
  */
 struct gs_wb_wr {
 	struct gs_wb_io st;
@@ -789,17 +794,32 @@ struct gs_wb_wr {
 	/* What was written: the caller's pages, or encrypted copies. */
 	struct page *pages[GS_WB_WR_PAGES];
 	bool bounced;
+	/* Bit i: entry i let go of its backing slot, ours to free. */
+	unsigned long orphans;
+	bool ended;		/* handed back (gs_wb_wr_fast()) */
 };
 
-static void gs_wb_wr_free(struct gs_store *s, struct gs_wb_wr *wr)
+static_assert(GS_WB_WR_PAGES <= BITS_PER_LONG);
+
+/* The entry of the write's page @i, unpinned. */
+static unsigned long gs_wb_wr_entry(const struct gs_wb_wr *wr,
+				    unsigned int i)
+{
+	return gs_entry(GS_KIND_WRITTEN_BACK, 0, wr->b + i);
+}
+
+/* Encrypted copies from @from on go back. */
+static void gs_wb_wr_unbounce(struct gs_wb_wr *wr, unsigned int from)
 {
 	unsigned int i;
 
-	if (wr->bounced)
-		for (i = 0; i < wr->nr; i++)
-			if (wr->pages[i])
-				__free_page(wr->pages[i]);
-	mempool_free(wr, s->wb.wr_pool);
+	if (!wr->bounced)
+		return;
+	for (i = from; i < wr->nr; i++) {
+		if (wr->pages[i])
+			__free_page(wr->pages[i]);
+		wr->pages[i] = NULL;
+	}
 }
 
 /* Started reads and writes: one less in flight. */
@@ -809,39 +829,74 @@ static void gs_wb_io_done(struct gs_store *s)
 		wake_up_var(&s->wb.inflight);
 }
 
+/* The write is handed back: free what it held. Any context. */
+static void gs_wb_wr_release(struct gs_store *s, struct gs_wb_wr *wr)
+{
+	unsigned int i;
+
+	for_each_set_bit(i, &wr->orphans, wr->nr)
+		gs_backing_free(s->bk, wr->b + i);
+	gs_wb_wr_unbounce(wr, 0);
+	mempool_free(wr, s->wb.wr_pool);
+	gs_wb_io_done(s);
+}
+
+/*
+ * The end of the write, in its own context: the entries are unpinned and
+ * the write handed back there. A failed write, and backing slots let go
+ * of meanwhile (freeing one takes the reverse map's lock), are left to
+ * the worker.
+ */
+static bool gs_wb_wr_fast(struct gs_wb_io *io)
+{
+	struct gs_wb_wr *wr = container_of(io, struct gs_wb_wr, st);
+	struct gs_store *s = io->s;
+	unsigned long e;
+	unsigned int i;
+
+	if (io->io.err)
+		return false;
+	for (i = 0; i < wr->nr; i++) {
+		e = gs_wb_wr_entry(wr, i);
+		if (!gs_slot_replace(s, wr->slot + i, e | GS_FLAG_IO, e))
+			__set_bit(i, &wr->orphans);
+	}
+	atomic_long_add(wr->nr, &s->stats.bd_writes);
+	wr->end(wr->arg, 0);
+	wr->ended = true;
+	if (wr->orphans)
+		return false;
+	gs_wb_wr_release(s, wr);
+	return true;
+}
+
+/*
+ * On the worker: after a failed write its pages are not on the device,
+ * so the entries installed for them go (a slot freed or overwritten
+ * meanwhile has let go of its backing slot already), then the write is
+ * handed back with -EIO. The slots read as empty, as after a discard:
+ * what they held before was replaced when the write started.
+ */
 static void gs_wb_wr_finish(struct work_struct *work)
 {
 	struct gs_wb_wr *wr = container_of(work, struct gs_wb_wr, st.work);
 	struct gs_store *s = wr->st.s;
-	unsigned int i, done = 0;
-	int ret = 0, err;
+	unsigned int i;
 
-	if (wr->st.io.err) {
+	if (!wr->ended) {
 		atomic_long_add(wr->nr, &s->stats.bd_write_errors);
 		pr_err_ratelimited("slot %llu: cannot write backing slots %llu-%llu: %d\n",
 				   wr->slot, wr->b, wr->b + wr->nr - 1,
 				   wr->st.io.err);
-		ret = -EIO;
-	}
-	for (i = 0; i < wr->nr; i++) {
-		if (ret == -EIO) {
-			gs_backing_free(s->bk, wr->b + i);
-			continue;
+		for (i = 0; i < wr->nr; i++) {
+			gs_slot_drop(s, wr->slot + i,
+				     gs_wb_wr_entry(wr, i) | GS_FLAG_IO);
+			__set_bit(i, &wr->orphans);
 		}
-		/* On failure the backing slot is given back. */
-		err = gs_slot_install(s, wr->slot + i,
-				      gs_entry(GS_KIND_WRITTEN_BACK, 0,
-					       wr->b + i), 0, GFP_NOIO);
-		if (err)
-			ret = ret ?: err;
-		else
-			done++;
+		gs_budget_give(s, wr->nr, wr->charged);
+		wr->end(wr->arg, -EIO);
 	}
-	atomic_long_add(done, &s->stats.bd_writes);
-	gs_budget_give(s, wr->nr - done, wr->charged);
-	wr->end(wr->arg, ret);
-	gs_wb_wr_free(s, wr);
-	gs_wb_io_done(s);
+	gs_wb_wr_release(s, wr);
 }
 
 int gs_wb_write_start(struct gs_store *s, u64 slot, struct page *const *pages,
@@ -889,10 +944,26 @@ int gs_wb_write_start(struct gs_store *s, u64 slot, struct page *const *pages,
 		if (!wr->bounced)
 			wr->pages[i] = pages[i];
 	}
+	/* Installed pinned; without memory for a cluster, the run ends. */
+	for (i = 0; i < wr->nr; i++)
+		if (gs_slot_install(s, slot + i,
+				    gs_wb_wr_entry(wr, i) | GS_FLAG_IO, 0, gfp))
+			break;
+	if (i < wr->nr) {
+		/* gs_slot_install() gave back the backing slot of page i. */
+		gs_budget_give(s, wr->nr - i, wr->charged);
+		gs_wb_wr_unbounce(wr, i);
+		for (got = i + 1; got < wr->nr; got++)
+			gs_backing_free(bk, wr->b + got);
+		wr->nr = i;
+		if (!i)
+			goto out_free;
+	}
+	got = wr->nr;
 	wr->slot = slot;
 	wr->end = end;
 	wr->arg = arg;
-	gs_wb_io_init(&wr->st, s, gs_wb_wr_finish, NULL);
+	gs_wb_io_init(&wr->st, s, gs_wb_wr_finish, gs_wb_wr_fast);
 	atomic_inc(&s->wb.inflight);
 	/*
 	 * Submitted, the write may end and be finished (@wr freed) on
@@ -901,15 +972,17 @@ int gs_wb_write_start(struct gs_store *s, u64 slot, struct page *const *pages,
 	if (!gs_backing_submit(bk, true, wr->b, wr->pages, got, &wr->st.io))
 		return got;
 	gs_wb_io_done(s);
+	/* Pinned, the entries left their backing slots to us. */
+	for (i = 0; i < wr->nr; i++)
+		gs_slot_drop(s, slot + i, gs_wb_wr_entry(wr, i) | GS_FLAG_IO);
 
 out_slots:
 	for (i = 0; i < wr->nr; i++)
 		gs_backing_free(bk, wr->b + i);
 	gs_budget_give(s, wr->nr, wr->charged);
-	if (!wr->bounced)
-		wr->nr = 0;	/* the pages are the caller's */
 out_free:
-	gs_wb_wr_free(s, wr);
+	gs_wb_wr_unbounce(wr, 0);
+	mempool_free(wr, s->wb.wr_pool);
 	return -EAGAIN;
 }
 
