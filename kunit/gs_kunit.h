@@ -506,6 +506,24 @@ static inline int gs_stop_job_fn(void *arg)
 	return 0;
 }
 
+/* A read at once (gs_store_read()), in a thread of its own. */
+struct gs_read_job {
+	struct gs_store *s;
+	u64 slot;
+	void *dst;
+	int ret;
+	struct completion done;
+};
+
+static inline int gs_read_job_fn(void *arg)
+{
+	struct gs_read_job *j = arg;
+
+	j->ret = gs_store_read(j->s, j->slot, j->dst);
+	complete(&j->done);
+	return 0;
+}
+
 /* A discarded slot reads as 0x5a bytes. */
 static inline int gs_kbk_discard(struct gs_backing *bk, u64 slot, u64 nr)
 {

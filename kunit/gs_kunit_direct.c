@@ -702,6 +702,22 @@ static void gs_irq_end(struct kunit *test, struct gs_backing *bk, bool run,
 }
 
 /*
+ * With a run at slot 0 in flight: slot 0 freed, slot 1 overwritten into
+ * the pool, then the run ended from a hard interrupt, once, with no
+ * error, and handed back right there.
+ */
+static void gs_irq_end_racing(struct kunit *test, struct gs_store *s,
+			      const void *text, struct gs_kunit_ended *r)
+{
+	gs_store_free(s, 0);
+	KUNIT_EXPECT_EQ(test, gs_store_write(s, 1, text, GFP_KERNEL), 0);
+	gs_irq_end(test, s->bk, true, r);
+	KUNIT_EXPECT_EQ(test, r->err, 0);
+	KUNIT_EXPECT_EQ(test, r->calls, 1);
+	KUNIT_EXPECT_TRUE(test, r->atomic);
+}
+
+/*
  * Reads whose device ends them in a hard interrupt. A run of pages
  * stored as they are, and such a page alone, are checked, unpinned and
  * handed back right there, with no lock (lockdep, in the sanitized
@@ -728,12 +744,7 @@ static void gs_direct_read_ends_in_irq(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, gs_store_read_run_start(s, 0, dst, 4,
 						      gs_kunit_ended_fn, &r),
 			4);
-	gs_store_free(s, 0);
-	KUNIT_EXPECT_EQ(test, gs_store_write(s, 1, text, GFP_KERNEL), 0);
-	gs_irq_end(test, s->bk, true, &r);
-	KUNIT_EXPECT_EQ(test, r.err, 0);
-	KUNIT_EXPECT_EQ(test, r.calls, 1);
-	KUNIT_EXPECT_TRUE(test, r.atomic);
+	gs_irq_end_racing(test, s, text, &r);
 	for (i = 0; i < 4; i++)
 		KUNIT_EXPECT_MEMEQ(test, page_address(dst[i]),
 				   page_address(pages[i]), PAGE_SIZE);
@@ -776,24 +787,6 @@ static void gs_direct_read_ends_in_irq(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0);
 }
 
-/* Read a slot at once, as a synchronous swap-in does, and say when. */
-struct gs_sync_read {
-	struct gs_store *s;
-	u64 slot;
-	void *buf;
-	int ret;
-	struct completion done;
-};
-
-static int gs_sync_read_fn(void *arg)
-{
-	struct gs_sync_read *sr = arg;
-
-	sr->ret = gs_store_read(sr->s, sr->slot, sr->buf);
-	complete(&sr->done);
-	return 0;
-}
-
 /*
  * Writes whose device ends them in a hard interrupt. The entries are
  * installed, pinned, when the write starts: a read of one waits for the
@@ -810,7 +803,7 @@ static void gs_direct_write_ends_in_irq(struct kunit *test)
 	struct page **dst = gs_direct_dst(test);
 	void *text = gs_kunit_text(test, 17), *got = gs_kunit_page(test);
 	struct gs_kunit_ended r, rr;
-	struct gs_sync_read sr;
+	struct gs_read_job j;
 	struct task_struct *t;
 	struct gs_kbk *k;
 	struct gs_store *s;
@@ -828,22 +821,17 @@ static void gs_direct_write_ends_in_irq(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, gs_store_read_start(s, 3, dst[0],
 						  gs_kunit_ended_fn, &rr),
 			-EAGAIN);
-	sr.s = s;
-	sr.slot = 2;
-	sr.buf = got;
-	init_completion(&sr.done);
-	t = kthread_run(gs_sync_read_fn, &sr, "gs-kunit-read");
+	j.s = s;
+	j.slot = 2;
+	j.dst = got;
+	init_completion(&j.done);
+	t = kthread_run(gs_read_job_fn, &j, "gs-kunit-read");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
 	/* The check can fail: without the pin the read would be done. */
-	KUNIT_EXPECT_FALSE(test, wait_for_completion_timeout(&sr.done, HZ / 5));
-	gs_store_free(s, 0);
-	KUNIT_EXPECT_EQ(test, gs_store_write(s, 1, text, GFP_KERNEL), 0);
-	gs_irq_end(test, s->bk, true, &r);
-	KUNIT_EXPECT_EQ(test, r.err, 0);
-	KUNIT_EXPECT_EQ(test, r.calls, 1);
-	KUNIT_EXPECT_TRUE(test, r.atomic);
-	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&sr.done, 5 * HZ));
-	KUNIT_EXPECT_EQ(test, sr.ret, 0);
+	KUNIT_EXPECT_FALSE(test, wait_for_completion_timeout(&j.done, HZ / 5));
+	gs_irq_end_racing(test, s, text, &r);
+	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&j.done, 5 * HZ));
+	KUNIT_EXPECT_EQ(test, j.ret, 0);
 	KUNIT_EXPECT_MEMEQ(test, got, page_address(pages[2]), PAGE_SIZE);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.bd_writes), 4);
 	gs_kunit_wb_settle(s);

@@ -218,23 +218,6 @@ static void gs_read_pinned_race(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, gs_store_pool_pages(s), 0UL);
 }
 
-struct gs_read_job {
-	struct gs_store *s;
-	u64 slot;
-	void *dst;
-	int ret;
-	struct completion done;
-};
-
-static int gs_read_job_fn(void *arg)
-{
-	struct gs_read_job *j = arg;
-
-	j->ret = gs_store_read(j->s, j->slot, j->dst);
-	complete(&j->done);
-	return 0;
-}
-
 /*
  * Read @slot in a thread of its own, bound to the CPU whose stream this
  * thread holds: true if the read finished without waiting for the stream.
