@@ -14,6 +14,7 @@
 
 #include <linux/blkdev.h>
 #include <linux/ctype.h>
+#include <linux/delay.h>
 #include <linux/device.h>
 #include <linux/kernel.h>
 #include <linux/mutex.h>
@@ -26,17 +27,49 @@
 #include "gs_dev.h"
 #include "gs_store.h"
 
-/* Take the device for reconfiguration: fails if anybody has it open. */
-static int gs_claim(struct gs_dev *d)
+/*
+ * How long a reconfiguration waits for openers to go: udev's probe
+ * (blkid) opens the device for a moment after it appears or is reset,
+ * and zram's users write their settings once and do not retry
+ * (zram-generator). An exclusive holder (swap, mkswap) is not waited for.
+ */
+#define GS_CLAIM_WAIT_MS	1000
+#define GS_CLAIM_POLL_MS	10
+
+/*
+ * Try to take the device for reconfiguration: -EBUSY if anybody has it
+ * open, with *@held whether one holds it exclusively.
+ */
+static int gs_try_claim(struct gs_dev *d, bool *held)
 {
 	int ret = 0;
 
 	mutex_lock(&d->disk->open_mutex);
+	*held = READ_ONCE(d->disk->part0->bd_holder);
 	if (disk_openers(d->disk) || d->claim)
 		ret = -EBUSY;
 	else
 		d->claim = true;
 	mutex_unlock(&d->disk->open_mutex);
+	return ret;
+}
+
+/*
+ * Take the device for reconfiguration: fails if anybody has it open, once
+ * a passing opener has had GS_CLAIM_WAIT_MS to go.
+ */
+static int gs_claim(struct gs_dev *d)
+{
+	unsigned int waited = 0;
+	bool held;
+	int ret;
+
+	while ((ret = gs_try_claim(d, &held)) == -EBUSY && !held &&
+	       waited < GS_CLAIM_WAIT_MS) {
+		if (msleep_interruptible(GS_CLAIM_POLL_MS))
+			break;
+		waited += GS_CLAIM_POLL_MS;
+	}
 	return ret;
 }
 

@@ -317,6 +317,58 @@ t_swapon_1t() {
 	[ "$drop" -lt $((limit << 20)) ] || fail "MemAvailable dropped $drop bytes (limit $limit MiB)"
 }
 
+# ms_since T0: milliseconds since T0 (an $EPOCHREALTIME).
+ms_since() {
+	awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%d", (b - a) * 1000 }'
+}
+
+# hold_open SECONDS: a reader holds the device open (as udev's blkid does
+# after a change) for that long, from when this returns.
+hold_open() {
+	rm -f /tmp/gs.opened
+	( exec 3<$DEV; touch /tmp/gs.opened; sleep "$1" ) &
+	while [ ! -e /tmp/gs.opened ]; do sleep 0.01; done
+}
+
+# A reader that has the device open for a moment (udev's probe after a
+# change) is waited for, up to a second, by a write that reconfigures it:
+# zram-generator writes once and does not retry. One that stays is
+# refused with EBUSY after that second; an exclusive holder (swap) at
+# once. The writes here do not retry (no sysw).
+t_probe_open() {
+	local t0 ms out
+	gs_fresh || fail "no fresh device"
+	udevadm settle
+	hold_open 0.4
+	t0=$EPOCHREALTIME
+	out=$( (echo 2G >$SYS/disksize) 2>&1) ||
+		fail "disksize with a reader open for 0.4 s: $out"
+	ms=$(ms_since $t0)
+	echo "disksize with a reader open for 0.4 s: taken after $ms ms"
+	[ "$(cat $SYS/disksize)" = $((2 << 30)) ] || fail "2G not taken"
+	[ "$ms" -ge 100 ] || fail "taken after $ms ms: the reader was not open"
+	wait
+	hold_open 3
+	t0=$EPOCHREALTIME
+	out=$( (echo 3G >$SYS/disksize) 2>&1) &&
+		fail "disksize taken with a reader open for 3 s"
+	ms=$(ms_since $t0)
+	echo "disksize with a reader open for 3 s: '$out' after $ms ms"
+	[[ $out == *"resource busy"* ]] || fail "want EBUSY, got '$out'"
+	[ "$ms" -ge 900 ] || fail "refused after $ms ms, without waiting"
+	wait
+	udevadm settle
+	mkswap $DEV >/dev/null || fail mkswap
+	swapon $DEV || fail swapon
+	t0=$EPOCHREALTIME
+	out=$( (echo 3G >$SYS/disksize) 2>&1) &&
+		fail "disksize taken while swapped on"
+	ms=$(ms_since $t0)
+	echo "disksize while swapped on: '$out' after $ms ms"
+	swapoff $DEV
+	[ "$ms" -lt 900 ] || fail "swap's exclusive hold was waited for ($ms ms)"
+}
+
 t_busy() {
 	sysw $SYS/disksize 2G "Device or resource busy"
 	sysw $SYS/comp_algorithm zstd "Device or resource busy"

@@ -22,7 +22,7 @@ set -u
 . /opt/gs-src/tests/guest/tools.sh
 . /opt/gs-src/tests/guest/compat.sh
 
-ALL="testbed_text_patching testbed_paging load unload_reload bad_sysfs swapon_1t busy workload workload_mthp
+ALL="testbed_text_patching testbed_paging load unload_reload bad_sysfs probe_open swapon_1t busy workload workload_mthp
 swapoff_frees free_notify_off fio split_bvec table_handles cluster_race accounting reset_frees mm_stat
 mem_limit compact algorithms cpu_hotplug workload_zstd comp_params
 workload_dict recompress_auto heuristic wb_setup wb_bad_input
