@@ -70,6 +70,12 @@ static int gs_claim(struct gs_dev *d)
 			break;
 		waited += GS_CLAIM_POLL_MS;
 	}
+	if (ret)
+		pr_info_ratelimited("busy: open %u times%s%s, after %u ms\n",
+				    disk_openers(d->disk),
+				    held ? ", held exclusively" : "",
+				    d->claim ? ", being reconfigured" : "",
+				    waited);
 	return ret;
 }
 
@@ -119,10 +125,12 @@ int gs_reconfigure(struct gs_dev *d, bool empty,
 		return ret;
 	/* Bios of the last opener may still be with the workers. */
 	flush_workqueue(d->io_wq);
-	if (empty && gs_stat_read(&d->store->stats, GS_STAT_SLOTS_USED))
-		ret = -EBUSY;	/* holds data: reset first */
-	else
+	if (empty && gs_stat_read(&d->store->stats, GS_STAT_SLOTS_USED)) {
+		pr_info_ratelimited("busy: holds data, reset it first\n");
+		ret = -EBUSY;
+	} else {
 		ret = fn(d, arg);
+	}
 	gs_unclaim(d);
 	return ret;
 }
