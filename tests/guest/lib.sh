@@ -76,9 +76,23 @@ sysfs_write() {
 		udevadm settle 2>/dev/null
 		echo "write '$2' to ${1##*/}: busy, retried after udevadm settle"
 		out=$( (echo "$2" >"$1") 2>&1) && return 0
+		out+="; open by: $(openers $DEV)"
 	fi
 	echo "$out"
 	return 1
+}
+
+# openers DEVICE: the processes that have DEVICE open (pid and command),
+# and swap's hold if it is swapped on: who made a write busy.
+openers() {
+	local f who=
+	for f in /proc/[0-9]*/fd/*; do
+		[ "$(readlink "$f" 2>/dev/null)" = "$1" ] || continue
+		f=${f#/proc/}
+		who+="${f%%/*} ($(cat /proc/${f%%/*}/comm 2>/dev/null)) "
+	done
+	grep -q "^$1 " /proc/swaps && who+="swap "
+	echo "${who:-nobody}"
 }
 
 # sysw FILE VALUE EXPECT: write VALUE (plus newline) and expect the write to
