@@ -53,7 +53,8 @@ t_wb_setup() {
 	swapoff $DEV
 	# Still holds the swap header: no change until it is empty.
 	sysw $SYS/backing_dev none "Device or resource busy"
-	blkdiscard $DEV || fail blkdiscard
+	# -f: blkdiscard refuses a device with a signature on it (swap's).
+	blkdiscard -f $DEV || fail blkdiscard
 	sysw $SYS/backing_dev none ok
 	[ "$(cat $SYS/backing_dev)" = none ] || fail "detach"
 	sysw $SYS/backing_dev "$small" ok
