@@ -577,7 +577,7 @@ static int gs_bdev_write(struct gs_backing *bk, u64 slot, void *const *bufs,
 	return gs_bdev_rw(bk, REQ_OP_WRITE, slot, bufs, nr);
 }
 
-static void gs_bdev_end_io(struct bio *bio)
+void gs_backing_end_io(struct bio *bio)
 {
 	struct gs_bk_io *io = bio->bi_private;
 
@@ -601,7 +601,7 @@ static void gs_bdev_write_start(struct gs_backing *bk, u64 slot,
 		return;
 	}
 	bio->bi_private = io;
-	bio->bi_end_io = gs_bdev_end_io;
+	bio->bi_end_io = gs_backing_end_io;
 	submit_bio(bio);
 }
 
@@ -626,7 +626,7 @@ static int gs_bdev_read_start(struct gs_backing *bk, u64 slot,
 	bio->bi_iter.bi_sector = slot << (PAGE_SHIFT - SECTOR_SHIFT);
 	__bio_add_page(bio, page, PAGE_SIZE, 0);
 	bio->bi_private = io;
-	bio->bi_end_io = gs_bdev_end_io;
+	bio->bi_end_io = gs_backing_end_io;
 	submit_bio(bio);
 	return 0;
 }
@@ -650,7 +650,7 @@ static int gs_bdev_submit(struct gs_backing *bk, bool write, u64 slot,
 	for (i = 0; i < nr; i++)
 		__bio_add_page(bio, pages[i], PAGE_SIZE, 0);
 	bio->bi_private = io;
-	bio->bi_end_io = gs_bdev_end_io;
+	bio->bi_end_io = gs_backing_end_io;
 	submit_bio(bio);
 	return 0;
 }

@@ -23,6 +23,7 @@
 #include <linux/string.h>
 #include <linux/workqueue.h>
 #include "gs_backing.h"
+#include "gs_chunk.h"
 #include "gs_comp.h"
 #include "gs_dev.h"
 #include "gs_store.h"
@@ -380,11 +381,14 @@ static int gs_do_set_backing(struct gs_dev *d, const void *arg)
 		return -EINVAL;
 	}
 	bk = gs_backing_open(path, d);
+	if (bk == ERR_PTR(-ENOTBLK))
+		bk = gs_chunk_backing_open(path);	/* a regular file */
 	if (IS_ERR(bk)) {
 		pr_err("backing_dev: cannot use %s: %ld\n", path, PTR_ERR(bk));
 		return PTR_ERR(bk);
 	}
-	pr_info("backing device %s, %llu pages\n", path, bk->nr_slots);
+	if (!bk->map_bytes)
+		pr_info("backing device %s, %llu pages\n", path, bk->nr_slots);
 	return gs_store_set_backing(d->store, bk);
 }
 
@@ -843,7 +847,7 @@ static ssize_t bd_stat_show(struct device *dev, struct device_attribute *attr,
 	struct gs_dev *d = dev_to_gs(dev);
 	struct gs_backing *bk;
 	struct gs_stats *st;
-	u64 used = 0, meta = 0;
+	u64 used = 0, meta = 0, map = 0;
 
 	guard(rwsem_read)(&d->conf_lock);
 	st = &d->store->stats;
@@ -851,13 +855,14 @@ static ssize_t bd_stat_show(struct device *dev, struct device_attribute *attr,
 	if (bk) {
 		used = gs_backing_used(bk);
 		meta = atomic_long_read(&bk->meta_bytes);
+		map = bk->map_bytes;
 	}
 	return sysfs_emit(buf,
 			  "%8llu %8ld %8ld %8llu %8llu %8ld %8ld %8ld %8ld %8ld %8ld %8ld %8ld\n",
 			  used, atomic_long_read(&st->bd_reads),
 			  atomic_long_read(&st->bd_writes),
 			  meta / gs_bk_cluster_bytes(),
-			  meta + atomic_long_read(&st->wb_buffer_bytes),
+			  meta + map + atomic_long_read(&st->wb_buffer_bytes),
 			  atomic_long_read(&st->bd_write_errors),
 			  atomic_long_read(&st->bd_read_errors),
 			  atomic_long_read(&st->bd_relocated),

@@ -23,7 +23,13 @@ t_wb_setup() {
 	sysw $SYS/writeback all "No such device"
 	sysw $SYS/backing_compact 1 "No such device"
 	sysw $SYS/backing_dev /nonexistent "No such file or directory"
-	sysw $SYS/backing_dev /etc/hostname "Block device required"
+	# A regular file its filesystem cannot map (tmpfs), refused before
+	# anything is allocated for it (t_wb_file: one that can).
+	truncate -s 64M /dev/shm/gs-file || fail "file on tmpfs"
+	sysw $SYS/backing_dev /dev/shm/gs-file "Operation not supported"
+	[ "$(du -k /dev/shm/gs-file | cut -f1)" = 0 ] || fail "tmpfs file allocated"
+	rm -f /dev/shm/gs-file
+	dmesg | grep "cannot be mapped once" | tail -n 1
 	sysw $SYS/backing_dev /dev/null "Block device required"
 	sysw $SYS/backing_dev /tmp "Block device required"
 	sysw $SYS/backing_dev "" "Invalid argument"
@@ -503,6 +509,95 @@ t_wb_zswap_sparse() {
 	grep -q '\[none\]' $SYS/writeback_direct || fail "reset keeps writeback_direct"
 	losetup -d "$loop"
 	umount $mnt
+}
+
+# A regular file as the backing device, mapped once as a swap file is
+# (no loop device): allocated in full at attach, its blocks written and
+# read with bios straight to the filesystem's disk, and the file guarded
+# against writes, truncation, reallocation, defragmentation, unlink,
+# rename and swapon while attached; a verified workload with zswap in front; the file the
+# filesystem's again after reset.
+t_wb_file() {
+	local disk mnt=/tmp/gs-file f rc kib w0 w1 dname n
+	[ -w /sys/module/zswap/parameters/enabled ] || fail "no zswap in this kernel"
+	disk=$(vdisk gsback) || fail "no backing disk"
+	dname=$(basename "$(readlink -f "$disk")")
+	swapoff $DEV 2>/dev/null
+	sysw $SYS/reset 1 ok
+	mkfs.ext4 -q -F "$disk" && mkdir -p $mnt && mount "$disk" $mnt ||
+		fail "ext4 on $disk"
+	# Fragmented: the filesystem filled with 64 KiB files and every
+	# other one deleted, so that the file is made of those holes and
+	# runs of pages cross extents (a bio for each part).
+	mkdir -p $mnt/frag
+	python3 - $mnt/frag <<'PY' || fail "filling $mnt"
+import os, sys
+i = 0
+while True:
+    fd = os.open(f"{sys.argv[1]}/{i}", os.O_CREAT | os.O_WRONLY)
+    try:
+        os.posix_fallocate(fd, 0, 65536)
+    except OSError:
+        break
+    finally:
+        os.close(fd)
+    i += 1
+for j in range(0, i, 2):
+    os.unlink(f"{sys.argv[1]}/{j}")
+print(f"{i} files of 64 KiB, every other one deleted")
+PY
+	f=$mnt/backing
+	truncate -s 256M $f || fail "truncate $f"
+	[ "$(du -k $f | cut -f1)" = 0 ] || fail "sparse file has blocks"
+	attach_backing "$f"
+	dmesg | grep "backing file $f" | tail -n 1
+	n=$(dmesg | sed -n "s|.*backing file $f: [0-9]* pages in \([0-9]*\) extents.*|\1|p" | tail -n 1)
+	[ "${n:-0}" -ge 1000 ] || fail "the file is in ${n:-?} extents, not fragmented"
+	kib=$(du -k $f | cut -f1)
+	echo "attached: $kib KiB allocated"
+	[ "$kib" -ge $((256 << 10)) ] || fail "not allocated in full: $kib KiB"
+	# What the filesystem refuses now, as for a swap file.
+	echo x >>$f 2>/dev/null && fail "a write to the attached file"
+	truncate -s 128M $f 2>/dev/null && fail "truncate of the attached file"
+	fallocate -p -o 0 -l 1M $f 2>/dev/null && fail "hole punched in the attached file"
+	fallocate -l 512M $f 2>/dev/null && fail "the attached file grew"
+	# e4defrag moves blocks with EXT4_IOC_MOVE_EXT, refused for it.
+	filefrag -v $f >/tmp/gs-file.before || fail filefrag
+	e4defrag $f
+	filefrag -v $f | diff -q /tmp/gs-file.before - >/dev/null ||
+		fail "e4defrag moved the attached file's blocks"
+	rm -f $f 2>/dev/null; [ -e $f ] || fail "unlink of the attached file"
+	mv $f $f.moved 2>/dev/null && fail "rename of the attached file"
+	cp /etc/hostname $f 2>/dev/null && fail "a copy onto the attached file"
+	swapon $f 2>/dev/null && fail "swapon of the attached file"
+	umount $mnt 2>/dev/null && fail "umount under the attached file"
+	[ "$(stat -c %s $f)" = $((256 << 20)) ] || fail "size changed: $(stat -c %s $f)"
+	# Whether runs crossed extents is in the data: every page verified.
+	sysw $SYS/writeback_direct all ok
+	sysw $SYS/disksize 1T ok
+	mkswap $DEV >/dev/null && swapon $DEV || fail swapon
+	w0=$(awk '{ print $7 }' /sys/block/$dname/stat)
+	zswap_gsverify 96 31
+	rc=$?
+	w1=$(awk '{ print $7 }' /sys/block/$dname/stat)
+	cat $SYS/mm_stat $SYS/bd_stat
+	echo "$dname: $(((w1 - w0) / 8)) pages written to the disk, $(bdstat writes) by ghostswap"
+	[ $rc = 0 ] || fail "gsverify with zswap in front"
+	[ "$(bdstat writes)" -gt 1000 ] || fail "little reached the file: $(bdstat writes) pages written"
+	# Straight to the disk: every page ghostswap wrote is a write there.
+	[ $(((w1 - w0) / 8)) -ge "$(bdstat writes)" ] ||
+		fail "the disk saw $(((w1 - w0) / 8)) pages of $(bdstat writes)"
+	[ "$(bdstat werr)" = 0 ] && [ "$(bdstat rerr)" = 0 ] &&
+		[ "$(bdstat sumerr)" = 0 ] || fail "backing I/O errors"
+	gs_check
+	swapoff $DEV || fail swapoff
+	gs_check
+	sysw $SYS/reset 1 ok
+	[ "$(cat $SYS/backing_dev)" = none ] || fail "reset keeps the file"
+	# The filesystem's again.
+	truncate -s 0 $f || fail "truncate after reset"
+	rm -f $f
+	umount $mnt || fail "umount after reset"
 }
 
 # Writeback racing raw I/O: fio writes, reads and trims with verification

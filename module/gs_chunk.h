@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ghostswap chunk files: a regular file whose blocks the filesystem maps
+ * once, as swapon maps a swap file, so that pages go to its block device
+ * as bios without passing through the filesystem again.
+ */
+#ifndef _GS_CHUNK_H
+#define _GS_CHUNK_H
+
+#include <linux/blk_types.h>
+#include <linux/fs.h>
+#include <linux/types.h>
+
+struct gs_backing;
+
+/* @nr pages of the chunk from @first are at @sector of the device. */
+struct gs_chunk_extent {
+	u64 first;
+	u64 nr;
+	sector_t sector;
+};
+
+struct gs_chunk {
+	struct file *file;		/* held open while mapped */
+	struct block_device *bdev;	/* where its blocks are */
+	u64 nr_pages;			/* mapped */
+	unsigned int nr_extents;
+	struct gs_chunk_extent ext[] __counted_by(nr_extents);
+};
+
+/*
+ * Can @file be mapped: 0, -EOPNOTSUPP (its filesystem has no
+ * swap_activate or no block device) or -EBUSY (a swap file already).
+ */
+int gs_chunk_mappable(struct file *file);
+
+/*
+ * Map the first @nr_pages pages of @file (allocated: no holes) and mark
+ * it a swap file (S_SWAPFILE), after which the filesystem refuses to
+ * write, truncate, move or reflink its blocks. Takes a reference on
+ * @file. Returns an ERR_PTR: -EOPNOTSUPP (no swap_activate, no block
+ * device, or a filesystem that swaps through its own I/O), -EBUSY
+ * (already a swap file), -EINVAL (holes, encrypted, too short), or what
+ * the filesystem returns.
+ */
+struct gs_chunk *gs_chunk_map(struct file *file, u64 nr_pages);
+
+/* Undo gs_chunk_map(): the file is the filesystem's again. */
+void gs_chunk_unmap(struct gs_chunk *c);
+
+/*
+ * Where page @page of @c is: its sector, and in *@run how many pages
+ * from it are contiguous on the device. @page must be below nr_pages.
+ */
+sector_t gs_chunk_sector(const struct gs_chunk *c, u64 page, u64 *run);
+
+/*
+ * The regular file at @path as a backing store: allocated in full
+ * (holes become unwritten extents), mapped once with gs_chunk_map(), and
+ * written and read with bios straight to its filesystem's block device.
+ * Returns an ERR_PTR: -ENOTBLK (not a regular file either), -EINVAL
+ * (smaller than a page, or blocks larger than a page), -EBUSY (a swap
+ * file already), -EOPNOTSUPP (the filesystem cannot map it), or what
+ * opening or allocating it said (-ENOSPC, -EROFS, ...).
+ */
+struct gs_backing *gs_chunk_backing_open(const char *path);
+
+#endif /* _GS_CHUNK_H */
