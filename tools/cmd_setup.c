@@ -150,14 +150,18 @@ static int zswap_mode(struct settings *s)
 
 /*
  * The backing device: a block device as it is; a regular file (or a
- * path to create one at backing_size) on a loop device of its own
+ * path to create one at backing_size) as it is, for the module to map
+ * (on a loop device of its own if its filesystem cannot be mapped), or
+ * with backing_discard (a sparse file) on a loop device of its own
  * (loopdev.c). Left alone when already in place.
  */
 static int set_backing(const struct settings *s)
 {
-	const char *dev = s->backing_dev;
+	uint64_t size = s->has_backing_size ? s->backing_size : 0;
 	char loop[PATH_MAX], cur[PATH_MAX];
-	int loopfd = -1, rc = RC_OK;
+	const char *dev = s->backing_dev;
+	int loopfd = -1, rc = RC_OK, ret;
+	bool map = false;
 	struct stat st;
 
 	if (strcmp(dev, "none") && strncmp(dev, "/dev/", 5) &&
@@ -166,21 +170,40 @@ static int set_backing(const struct settings *s)
 			return fail(RC_USAGE, "backing_dev %s: neither a block device nor a regular file",
 				    dev);
 		if (!read_attr("backing_dev", cur, sizeof(cur)) &&
-		    loop_backs_file(cur, dev))
+		    ((!s->backing_discard && !strcmp(cur, dev)) ||
+		     loop_backs_file(cur, dev)))
 			return RC_OK;
-		rc = attach_backing_file(dev, s->has_backing_size ?
-					 s->backing_size : 0,
-					 s->backing_discard, loop,
-					 sizeof(loop), &loopfd);
+		if (!s->backing_discard) {
+			/* Allocated: the module maps it, no loop device. */
+			rc = prepare_backing_file(dev, size);
+			map = true;
+		} else {
+			rc = attach_backing_file(dev, size, true, loop,
+						 sizeof(loop), &loopfd);
+			dev = loop;
+		}
 		if (rc)
 			return rc;
-		dev = loop;
 	} else if (same_backing(dev)) {
 		return RC_OK;
 	}
 	/* The module takes a new backing device only after "none". */
 	if (strcmp(dev, "none") && !no_backing())
 		rc = write_attr_retrying("backing_dev", "none");
+	if (!rc && map) {
+		ret = write_attr("backing_dev", dev);
+		if (ret == -EBUSY)
+			return write_attr_retrying("backing_dev", dev);
+		if (ret != -EOPNOTSUPP)
+			return ret ? write_failed("backing_dev", dev, ret) : RC_OK;
+		printf("%s: its filesystem cannot map it as it maps a swap file: on a loop device instead\n",
+		       dev);
+		rc = attach_backing_file(dev, 0, false, loop, sizeof(loop),
+					 &loopfd);
+		if (rc)
+			return rc;
+		dev = loop;
+	}
 	if (!rc)
 		rc = write_attr_retrying("backing_dev", dev);
 	/* The module holds the loop device now, or it goes (autoclear). */

@@ -211,6 +211,7 @@ bool is_block_device(const char *path);
 int attach_backing_file(const char *path, uint64_t size, bool sparse,
 			char *loop, size_t n, int *loopfd);
 bool loop_backs_file(const char *dev, const char *path);
+int prepare_backing_file(const char *path, uint64_t size);
 
 /* programs.c */
 int run_program(bool quiet, char *const argv[]);

@@ -3,7 +3,11 @@
  * ghostswapctl: a regular file as the backing device. setup creates it
  * (backing_size, allocated with posix_fallocate() so that writeback
  * never meets a full filesystem; or sparse, for backing_discard, so that
- * it takes only the blocks of what is written back) and attaches it to a free loop device
+ * it takes only the blocks of what is written back). An allocated file
+ * goes to the module as it is: the module maps it once, as swapon maps a
+ * swap file, and writes to its disk (prepare_backing_file()). A sparse
+ * one, or one on a filesystem that cannot be mapped so (NFS), is
+ * attached to a free loop device
  * with direct I/O (no second copy in the page cache) and autoclear: the
  * kernel detaches the loop device by itself when its last user closes
  * it, which is the module letting go of its backing device at reset.
@@ -72,7 +76,29 @@ static int open_backing_file(const char *path, uint64_t size, bool sparse)
 }
 
 /*
- * Attaches @path (created at @size if missing) to a free loop device:
+ * The file for the module to map itself (backing_discard off): created
+ * at @size, allocated, if missing. Returns an exit code.
+ */
+int prepare_backing_file(const char *path, uint64_t size)
+{
+	int fd;
+
+	trace("run use %s as it is, mapped by the module", path);
+	if (dryrun) {
+		printf("dry run: %s mapped by the module (created at %" PRIu64 " bytes if missing)\n",
+		       path, size);
+		return RC_OK;
+	}
+	fd = open_backing_file(path, size, false);
+	if (fd < 0)
+		return -fd;
+	close(fd);
+	return RC_OK;
+}
+
+/*
+ * Attaches @path (created at @size if missing, allocated or @sparse) to a
+ * free loop device:
  * its path in @loop, and an open descriptor of it in *@loopfd that the
  * caller keeps until the module holds the device (autoclear would
  * detach it at the last close). Returns an exit code.

@@ -235,7 +235,13 @@ int write_failed(const char *attr, const char *val, int err)
 		return fail(RC_FAIL, "%s: the module refused '%s' (invalid argument)",
 			    attr, val);
 	case -ENOTBLK:
-		return fail(RC_FAIL, "'%s' is not a block device", val);
+		return fail(RC_FAIL, "'%s' is neither a block device nor a regular file", val);
+	case -EOPNOTSUPP:
+		if (!strcmp(attr, "backing_dev"))
+			return fail(RC_FAIL, "'%s': its filesystem cannot map it as it maps a swap file (no block device under it, as NFS or tmpfs, or no swap support); with backing_discard on it goes on a loop device instead",
+				    val);
+		return fail(RC_FAIL, "cannot write '%s' to %s/%s/%s: %s", val,
+			    sysroot, DEV_SYS, attr, strerror(-err));
 	case -ENODEV:
 		if (!strcmp(attr, "backing_dev"))
 			return fail(RC_FAIL, "no such device '%s'", val);
