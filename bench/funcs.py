@@ -219,6 +219,7 @@ ZPATH_CONFIGS = (
     ('zswap-gsraw', 'zswap + ghostswap, raw disk'),
     ('zswap-gs', 'zswap + ghostswap, loop, sparse file'),
     ('zswap-gsa', 'zswap + ghostswap, loop, full file'),
+    ('zswap-gsmap', 'zswap + ghostswap, full file mapped'),
 )
 
 # Layers of the disk path, in the order of the report: a function's

@@ -264,27 +264,34 @@ swapfile_setup() {
 # MiB: it fits beside the swap file; the workload puts ~130 MiB there).
 # zswap-gsraw: the same on the raw virtio disk gsback, with discards: no
 # loop device, no filesystem.
+# zswap-gsmap: the same on a file allocated in full (256 MiB) on the swap
+# file's filesystem, mapped by the module as swapon maps the swap file:
+# no loop device, the same disk as the swap file's.
 swap_only() {
 	local bdev
 	swapoff -a 2>/dev/null
 	echo N >$ZSW/enabled
 	case $1 in
-	zswap-gs | zswap-gsa | zswap-gsraw)
+	zswap-gs | zswap-gsa | zswap-gsraw | zswap-gsmap)
 		modprobe loop 2>/dev/null
 		swapfile_setup && gs_fresh && rm -f $GSBACK &&
 			case $1 in
 			zswap-gs) truncate -s 1T $GSBACK ;;
-			zswap-gsa) fallocate -l 256M $GSBACK ;;
+			zswap-gsa | zswap-gsmap) fallocate -l 256M $GSBACK ;;
 			esac &&
 			if [ $1 = zswap-gsraw ]; then
 				GSLOOP=
 				bdev=$(vdisk gsback)
+			elif [ $1 = zswap-gsmap ]; then
+				GSLOOP=
+				bdev=$GSBACK
 			else
 				GSLOOP=$(losetup --find --show --direct-io=on $GSBACK)
 				bdev=$GSLOOP
 			fi &&
 			sysfs_write $SYS/backing_dev "$bdev" &&
-			{ [ $1 = zswap-gsa ] || sysfs_write $SYS/backing_discard 1; } &&
+			{ [ $1 = zswap-gsa ] || [ $1 = zswap-gsmap ] ||
+				sysfs_write $SYS/backing_discard 1; } &&
 			sysfs_write $SYS/writeback_direct all &&
 			sysfs_write $SYS/disksize 1T && mkswap $DEV >/dev/null &&
 			echo "$2" >$ZSW/compressor && echo Y >$ZSW/shrinker_enabled &&
@@ -323,7 +330,7 @@ driver_mem() {
 		# still knows it by name.
 		sz=$(cat /sys/kernel/slab/zswap_entry/slab_size 2>/dev/null || echo 0)
 		echo "$((n * 4096)) $(cat $ZDBG/pool_total_size) $((n * sz))" ;;
-	zswap-gs | zswap-gsa | zswap-gsraw)
+	zswap-gs | zswap-gsa | zswap-gsraw | zswap-gsmap)
 		# Both: zswap's pool and entries, ghostswap's (its pages on the
 		# backing file count as data, not memory) and its tier's.
 		local z g
@@ -334,12 +341,12 @@ driver_mem() {
 }
 
 # The disk a driver takes now, KiB: the swap file's allocated blocks, or
-# the backing file's (zswap-gs, zswap-gsa), the backing slots in use on
+# the backing file's (zswap-gs, zswap-gsa, zswap-gsmap), the backing slots in use on
 # the raw disk (zswap-gsraw); 0 for the others.
 disk_kib() {
 	case $1 in
 	zswap) du -k $SWAPFILE | cut -f1 ;;
-	zswap-gs | zswap-gsa) du -k $GSBACK | cut -f1 ;;
+	zswap-gs | zswap-gsa | zswap-gsmap) du -k $GSBACK | cut -f1 ;;
 	zswap-gsraw) echo $(($(awk '{ print $1 }' $SYS/bd_stat) * 4)) ;;
 	*) echo 0 ;;
 	esac
@@ -556,7 +563,7 @@ zpath_end() {
 b_zswap_path() {
 	local cfg rep
 	for ((rep = 1; rep <= REPS; rep++)); do
-		for cfg in $(drivers_order $rep zswap zswap-gsraw zswap-gs zswap-gsa); do
+		for cfg in $(drivers_order $rep zswap zswap-gsraw zswap-gs zswap-gsa zswap-gsmap); do
 			log "zswap_path $cfg #$rep"
 			zpath_one "$cfg" "$rep" >/tmp/zp.log 2>&1 ||
 				jl section=zswap_path config="$cfg" rep="$rep" \
@@ -620,7 +627,7 @@ b_zswap() {
 		mix=${name#*:} name=${name%%:*}
 		for ((rep = 1; rep <= REPS; rep++)); do
 			# shellcheck disable=SC2086 # a list of set-ups
-			for drv in $(drivers_order $rep ${ZSWAP_SETUPS:-zswap-gs zswap-gsraw zswap-gsa zswap ghostswap zram}); do
+			for drv in $(drivers_order $rep ${ZSWAP_SETUPS:-zswap-gs zswap-gsraw zswap-gsa zswap-gsmap zswap ghostswap zram}); do
 				log "zswap $drv $name ${oc}x #$rep"
 				REP=$rep workload_one $drv $name $mix $lim $oc lz4 zswap
 			done
