@@ -214,7 +214,7 @@ static void check_swap(void)
 static void check_backing(void)
 {
 	uint64_t bd[BD_STAT_COLS];
-	char dev[PATH_MAX];
+	char dev[PATH_MAX], how[PATH_MAX + 64];
 	struct stat st;
 
 	if (read_attr("backing_dev", dev, sizeof(dev)) || !dev[0] ||
@@ -222,10 +222,18 @@ static void check_backing(void)
 		report("ok", "backing device: none (no writeback tier in use)");
 		return;
 	}
-	if (stat(dev, &st) || !S_ISBLK(st.st_mode)) {
-		report("FAIL", "backing device: %s is gone or not a block device", dev);
+	if (stat(dev, &st) || (!S_ISBLK(st.st_mode) && !S_ISREG(st.st_mode))) {
+		report("FAIL", "backing device: %s is gone or neither a block device nor a file", dev);
 		return;
 	}
+	/* Which path the pages take: a file mapped by the module, a loop device, a disk. */
+	if (S_ISREG(st.st_mode))
+		bfmt(how, sizeof(how), "%s (a file the module maps: block I/O on its filesystem's disk)",
+		     dev);
+	else if (!strncmp(dev, "/dev/loop", 9))
+		bfmt(how, sizeof(how), "%s (a loop device)", dev);
+	else
+		bfmt(how, sizeof(how), "%s", dev);
 	if (read_bd_stat(bd))
 		memset(bd, 0, sizeof(bd));
 	if (bd[BD_SUM_ERRORS])
@@ -238,7 +246,7 @@ static void check_backing(void)
 		report("warn", "backing device: %s failed %" PRIu64 " discards (bd_stat): the space of freed pages was not given back; turn backing_discard off if it cannot discard",
 		       dev, bd[BD_DISCARD_ERRORS]);
 	else
-		report("ok", "backing device: %s, no I/O errors", dev);
+		report("ok", "backing device: %s, no I/O errors", how);
 }
 
 int cmd_doctor(int argc, char **argv)

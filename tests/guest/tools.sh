@@ -325,6 +325,9 @@ t_ctl_backing_file() {
 	losetup -j "$img" | grep -q . && fail "a loop device over the file: $(losetup -j "$img")"
 	fallocate -l 32M "$img" 2>/dev/null && fail "fallocate on the attached file"
 	truncate -s 16M "$img" 2>/dev/null && fail "the attached file was truncated"
+	ctl doctor
+	grep -q "backing device: $img (a file the module maps" <<<"$out" ||
+		fail "doctor: $(grep 'backing device' <<<"$out")"
 	$PAGES write "$DEV" 0 r:300,t:300 >/dev/null || fail "write pages"
 	ctl writeback all
 	[ $rc = 0 ] && [ "$(bdstat count)" -gt 0 ] || fail "writeback all: exit $rc, $(bdstat count) pages"

@@ -664,7 +664,7 @@ expect "setup: EBUSY from comp_algorithm" 4 "device is in use"
 ctl_fault backing_dev=EBUSY setup --backing-dev /dev/vdb
 expect "setup: EBUSY from backing_dev" 4 "cannot set backing device '/dev/vdb': busy"
 ctl_fault backing_dev=ENOTBLK setup --backing-dev /dev/null
-expect "setup: backing device not a block device" 1 "'/dev/null' is not a block device"
+expect "setup: backing device not a block device" 1 "'/dev/null' is neither a block device nor a regular file"
 ctl setup --backing-dev /tmp
 expect "setup: backing device a directory: usage error" 2 "backing_dev /tmp: neither a block device nor a regular file"
 same "setup: backing device a directory: nothing written" "$(grep -c write <<<"$tr")" 0
