@@ -29,7 +29,7 @@ static const struct {
 	{ "EBUSY", EBUSY }, { "EINVAL", EINVAL }, { "ENODEV", ENODEV },
 	{ "ENOSPC", ENOSPC }, { "EIO", EIO }, { "EACCES", EACCES },
 	{ "EPERM", EPERM }, { "ENOENT", ENOENT }, { "ENOTBLK", ENOTBLK },
-	{ "ENOMEM", ENOMEM },
+	{ "ENOMEM", ENOMEM }, { "EOPNOTSUPP", EOPNOTSUPP },
 };
 
 static int used[64];

@@ -672,13 +672,32 @@ mkfake "$F"
 ctl setup --no-swapon --backing-dev "$tmp/backing.img" --backing-size "ram / 2"
 expect "setup: --backing-size as an expression needs MemTotal" 2 "ram is unknown"
 ctl setup --no-swapon --backing-dev "$tmp/backing.img" --backing-size 1G
-same "setup: a backing file: attached to a loop device, that device written (dry run)" "$rc
-$(grep -E 'attach|backing_dev' <<<"$tr")" "0
+same "setup: a backing file: written as it is, for the module to map (dry run)" "$rc
+$(grep -E 'attach|mapped|backing_dev' <<<"$tr")" "0
+run use $tmp/backing.img as it is, mapped by the module
+write block/ghostswap/backing_dev $tmp/backing.img"
+mkfake "$F"
+: >"$S/backing_discard"
+ctl setup --no-swapon --backing-dev "$tmp/backing.img" --backing-size 1G --backing-discard yes
+same "setup: a sparse backing file (backing_discard): attached to a loop device, that device written (dry run)" "$rc
+$(grep -E 'attach|mapped|backing_dev ' <<<"$tr")" "0
 run attach $tmp/backing.img to a loop device (direct I/O, autoclear)
 write block/ghostswap/backing_dev /dev/loop-of-$tmp/backing.img"
-printf 'backing_dev = %s\nbacking_size = 2G\n' "$tmp/backing.img" >"$tmp/backing.conf"
+mkfake "$F"
+ctl_fault backing_dev=EOPNOTSUPP:1 setup --no-swapon --backing-dev "$tmp/backing.img" --backing-size 1G
+same "setup: a file the module cannot map: on a loop device instead, and says so" "$rc
+$(grep -E 'attach|mapped|backing_dev' <<<"$tr")
+$(grep -c 'cannot map it as it maps a swap file: on a loop device instead' <<<"$out")" "0
+run use $tmp/backing.img as it is, mapped by the module
+write block/ghostswap/backing_dev $tmp/backing.img
+run attach $tmp/backing.img to a loop device (direct I/O, autoclear)
+write block/ghostswap/backing_dev /dev/loop-of-$tmp/backing.img
+1"
+printf 'backing_dev = %s\nbacking_size = 2G\nbacking_discard = yes\n' "$tmp/backing.img" >"$tmp/backing.conf"
+mkfake "$F"
+: >"$S/backing_discard"
 ctl setup --no-swapon -c "$tmp/backing.conf"
-same "config: backing_dev a file, backing_size" "$rc $(grep -c 'attach' <<<"$tr")" "0 1"
+same "config: backing_dev a file, backing_size, backing_discard" "$rc $(grep -c 'attach' <<<"$tr")" "0 1"
 mkfake "$F"
 ctl_fault backing_dev=ENOENT setup --backing-dev /dev/nosuch
 expect "setup: ENOENT from backing_dev: no such device" 1 "no such device '/dev/nosuch'"
@@ -1169,7 +1188,7 @@ FAIL  dkms: no ghostswap build installed for kernel $(uname -r): 'dkms autoinsta
 warn  module: version 0.0.9 loaded, tools $ver: reload the module ('ghostswapctl reset; rmmod ghostswap; modprobe ghostswap') or install matching tools
 warn  swap: /dev/zram0 has priority 100, not below /dev/ghostswap's 100: the kernel uses it first ('priority =' above 100)
 warn  swap: /swap file has priority 150, not below /dev/ghostswap's 100: the kernel uses it first ('priority =' above 150)
-FAIL  backing device: /dev/null is gone or not a block device
+FAIL  backing device: /dev/null is gone or neither a block device nor a file
 warn  udev: no 60-ghostswap.rules in /etc, /run, /usr/lib or /lib udev/rules.d: the device appearing does not start ghostswap.service ('make install' puts it there)
 warn  systemd: ghostswap.service is disabled: 'systemctl enable ghostswap.service' to set the device up at boot (or the udev rule with modules-load.d)
 FAIL  systemd: ghostswap.service failed: ghostswapctl: /etc/ghostswap.conf:1: bad size; fix it, then 'systemctl restart ghostswap.service'
