@@ -114,10 +114,14 @@ struct gs_chunk *gs_chunk_map(struct file *file, u64 nr_pages)
 	c = gs_chunk_from_tree(sis);
 	if (!c)
 		goto deactivate;
+	/*
+	 * With blocks smaller than a page, a page of the file whose blocks
+	 * do not fill one page of the device is left out, as swapon does.
+	 */
 	ret = -EINVAL;
-	if (c->nr_pages < nr_pages || !sis->bdev)
+	if (!c->nr_pages || !sis->bdev)
 		goto deactivate;
-	c->nr_pages = nr_pages;
+	c->nr_pages = min(c->nr_pages, nr_pages);
 	c->bdev = sis->bdev;
 	/* As swapon: marked first, then what was in flight is let go. */
 	inode->i_flags |= S_SWAPFILE;
@@ -419,8 +423,8 @@ struct gs_backing *gs_chunk_backing_open(const char *path)
 		return ERR_PTR(-ENOMEM);
 	}
 	bk->map_bytes = struct_size(c, ext, c->nr_extents);
-	pr_info("backing file %s: %llu pages in %u extents of %pg\n", path,
-		c->nr_pages, c->nr_extents, c->bdev);
+	pr_info("backing file %s: %llu pages (of %llu) in %u extents of %pg\n",
+		path, c->nr_pages, nr, c->nr_extents, c->bdev);
 	return bk;
 
 out_unmap:

@@ -35,13 +35,15 @@ struct gs_chunk {
 int gs_chunk_mappable(struct file *file);
 
 /*
- * Map the first @nr_pages pages of @file (allocated: no holes) and mark
- * it a swap file (S_SWAPFILE), after which the filesystem refuses to
- * write, truncate, move or reflink its blocks. Takes a reference on
- * @file. Returns an ERR_PTR: -EOPNOTSUPP (no swap_activate, no block
- * device, or a filesystem that swaps through its own I/O), -EBUSY
- * (already a swap file), -EINVAL (holes, encrypted, too short), or what
- * the filesystem returns.
+ * Map up to @nr_pages pages of @file (allocated: no holes) and mark it
+ * a swap file (S_SWAPFILE), after which the filesystem refuses to write,
+ * truncate, move or reflink its blocks. Fewer pages (nr_pages of the
+ * result) where blocks smaller than a page leave some pages of the file
+ * not whole on the device, as swapon does. Takes a reference on @file.
+ * Returns an ERR_PTR: -EOPNOTSUPP (no swap_activate, no block device, or
+ * a filesystem that swaps through its own I/O), -EBUSY (already a swap
+ * file), -EINVAL (holes, encrypted, no whole page), or what the
+ * filesystem returns.
  */
 struct gs_chunk *gs_chunk_map(struct file *file, u64 nr_pages);
 

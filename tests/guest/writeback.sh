@@ -551,7 +551,7 @@ PY
 	[ "$(du -k $f | cut -f1)" = 0 ] || fail "sparse file has blocks"
 	attach_backing "$f"
 	dmesg | grep "backing file $f" | tail -n 1
-	n=$(dmesg | sed -n "s|.*backing file $f: [0-9]* pages in \([0-9]*\) extents.*|\1|p" | tail -n 1)
+	n=$(dmesg | sed -n "s|.*backing file $f: 65536 pages (of 65536) in \([0-9]*\) extents.*|\1|p" | tail -n 1)
 	[ "${n:-0}" -ge 1000 ] || fail "the file is in ${n:-?} extents, not fragmented"
 	kib=$(du -k $f | cut -f1)
 	echo "attached: $kib KiB allocated"
