@@ -230,18 +230,34 @@ t_wb_abi() {
 # idle N per page, with zram's meaning of an access (a store or a read),
 # and the user's idle mark apart from the cold clock's: pages of one
 # cluster age apart, and a cold writeback does not make read pages idle.
+uptime_ms() {
+	awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime
+}
+
 t_wb_idle_age() {
-	local n
+	local n t_stored t_read e
 	attach_backing "$(vdisk gsback)"
 	# One cluster: 0..99 will be read, 100..199 left alone, 200..299
 	# stored again.
 	$PAGES write $DEV 0 t:300 >/dev/null || fail write
+	t_stored=$(uptime_ms)
 	sleep 8
+	t_read=$(uptime_ms)
 	$PAGES verify $DEV 0 t:100 >/dev/null || fail "verify 0..99"
 	$PAGES write $DEV 200 t:100 >/dev/null || fail "write 200..299"
-	sysw $SYS/idle 5 ok
+	# idle N must fall between the two ages: above what the pages read
+	# can reach by the writeback (the reads took e ms, on a loaded
+	# machine seconds), below the age of those left alone, less the
+	# second an age may understate. The sleep is stretched to fit.
+	e=$(($(uptime_ms) - t_read))
+	n=$((e / 1000 + 4))
+	while [ $(($(uptime_ms) - t_stored)) -lt $(((n + 2) * 1000)) ]; do
+		sleep 1
+	done
+	echo "reads took $e ms: idle $n"
+	sysw $SYS/idle $n ok
 	sysw $SYS/writeback idle ok
-	[ "$(bdstat count)" = 100 ] || fail "idle 5 took $(bdstat count) pages, not the 100 left alone"
+	[ "$(bdstat count)" = 100 ] || fail "idle $n took $(bdstat count) pages, not the 100 left alone"
 	sysw $SYS/idle 3600 ok
 	sysw $SYS/writeback idle ok
 	[ "$(bdstat count)" = 100 ] || fail "idle 3600 took pages: $(bdstat count)"
