@@ -21,6 +21,7 @@
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 #include "gs_backing.h"
+#include "gs_extent.h"
 #include "gs_comp.h"
 #include "gs_dev.h"
 #include "gs_store.h"

@@ -130,11 +130,10 @@ struct gs_backing {
 	atomic_long_t discard_errors;
 	struct delayed_work discard_work;
 
-	/* Block device backing (gs_backing_open()). */
-	struct file *bdev_file;
-	char *path;			/* as given to gs_backing_open() */
+	/* Bios to a block device (gs_extent.c). */
+	char *path;			/* as written to backing_dev */
 	struct bio_set bio_set;
-	size_t map_bytes;		/* a mapped file's extents (gs_chunk.c) */
+	size_t map_bytes;		/* its extent map (gs_extent.h) */
 };
 
 int gs_backing_init(void);
@@ -146,16 +145,7 @@ size_t gs_bk_cluster_bytes(void);
 /* A backing store of @nr_slots slots that moves pages through @ops. */
 struct gs_backing *gs_backing_create(const struct gs_backing_ops *ops,
 				     void *priv, u64 nr_slots);
-/*
- * The block device at @path, opened exclusively for @holder. Returns an
- * ERR_PTR: -ENOTBLK (not a block device: gs_chunk_backing_open() takes
- * a regular file), -EBUSY (mounted or held), -EINVAL (smaller than a
- * page), or what opening it said.
- */
-struct gs_backing *gs_backing_open(const char *path, void *holder);
-/* The same for a block device file already opened; owns @file. */
-struct gs_backing *gs_backing_from_file(struct file *file);
-/* The end of a bio whose bi_private is a struct gs_bk_io. */
+/* The end of a bio whose bi_private is a struct gs_bk_io (gs_extent.c). */
 void gs_backing_end_io(struct bio *bio);
 /* Every slot must be free. Calls ops->release. */
 void gs_backing_destroy(struct gs_backing *bk);

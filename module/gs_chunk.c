@@ -9,8 +9,9 @@
  * device. The file is then marked S_SWAPFILE, after which the filesystem
  * refuses writes, truncation, fallocate, reflink and defragmentation of
  * it, so the extents stay true and pages can go to the block device as
- * bios. Only filesystems on a block device: one that swaps through its
- * own I/O (NFS) has none and is refused before anything is asked of it.
+ * bios (gs_extent.c). Only filesystems on a block device: one that swaps
+ * through its own I/O (NFS) has none and is refused before anything is
+ * asked of it.
  *
  * swap_activate fills a struct swap_info_struct; the one given here is
  * ours, never seen by the swap core: its extent tree is copied into a
@@ -30,6 +31,7 @@
 #include "gs_backing.h"
 #include "gs_chunk.h"
 #include "gs_compat.h"
+#include "gs_extent.h"
 
 /* Free the extents swap_activate added to @sis (add_swap_extent()'s). */
 static void gs_chunk_free_tree(struct swap_info_struct *sis)
@@ -42,31 +44,31 @@ static void gs_chunk_free_tree(struct swap_info_struct *sis)
 	sis->swap_extent_root = RB_ROOT;
 }
 
-/* The extents of @sis, in page order, as @c's. */
-static struct gs_chunk *gs_chunk_from_tree(struct swap_info_struct *sis)
+/* The extents of @sis, in page order, as a map. */
+static struct gs_extent_map *gs_chunk_from_tree(struct swap_info_struct *sis)
 {
-	struct gs_chunk *c;
+	struct gs_extent_map *map;
 	struct rb_node *rb;
 	unsigned int n = 0;
 
 	for (rb = rb_first(&sis->swap_extent_root); rb; rb = rb_next(rb))
 		n++;
-	c = kzalloc(struct_size(c, ext, n), GFP_KERNEL);
-	if (!c)
+	map = gs_extent_map_alloc(n);
+	if (!map)
 		return NULL;
-	c->nr_extents = n;
 	n = 0;
 	for (rb = rb_first(&sis->swap_extent_root); rb; rb = rb_next(rb)) {
 		struct swap_extent *se = rb_entry(rb, struct swap_extent,
 						  rb_node);
 
-		c->ext[n].first = se->start_page;
-		c->ext[n].nr = se->nr_pages;
-		c->ext[n].sector = se->start_block << (PAGE_SHIFT - SECTOR_SHIFT);
-		c->nr_pages = se->start_page + se->nr_pages;
+		map->ext[n].first = se->start_page;
+		map->ext[n].nr = se->nr_pages;
+		map->ext[n].sector = se->start_block <<
+				     (PAGE_SHIFT - SECTOR_SHIFT);
+		map->nr_pages = se->start_page + se->nr_pages;
 		n++;
 	}
-	return c;
+	return map;
 }
 
 int gs_chunk_mappable(struct file *file)
@@ -79,12 +81,12 @@ int gs_chunk_mappable(struct file *file)
 	return IS_SWAPFILE(inode) ? -EBUSY : 0;
 }
 
-struct gs_chunk *gs_chunk_map(struct file *file, u64 nr_pages)
+struct gs_extent_map *gs_chunk_map(struct file *file, u64 nr_pages)
 {
 	struct address_space *mapping = file->f_mapping;
 	struct inode *inode = mapping->host;
+	struct gs_extent_map *map = NULL;
 	struct swap_info_struct *sis;
-	struct gs_chunk *c = NULL;
 	sector_t span;
 	int ret;
 
@@ -111,18 +113,18 @@ struct gs_chunk *gs_chunk_map(struct file *file, u64 nr_pages)
 	if (ret < 0)
 		goto unlock;
 	ret = -ENOMEM;
-	c = gs_chunk_from_tree(sis);
-	if (!c)
+	map = gs_chunk_from_tree(sis);
+	if (!map)
 		goto deactivate;
 	/*
 	 * With blocks smaller than a page, a page of the file whose blocks
 	 * do not fill one page of the device is left out, as swapon does.
 	 */
 	ret = -EINVAL;
-	if (!c->nr_pages || !sis->bdev)
+	if (!map->nr_pages || !sis->bdev)
 		goto deactivate;
-	c->nr_pages = min(c->nr_pages, nr_pages);
-	c->bdev = sis->bdev;
+	map->nr_pages = min(map->nr_pages, nr_pages);
+	map->bdev = sis->bdev;
 	/* As swapon: marked first, then what was in flight is let go. */
 	inode->i_flags |= S_SWAPFILE;
 	ret = inode_drain_writes(inode);
@@ -133,8 +135,9 @@ struct gs_chunk *gs_chunk_map(struct file *file, u64 nr_pages)
 	inode_unlock(inode);
 	gs_chunk_free_tree(sis);
 	kfree(sis);
-	c->file = get_file(file);
-	return c;
+	map->owner = get_file(file);
+	map->unmap = gs_chunk_unmap;
+	return map;
 
 deactivate:
 	if (mapping->a_ops->swap_deactivate)
@@ -143,218 +146,30 @@ unlock:
 	inode_unlock(inode);
 	gs_chunk_free_tree(sis);
 	kfree(sis);
-	kfree(c);
+	kfree(map);
 	return ERR_PTR(ret);
 }
 
-void gs_chunk_unmap(struct gs_chunk *c)
+void gs_chunk_unmap(struct gs_extent_map *map)
 {
-	struct address_space *mapping = c->file->f_mapping;
+	struct file *file = map->owner;
+	struct address_space *mapping = file->f_mapping;
 	struct inode *inode = mapping->host;
 
 	if (mapping->a_ops->swap_deactivate)
-		mapping->a_ops->swap_deactivate(c->file);
+		mapping->a_ops->swap_deactivate(file);
 	inode_lock(inode);
 	inode->i_flags &= ~S_SWAPFILE;
 	inode_unlock(inode);
-	fput(c->file);
-	kfree(c);
+	fput(file);
+	kfree(map);
 }
-
-sector_t gs_chunk_sector(const struct gs_chunk *c, u64 page, u64 *run)
-{
-	unsigned int lo = 0, hi = c->nr_extents;
-
-	/* The extent that holds @page: the last one starting at or before. */
-	while (hi - lo > 1) {
-		unsigned int mid = lo + (hi - lo) / 2;
-
-		if (c->ext[mid].first <= page)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	page -= c->ext[lo].first;
-	*run = min(c->ext[lo].nr - page,
-		   c->nr_pages - c->ext[lo].first - page);
-	return c->ext[lo].sector + (page << (PAGE_SHIFT - SECTOR_SHIFT));
-}
-
-/* ------------------------------------------- a mapped file as the backing */
-
-static struct page *gs_chunk_page(void *const *bufs, struct page *const *pages,
-				  unsigned int i)
-{
-	return pages ? pages[i] : virt_to_page(bufs[i]);
-}
-
-/*
- * Pages @bufs (or @pages) to or from backing slots @slot.. of a mapped
- * file: one bio per extent the run crosses (one, nearly always), each
- * chained to the first, whose end ends @io. With @nowait (a submit path)
- * every bio is allocated before any is sent, and -EAGAIN returned if
- * one cannot be at once; else they are sent as they are made.
- */
-static int gs_chunk_io(struct gs_backing *bk, blk_opf_t opf, u64 slot,
-		       void *const *bufs, struct page *const *pages,
-		       unsigned int nr, struct gs_bk_io *io, bool nowait)
-{
-	gfp_t gfp = nowait ? GFP_NOWAIT | __GFP_NOWARN : GFP_NOIO;
-	struct bio *parent = NULL, *bio, *held = NULL;
-	struct gs_chunk *c = bk->priv;
-	unsigned int i, k, n;
-	sector_t sector;
-	u64 run;
-
-	if (WARN_ON_ONCE(!nr || nr > BIO_MAX_VECS || slot + nr > c->nr_pages))
-		return -EINVAL;
-	for (i = 0; i < nr; i += n) {
-		sector = gs_chunk_sector(c, slot + i, &run);
-		n = min_t(u64, run, nr - i);
-		bio = bio_alloc_bioset(c->bdev, n, opf, gfp, &bk->bio_set);
-		if (!bio)
-			goto undo;
-		bio->bi_iter.bi_sector = sector;
-		for (k = 0; k < n; k++)
-			__bio_add_page(bio, gs_chunk_page(bufs, pages, i + k),
-				       PAGE_SIZE, 0);
-		if (!parent) {
-			parent = bio;
-			continue;
-		}
-		bio_chain(bio, parent);
-		if (nowait) {
-			bio->bi_next = held;
-			held = bio;
-		} else {
-			submit_bio(bio);
-		}
-	}
-	while (held) {
-		bio = held;
-		held = bio->bi_next;
-		bio->bi_next = NULL;
-		submit_bio(bio);
-	}
-	parent->bi_private = io;
-	parent->bi_end_io = gs_backing_end_io;
-	submit_bio(parent);
-	return 0;
-
-undo:
-	/* Only without waiting: nothing was sent. */
-	while (held) {
-		bio = held;
-		held = bio->bi_next;
-		bio_put(bio);
-	}
-	if (parent)
-		bio_put(parent);
-	return -EAGAIN;
-}
-
-static int gs_chunk_io_wait(struct gs_backing *bk, blk_opf_t opf, u64 slot,
-			    void *const *bufs, unsigned int nr)
-{
-	struct gs_bk_io io = { .end = NULL };
-	int ret;
-
-	init_completion(&io.done);
-	ret = gs_chunk_io(bk, opf, slot, bufs, NULL, nr, &io, false);
-	if (ret)
-		return ret;
-	wait_for_completion_io(&io.done);
-	return io.err;
-}
-
-static int gs_chunk_write(struct gs_backing *bk, u64 slot, void *const *bufs,
-			  unsigned int nr)
-{
-	return gs_chunk_io_wait(bk, REQ_OP_WRITE, slot, bufs, nr);
-}
-
-static void gs_chunk_write_start(struct gs_backing *bk, u64 slot,
-				 void *const *bufs, unsigned int nr,
-				 struct gs_bk_io *io)
-{
-	io->err = gs_chunk_io(bk, REQ_OP_WRITE, slot, bufs, NULL, nr, io,
-			      false);
-	if (io->err)
-		complete(&io->done);
-}
-
-static int gs_chunk_read(struct gs_backing *bk, u64 slot, void *buf)
-{
-	return gs_chunk_io_wait(bk, REQ_OP_READ, slot, &buf, 1);
-}
-
-static int gs_chunk_read_start(struct gs_backing *bk, u64 slot,
-			       struct page *page, struct gs_bk_io *io)
-{
-	return gs_chunk_io(bk, REQ_OP_READ, slot, NULL, &page, 1, io, true);
-}
-
-static int gs_chunk_submit(struct gs_backing *bk, bool write, u64 slot,
-			   struct page *const *pages, unsigned int nr,
-			   struct gs_bk_io *io)
-{
-	return gs_chunk_io(bk, write ? REQ_OP_WRITE : REQ_OP_READ, slot, NULL,
-			   pages, nr, io, true);
-}
-
-/* Discards the blocks under the slots, as swap does for a swap file's. */
-static int gs_chunk_discard(struct gs_backing *bk, u64 slot, u64 nr)
-{
-	struct gs_chunk *c = bk->priv;
-	sector_t sector;
-	u64 run;
-	int ret;
-
-	if (slot + nr > c->nr_pages)
-		return -EINVAL;
-	while (nr) {
-		sector = gs_chunk_sector(c, slot, &run);
-		run = min(run, nr);
-		ret = blkdev_issue_discard(c->bdev, sector,
-					   run << (PAGE_SHIFT - SECTOR_SHIFT),
-					   GFP_NOIO);
-		if (ret)
-			return ret;
-		slot += run;
-		nr -= run;
-	}
-	return 0;
-}
-
-static bool gs_chunk_can_discard(struct gs_backing *bk)
-{
-	struct gs_chunk *c = bk->priv;
-
-	return bdev_max_discard_sectors(c->bdev);
-}
-
-static void gs_chunk_release(struct gs_backing *bk)
-{
-	bioset_exit(&bk->bio_set);
-	gs_chunk_unmap(bk->priv);
-}
-
-static const struct gs_backing_ops gs_chunk_ops = {
-	.write = gs_chunk_write,
-	.write_start = gs_chunk_write_start,
-	.read = gs_chunk_read,
-	.read_start = gs_chunk_read_start,
-	.submit = gs_chunk_submit,
-	.discard = gs_chunk_discard,
-	.can_discard = gs_chunk_can_discard,
-	.release = gs_chunk_release,
-};
 
 struct gs_backing *gs_chunk_backing_open(const char *path)
 {
+	struct gs_extent_map *map;
 	struct gs_backing *bk;
 	struct inode *inode;
-	struct gs_chunk *c;
 	struct path p;
 	struct file *file;
 	u64 nr;
@@ -396,40 +211,25 @@ struct gs_backing *gs_chunk_backing_open(const char *path)
 		pr_err("backing_dev: cannot allocate %s: %d\n", path, ret);
 		goto out_put;
 	}
-	c = gs_chunk_map(file, nr);
-	if (IS_ERR(c)) {
-		ret = PTR_ERR(c);
-		pr_err("backing_dev: %s cannot be mapped once, as a swap file is: %d\n",
-		       path, ret);
-		goto out_put;
-	}
+	map = gs_chunk_map(file, nr);
 	fput(file);
-	ret = -EINVAL;
-	if (bdev_logical_block_size(c->bdev) > PAGE_SIZE)
-		goto out_unmap;
-	bk = gs_backing_create(&gs_chunk_ops, c, c->nr_pages);
-	if (IS_ERR(bk)) {
-		ret = PTR_ERR(bk);
-		goto out_unmap;
+	if (IS_ERR(map)) {
+		pr_err("backing_dev: %s cannot be mapped once, as a swap file is: %ld\n",
+		       path, PTR_ERR(map));
+		return ERR_CAST(map);
 	}
-	ret = bioset_init(&bk->bio_set, 4, 0, BIOSET_NEED_BVECS);
-	if (ret) {
-		kfree(bk);
-		goto out_unmap;
-	}
+	bk = gs_extent_backing(map);	/* unmaps @map on failure */
+	if (IS_ERR(bk))
+		return bk;
 	bk->path = kstrdup(path, GFP_KERNEL);
 	if (!bk->path) {
-		gs_backing_destroy(bk);	/* unmaps @c */
+		gs_backing_destroy(bk);	/* unmaps @map */
 		return ERR_PTR(-ENOMEM);
 	}
-	bk->map_bytes = struct_size(c, ext, c->nr_extents);
 	pr_info("backing file %s: %llu pages (of %llu) in %u extents of %pg\n",
-		path, c->nr_pages, nr, c->nr_extents, c->bdev);
+		path, map->nr_pages, nr, map->nr_extents, map->bdev);
 	return bk;
 
-out_unmap:
-	gs_chunk_unmap(c);
-	return ERR_PTR(ret);
 out_put:
 	fput(file);
 	return ERR_PTR(ret);

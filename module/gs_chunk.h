@@ -7,26 +7,11 @@
 #ifndef _GS_CHUNK_H
 #define _GS_CHUNK_H
 
-#include <linux/blk_types.h>
 #include <linux/fs.h>
 #include <linux/types.h>
 
 struct gs_backing;
-
-/* @nr pages of the chunk from @first are at @sector of the device. */
-struct gs_chunk_extent {
-	u64 first;
-	u64 nr;
-	sector_t sector;
-};
-
-struct gs_chunk {
-	struct file *file;		/* held open while mapped */
-	struct block_device *bdev;	/* where its blocks are */
-	u64 nr_pages;			/* mapped */
-	unsigned int nr_extents;
-	struct gs_chunk_extent ext[] __counted_by(nr_extents);
-};
+struct gs_extent_map;
 
 /*
  * Can @file be mapped: 0, -EOPNOTSUPP (its filesystem has no
@@ -45,16 +30,10 @@ int gs_chunk_mappable(struct file *file);
  * file), -EINVAL (holes, encrypted, no whole page), or what the
  * filesystem returns.
  */
-struct gs_chunk *gs_chunk_map(struct file *file, u64 nr_pages);
+struct gs_extent_map *gs_chunk_map(struct file *file, u64 nr_pages);
 
 /* Undo gs_chunk_map(): the file is the filesystem's again. */
-void gs_chunk_unmap(struct gs_chunk *c);
-
-/*
- * Where page @page of @c is: its sector, and in *@run how many pages
- * from it are contiguous on the device. @page must be below nr_pages.
- */
-sector_t gs_chunk_sector(const struct gs_chunk *c, u64 page, u64 *run);
+void gs_chunk_unmap(struct gs_extent_map *map);
 
 /*
  * The regular file at @path as a backing store: allocated in full

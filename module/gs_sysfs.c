@@ -26,6 +26,7 @@
 #include "gs_chunk.h"
 #include "gs_comp.h"
 #include "gs_dev.h"
+#include "gs_extent.h"
 #include "gs_store.h"
 
 /*
@@ -387,8 +388,6 @@ static int gs_do_set_backing(struct gs_dev *d, const void *arg)
 		pr_err("backing_dev: cannot use %s: %ld\n", path, PTR_ERR(bk));
 		return PTR_ERR(bk);
 	}
-	if (!bk->map_bytes)
-		pr_info("backing device %s, %llu pages\n", path, bk->nr_slots);
 	return gs_store_set_backing(d->store, bk);
 }
 
