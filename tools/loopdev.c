@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <linux/fs.h>
 #include <linux/loop.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,23 @@ bool is_block_device(const char *path)
 	struct stat st;
 
 	return !stat(path, &st) && S_ISBLK(st.st_mode);
+}
+
+/*
+ * A file the module is to map must not be copy-on-write where its
+ * filesystem would make it so (btrfs: as a swap file there). The flag
+ * takes only while the file is empty; a filesystem without it (ext4,
+ * xfs) refuses it, which is as good.
+ */
+static void set_nocow(int fd)
+{
+	int flags;
+
+	if (ioctl(fd, FS_IOC_GETFLAGS, &flags))
+		return;
+	flags |= FS_NOCOW_FL;
+	if (ioctl(fd, FS_IOC_SETFLAGS, &flags))
+		trace("no copy-on-write flag here: %s", strerror(errno));
 }
 
 /*
@@ -60,10 +78,12 @@ static int open_backing_file(const char *path, uint64_t size, bool sparse)
 	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -fail(RC_FAIL, "cannot create %s: %s", path, strerror(errno));
-	if (sparse)
+	if (sparse) {
 		ret = ftruncate(fd, (off_t)size) ? errno : 0;
-	else
+	} else {
+		set_nocow(fd);
 		ret = posix_fallocate(fd, 0, (off_t)size);
+	}
 	if (ret) {
 		close(fd);
 		unlink(path);
