@@ -76,7 +76,13 @@ int gs_chunk_mappable(struct file *file)
 	struct address_space *mapping = file->f_mapping;
 	struct inode *inode = mapping->host;
 
-	if (!mapping->a_ops->swap_activate || !inode->i_sb->s_bdev)
+	/*
+	 * On block devices: not NFS or SMB, whose swap_activate has swap
+	 * go through their own I/O. (btrfs has no s_bdev of its own: its
+	 * swap_activate names the device.)
+	 */
+	if (!mapping->a_ops->swap_activate ||
+	    !(inode->i_sb->s_type->fs_flags & FS_REQUIRES_DEV))
 		return -EOPNOTSUPP;
 	return IS_SWAPFILE(inode) ? -EBUSY : 0;
 }
@@ -116,12 +122,15 @@ struct gs_extent_map *gs_chunk_map(struct file *file, u64 nr_pages)
 	map = gs_chunk_from_tree(sis);
 	if (!map)
 		goto deactivate;
+	ret = -EOPNOTSUPP;
+	if (!sis->bdev)		/* the filesystem did not name its device */
+		goto deactivate;
 	/*
 	 * With blocks smaller than a page, a page of the file whose blocks
 	 * do not fill one page of the device is left out, as swapon does.
 	 */
 	ret = -EINVAL;
-	if (!map->nr_pages || !sis->bdev)
+	if (!map->nr_pages)
 		goto deactivate;
 	map->nr_pages = min(map->nr_pages, nr_pages);
 	map->bdev = sis->bdev;

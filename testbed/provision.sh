@@ -89,14 +89,15 @@ if ! gs_use_kvm && ! gs_version_ge "${v:-0}" "$GS_QEMU_MIN" &&
 fi
 
 # dmsetup (dm-flakey/dm-error fault injection) and e2fsprogs (a mounted
-# filesystem) serve the reliability tests; systemd-sysv (/sbin/init) the
+# filesystem) serve the reliability tests, xfsprogs and btrfs-progs the
+# backing files on those filesystems; systemd-sysv (/sbin/init) the
 # boot test (tests/boot.sh), which boots the root with systemd as init;
 # zstd the dictionaries ghostswapctl dict trains; debhelper, dh-dkms and
 # lintian build and check the Debian packages (tests/package.sh, in an
 # overlay of the root).
 guest_pkgs="initramfs-tools linux-image-amd64 linux-headers-amd64 dkms build-essential kmod
 fio stress-ng util-linux udev procps iproute2 python3 busybox cpio sparse dmsetup
-e2fsprogs systemd-sysv zstd debhelper dh-dkms lintian"
+e2fsprogs xfsprogs btrfs-progs systemd-sysv zstd debhelper dh-dkms lintian"
 guest_pkgs=$(echo $guest_pkgs)
 
 if [ ! -f "$GS_ROOT/.gs-provisioned" ]; then

@@ -616,6 +616,77 @@ PY
 	umount $mnt || fail "umount after reset"
 }
 
+# A file on xfs and on btrfs as the backing store: each maps it through
+# its own swap_activate (xfs through iomap, btrfs its own, which wants
+# the file NOCOW: chattr +C while it is empty, as for a swap file there),
+# refuses what it refuses of a swap file, and pages written back to it
+# read back whole.
+t_wb_file_fs() {
+	local disk mnt=/tmp/gs-file f fs n dname w0 w1
+	disk=$(vdisk gsback) || fail "no backing disk"
+	dname=$(basename "$(readlink -f "$disk")")
+	swapoff $DEV 2>/dev/null
+	sysw $SYS/reset 1 ok
+	mkdir -p $mnt
+	# A failure half-way leaves the disk to the next tests all the same.
+	trap "echo 1 >$SYS/reset 2>/dev/null; umount $mnt 2>/dev/null" EXIT
+	for fs in xfs btrfs; do
+		wipefs -qa "$disk"
+		mkfs.$fs -q -f "$disk" >/dev/null && mount "$disk" $mnt ||
+			fail "$fs on $disk"
+		f=$mnt/backing
+		touch $f || fail "$fs: touch"
+		if [ $fs = btrfs ]; then
+			chattr +C $f || fail "btrfs: chattr +C"
+		fi
+		truncate -s 64M $f || fail "$fs: truncate"
+		attach_backing "$f"
+		n=$(dmesg | sed -n "s|.*backing file $f: \([0-9]*\) pages (of 16384) in \([0-9]*\) extents of \(.*\)|\1 pages, \2 extents of \3|p" | tail -n 1)
+		echo "$fs: $n"
+		[ "${n%% *}" = 16384 ] || fail "$fs: mapped ${n:-nothing}"
+		echo x >>$f 2>/dev/null && fail "$fs: a write to the attached file"
+		truncate -s 32M $f 2>/dev/null && fail "$fs: truncate of the attached file"
+		fallocate -p -o 0 -l 1M $f 2>/dev/null && fail "$fs: hole punched in the attached file"
+		cp --reflink=always $f $mnt/clone 2>/dev/null && fail "$fs: the attached file reflinked"
+		rm -f $mnt/clone
+		filefrag -v $f >/tmp/gs-file.before || fail "$fs: filefrag"
+		if [ $fs = xfs ]; then
+			xfs_fsr $f >/dev/null 2>&1
+		else
+			btrfs filesystem defragment -f $f 2>/dev/null &&
+				fail "btrfs: defragment of the attached file"
+		fi
+		filefrag -v $f | diff -q /tmp/gs-file.before - >/dev/null ||
+			fail "$fs: the attached file's blocks moved"
+		umount $mnt 2>/dev/null && fail "$fs: umount under the attached file"
+		w0=$(awk '{ print $7 }' /sys/block/$dname/stat)
+		$PAGES write $DEV 0 t:2000,r:500 >/dev/null || fail "$fs: write"
+		sysw $SYS/writeback all ok
+		[ "$(bdstat count)" = 2500 ] || fail "$fs: $(bdstat count) pages written back, not 2500"
+		w1=$(awk '{ print $7 }' /sys/block/$dname/stat)
+		echo "$fs: $(((w1 - w0) / 8)) pages written to $dname"
+		[ $(((w1 - w0) / 8)) -ge 2500 ] || fail "$fs: the disk saw $(((w1 - w0) / 8)) pages"
+		$PAGES verify $DEV 0 t:2000,r:500 || fail "$fs: verify"
+		[ "$(bdstat werr)" = 0 ] && [ "$(bdstat rerr)" = 0 ] &&
+			[ "$(bdstat sumerr)" = 0 ] || fail "$fs: backing I/O errors"
+		gs_check
+		sysw $SYS/reset 1 ok
+		# The filesystem's again.
+		truncate -s 0 $f || fail "$fs: truncate after reset"
+		rm -f $f
+		# A file ghostswapctl creates is made NOCOW while empty where
+		# that matters (btrfs), so the module maps it too.
+		$CTL setup --no-swapon --size 1G --backing-dev $mnt/ctl.img \
+			--backing-size 16M >/dev/null || fail "$fs: ghostswapctl setup with a file"
+		[ "$(cat $SYS/backing_dev)" = $mnt/ctl.img ] ||
+			fail "$fs: backing_dev $(cat $SYS/backing_dev), not the file"
+		lsattr $mnt/ctl.img
+		$CTL reset >/dev/null || fail "$fs: ghostswapctl reset"
+		rm -f $mnt/ctl.img
+		umount $mnt || fail "$fs: umount after reset"
+	done
+}
+
 # Writeback racing raw I/O: fio writes, reads and trims with verification
 # while writeback, idle marking and backing compaction run in a loop.
 t_wb_race() {
