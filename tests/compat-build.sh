@@ -57,7 +57,7 @@ GS_COMPAT=$GS_CACHE/compat
 sparse_paths="/usr/bin/sparse /opt/gs-sparse/usr/bin/sparse /opt/gs-sparse-sid/usr/bin/sparse"
 GS_SECURITY_MIRROR=${GHOSTSWAP_SECURITY_MIRROR:-http://deb.debian.org/debian-security}
 logs=${GS_LOGDIR:-$GS_COMPAT/logs}
-mkdir -p "$logs"
+mkdir -p "$GS_COMPAT" "$logs"
 exec 9>"$GS_COMPAT/.lock"
 flock 9
 
