@@ -62,6 +62,7 @@ struct gs_backing *gs_backing_create(const struct gs_backing_ops *ops,
 	bk->ops = ops;
 	bk->priv = priv;
 	bk->nr_slots = nr_slots;
+	bk->limit = nr_slots;
 	xa_init(&bk->clusters);
 	mutex_init(&bk->alloc_lock);
 	INIT_DELAYED_WORK(&bk->discard_work, gs_backing_discard_work);
@@ -78,11 +79,12 @@ void gs_backing_destroy(struct gs_backing *bk)
 	cancel_delayed_work_sync(&bk->discard_work);
 	/* Slots still in use are a bug of the caller: do not leak them. */
 	WARN_ON(bk->used);
+	/* First: it stops what may still look at the slots (gs_chunks.c). */
+	if (bk->ops->release)
+		bk->ops->release(bk);
 	xa_for_each(&bk->clusters, ci, bc)
 		kmem_cache_free(gs_bk_cluster_cache, bc);
 	xa_destroy(&bk->clusters);
-	if (bk->ops->release)
-		bk->ops->release(bk);
 	kfree(bk->path);
 	kfree(bk);
 }
@@ -96,7 +98,7 @@ static int __gs_backing_alloc(struct gs_backing *bk, const u64 *owners,
 			      unsigned int nr, u64 *first, u64 below, bool low,
 			      bool at, gfp_t gfp)
 {
-	u64 end = min(bk->nr_slots, below), pos, start, base;
+	u64 end = min(READ_ONCE(bk->limit), below), pos, start, base;
 	struct gs_bk_cluster *bc, *new = NULL;
 	bool wrapped = false;
 	unsigned int i, cap;
@@ -197,6 +199,8 @@ int gs_backing_alloc(struct gs_backing *bk, const u64 *owners,
 	got = __gs_backing_alloc(bk, owners, nr, first, below, low, false,
 				 GFP_NOIO);
 	mutex_unlock(&bk->alloc_lock);
+	if (bk->ops->short_of_slots)
+		bk->ops->short_of_slots(bk);
 	return got;
 }
 
@@ -521,7 +525,32 @@ u64 gs_backing_last_used(struct gs_backing *bk)
 bool gs_backing_full(struct gs_backing *bk)
 {
 	/* A hint read without the lock: the allocator decides under it. */
-	return data_race(READ_ONCE(bk->used)) >= bk->nr_slots;
+	if (data_race(READ_ONCE(bk->used)) < READ_ONCE(bk->limit))
+		return false;
+	if (bk->ops->short_of_slots)
+		bk->ops->short_of_slots(bk);
+	return true;
+}
+
+void gs_backing_set_limit(struct gs_backing *bk, u64 limit)
+{
+	mutex_lock(&bk->alloc_lock);
+	WRITE_ONCE(bk->limit, min(limit, bk->nr_slots));
+	mutex_unlock(&bk->alloc_lock);
+}
+
+bool gs_backing_lower_limit(struct gs_backing *bk, u64 limit)
+{
+	u64 last;
+	bool ok;
+
+	mutex_lock(&bk->alloc_lock);
+	last = gs_backing_last_used(bk);
+	ok = last == U64_MAX || last < limit;
+	if (ok)
+		WRITE_ONCE(bk->limit, min(limit, bk->limit));
+	mutex_unlock(&bk->alloc_lock);
+	return ok;
 }
 
 u64 gs_backing_used(struct gs_backing *bk)

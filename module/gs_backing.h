@@ -83,6 +83,12 @@ struct gs_backing_ops {
 	int (*discard)(struct gs_backing *bk, u64 slot, u64 nr);
 	/* Optional: can ->discard do anything on this device? */
 	bool (*can_discard)(struct gs_backing *bk);
+	/*
+	 * Optional: the slots below the limit run short (an allocation
+	 * took some, or found none): the store may add more and raise the
+	 * limit (gs_backing_set_limit()). Any context; must not wait.
+	 */
+	void (*short_of_slots)(struct gs_backing *bk);
 	void (*release)(struct gs_backing *bk);
 };
 
@@ -110,6 +116,11 @@ struct gs_backing {
 	/* Serialises allocation (and so the reuse of freed slots). */
 	struct mutex alloc_lock;
 	u64 cursor;			/* next-fit allocation, alloc_lock */
+	/*
+	 * Slots are handed out below it only: nr_slots, or what a store
+	 * that grows has in place (gs_chunks.c). Written under alloc_lock.
+	 */
+	u64 limit;
 	u64 used;			/* slots owned */
 	/*
 	 * Every slot in use is below it (it may be above the last one):
@@ -133,7 +144,7 @@ struct gs_backing {
 	/* Bios to a block device (gs_extent.c). */
 	char *path;			/* as written to backing_dev */
 	struct bio_set bio_set;
-	size_t map_bytes;		/* its extent map (gs_extent.h) */
+	size_t map_bytes;		/* its extent maps (gs_extent.h) */
 };
 
 int gs_backing_init(void);
@@ -145,8 +156,6 @@ size_t gs_bk_cluster_bytes(void);
 /* A backing store of @nr_slots slots that moves pages through @ops. */
 struct gs_backing *gs_backing_create(const struct gs_backing_ops *ops,
 				     void *priv, u64 nr_slots);
-/* The end of a bio whose bi_private is a struct gs_bk_io (gs_extent.c). */
-void gs_backing_end_io(struct bio *bio);
 /* Every slot must be free. Calls ops->release. */
 void gs_backing_destroy(struct gs_backing *bk);
 
@@ -160,6 +169,14 @@ void gs_backing_destroy(struct gs_backing *bk);
  */
 int gs_backing_alloc(struct gs_backing *bk, const u64 *owners,
 		     unsigned int nr, u64 *first, u64 below, bool low);
+/* Hand out slots below @limit (at most nr_slots) from now on. */
+void gs_backing_set_limit(struct gs_backing *bk, u64 limit);
+/*
+ * Lower the limit to @limit if no slot at or above it is in use (or
+ * waits for its discard): true if it was lowered, and then no slot there
+ * is handed out again until the limit is raised. May sleep.
+ */
+bool gs_backing_lower_limit(struct gs_backing *bk, u64 limit);
 /*
  * The same for ghost slots that follow each other (@owners[0]..): the
  * backing slots of the same numbers if they are free, so that a run of

@@ -17,7 +17,9 @@
 #include <linux/err.h>
 #include <linux/file.h>
 #include <linux/overflow.h>
+#include <linux/rcupdate.h>
 #include <linux/slab.h>
+#include <linux/wait_bit.h>
 
 #include "gs_backing.h"
 #include "gs_compat.h"
@@ -58,12 +60,87 @@ sector_t gs_extent_sector(const struct gs_extent_map *map, u64 page,
 	return map->ext[lo].sector + (page << (PAGE_SHIFT - SECTOR_SHIFT));
 }
 
-void gs_backing_end_io(struct bio *bio)
+/*
+ * The map that holds slot @slot of @ex and, in *@page, the slot's page
+ * in it; NULL if there is none, or the page is past its end (a bug of
+ * the caller: only slots handed out are read or written). Under
+ * rcu_read_lock(), where maps are removed (ex->dynamic).
+ */
+static struct gs_extent_map *gs_extents_find(struct gs_extents *ex,
+					     u64 slot, u64 *page)
 {
-	struct gs_bk_io *io = bio->bi_private;
+	struct gs_extent_map *map;
 
+	map = xa_load(&ex->maps, slot >> ex->shift);
+	*page = slot & (BIT_ULL(ex->shift) - 1);
+	if (WARN_ON_ONCE(!map || *page >= map->nr_pages))
+		return NULL;
+	return map;
+}
+
+/* The last I/O that counted itself in @map is done: wake its remover. */
+static void gs_extent_map_put(struct gs_extent_map *map)
+{
+	if (map && atomic_dec_and_test(&map->inflight))
+		wake_up_var(&map->inflight);
+}
+
+struct gs_extent_map *gs_extents_remove(struct gs_extents *ex,
+					unsigned long i)
+{
+	struct gs_extent_map *map = xa_erase(&ex->maps, i);
+
+	/* Every lookup that found it has counted itself in by now. */
+	synchronize_rcu();
+	wait_var_event(&map->inflight, !atomic_read(&map->inflight));
+	return map;
+}
+
+void gs_extents_unmap_all(struct gs_extents *ex)
+{
+	struct gs_extent_map *map, *gone = NULL;
+	unsigned long i;
+
+	/* All out of sight first, so that one grace period does for all. */
+	xa_for_each(&ex->maps, i, map) {
+		xa_erase(&ex->maps, i);
+		map->next = gone;
+		gone = map;
+	}
+	xa_destroy(&ex->maps);
+	synchronize_rcu();
+	while (gone) {
+		map = gone;
+		gone = map->next;
+		wait_var_event(&map->inflight, !atomic_read(&map->inflight));
+		map->unmap(map);
+	}
+}
+
+/*
+ * A bio of ours (the bio set's front pad): on a store whose maps come
+ * and go, the maps its I/O counted itself in, let go at its end.
+ */
+struct gs_extent_bio {
+	struct gs_extent_map *maps[GS_EXTENT_IO_MAPS];
+	struct bio bio;
+};
+
+#define GS_EXTENT_BIO_PAD	offsetof(struct gs_extent_bio, bio)
+
+static void gs_extent_end_io(struct bio *bio)
+{
+	struct gs_extent_bio *eb = container_of(bio, struct gs_extent_bio,
+						bio);
+	struct gs_extent_map *maps[GS_EXTENT_IO_MAPS];
+	struct gs_bk_io *io = bio->bi_private;
+	unsigned int i;
+
+	memcpy(maps, eb->maps, sizeof(maps));
 	io->err = blk_status_to_errno(bio->bi_status);
 	bio_put(bio);
+	for (i = 0; i < GS_EXTENT_IO_MAPS; i++)
+		gs_extent_map_put(maps[i]);
 	if (io->end)
 		io->end(io);
 	else
@@ -80,6 +157,41 @@ static struct page *gs_extent_page(void *const *bufs,
 }
 
 /*
+ * The maps of slots @slot..@slot + @nr - 1 (at most GS_EXTENT_IO_MAPS,
+ * consecutive) in @maps, the first one's index in *@first; where maps
+ * come and go, each counted in (in flight) under RCU, so that it stays
+ * until the I/O ends. 0, or -EIO if a slot has no map.
+ */
+static int gs_extent_maps_get(struct gs_extents *ex, u64 slot,
+			      unsigned int nr, struct gs_extent_map **maps,
+			      unsigned long *first)
+{
+	struct gs_extent_map *map;
+	unsigned int i, k = 0, n;
+	int ret = 0;
+	u64 page;
+
+	*first = slot >> ex->shift;
+	rcu_read_lock();
+	for (i = 0; i < nr; i += n) {
+		map = gs_extents_find(ex, slot + i, &page);
+		if (!map || WARN_ON_ONCE(k == GS_EXTENT_IO_MAPS)) {
+			ret = -EIO;
+			break;
+		}
+		if (ex->dynamic)
+			atomic_inc(&map->inflight);
+		maps[k++] = map;
+		n = min_t(u64, map->nr_pages - page, nr - i);
+	}
+	rcu_read_unlock();
+	if (ret && ex->dynamic)
+		while (k)
+			gs_extent_map_put(maps[--k]);
+	return ret;
+}
+
+/*
  * Pages @bufs (or @pages) to or from backing slots @slot..: one bio per
  * extent the run crosses (one, nearly always), each chained to the
  * first, whose end ends @io. With @nowait (a submit path: a bio it
@@ -93,17 +205,26 @@ static int gs_extent_io(struct gs_backing *bk, blk_opf_t opf, u64 slot,
 			unsigned int nr, struct gs_bk_io *io, bool nowait)
 {
 	gfp_t gfp = nowait ? GFP_NOWAIT | __GFP_NOWARN : GFP_NOIO;
+	struct gs_extent_map *maps[GS_EXTENT_IO_MAPS] = { NULL };
 	struct bio *parent = NULL, *bio, *held = NULL;
-	struct gs_extent_map *map = bk->priv;
+	struct gs_extents *ex = bk->priv;
+	struct gs_extent_bio *eb;
+	struct gs_extent_map *map;
+	unsigned long first;
 	unsigned int i, k, n;
 	sector_t sector;
-	u64 run;
+	u64 page, run;
+	int ret;
 
-	if (WARN_ON_ONCE(!nr || nr > BIO_MAX_VECS ||
-			 slot + nr > map->nr_pages))
+	if (WARN_ON_ONCE(!nr || nr > BIO_MAX_VECS))
 		return -EINVAL;
+	ret = gs_extent_maps_get(ex, slot, nr, maps, &first);
+	if (ret)
+		return ret;
 	for (i = 0; i < nr; i += n) {
-		sector = gs_extent_sector(map, slot + i, &run);
+		map = maps[((slot + i) >> ex->shift) - first];
+		page = (slot + i) & (BIT_ULL(ex->shift) - 1);
+		sector = gs_extent_sector(map, page, &run);
 		n = min_t(u64, run, nr - i);
 		bio = bio_alloc_bioset(map->bdev, n, opf, gfp, &bk->bio_set);
 		if (!bio)
@@ -130,8 +251,13 @@ static int gs_extent_io(struct gs_backing *bk, blk_opf_t opf, u64 slot,
 		bio->bi_next = NULL;
 		submit_bio(bio);
 	}
+	eb = container_of(parent, struct gs_extent_bio, bio);
+	if (ex->dynamic)
+		memcpy(eb->maps, maps, sizeof(maps));
+	else
+		memset(eb->maps, 0, sizeof(eb->maps));
 	parent->bi_private = io;
-	parent->bi_end_io = gs_backing_end_io;
+	parent->bi_end_io = gs_extent_end_io;
 	submit_bio(parent);
 	return 0;
 
@@ -144,6 +270,9 @@ undo:
 	}
 	if (parent)
 		bio_put(parent);
+	if (ex->dynamic)
+		for (k = 0; k < GS_EXTENT_IO_MAPS; k++)
+			gs_extent_map_put(maps[k]);
 	return -EAGAIN;
 }
 
@@ -206,15 +335,17 @@ static int gs_extent_submit(struct gs_backing *bk, bool write, u64 slot,
 /* Discards the blocks under the slots (for a file, as swap does). */
 static int gs_extent_discard(struct gs_backing *bk, u64 slot, u64 nr)
 {
-	struct gs_extent_map *map = bk->priv;
+	struct gs_extents *ex = bk->priv;
+	struct gs_extent_map *map;
 	sector_t sector;
-	u64 run;
+	u64 page, run;
 	int ret;
 
-	if (slot + nr > map->nr_pages)
-		return -EINVAL;
 	while (nr) {
-		sector = gs_extent_sector(map, slot, &run);
+		map = gs_extents_find(ex, slot, &page);
+		if (!map)
+			return -EINVAL;
+		sector = gs_extent_sector(map, page, &run);
 		run = min(run, nr);
 		ret = blkdev_issue_discard(map->bdev, sector,
 					   run << (PAGE_SHIFT - SECTOR_SHIFT),
@@ -229,17 +360,25 @@ static int gs_extent_discard(struct gs_backing *bk, u64 slot, u64 nr)
 
 static bool gs_extent_can_discard(struct gs_backing *bk)
 {
-	struct gs_extent_map *map = bk->priv;
+	struct gs_extents *ex = bk->priv;
 
-	return bdev_max_discard_sectors(map->bdev);
+	return bdev_max_discard_sectors(ex->bdev);
 }
 
 static void gs_extent_release(struct gs_backing *bk)
 {
-	struct gs_extent_map *map = bk->priv;
+	struct gs_extents *ex = bk->priv;
 
 	bioset_exit(&bk->bio_set);
-	map->unmap(map);
+	ex->release(ex);
+}
+
+static void gs_extent_short_of_slots(struct gs_backing *bk)
+{
+	struct gs_extents *ex = bk->priv;
+
+	if (ex->short_of_slots)
+		ex->short_of_slots(ex);
 }
 
 static const struct gs_backing_ops gs_extent_ops = {
@@ -250,33 +389,68 @@ static const struct gs_backing_ops gs_extent_ops = {
 	.submit = gs_extent_submit,
 	.discard = gs_extent_discard,
 	.can_discard = gs_extent_can_discard,
+	.short_of_slots = gs_extent_short_of_slots,
 	.release = gs_extent_release,
 };
 
-struct gs_backing *gs_extent_backing(struct gs_extent_map *map)
+struct gs_backing *gs_extents_backing(struct gs_extents *ex, u64 nr_slots)
 {
+	struct gs_extent_map *map;
 	struct gs_backing *bk;
+	unsigned long i;
+	size_t bytes = 0;
 	int ret;
 
 	ret = -EINVAL;
-	if (bdev_logical_block_size(map->bdev) > PAGE_SIZE)
-		goto out_unmap;
-	bk = gs_backing_create(&gs_extent_ops, map, map->nr_pages);
+	if (bdev_logical_block_size(ex->bdev) > PAGE_SIZE)
+		goto out_release;
+	bk = gs_backing_create(&gs_extent_ops, ex, nr_slots);
 	if (IS_ERR(bk)) {
 		ret = PTR_ERR(bk);
-		goto out_unmap;
+		goto out_release;
 	}
-	ret = bioset_init(&bk->bio_set, 4, 0, BIOSET_NEED_BVECS);
+	ret = bioset_init(&bk->bio_set, 4, GS_EXTENT_BIO_PAD, BIOSET_NEED_BVECS);
 	if (ret) {
 		kfree(bk);
-		goto out_unmap;
+		goto out_release;
 	}
-	bk->map_bytes = gs_extent_map_bytes(map);
+	xa_for_each(&ex->maps, i, map)
+		bytes += gs_extent_map_bytes(map);
+	bk->map_bytes = sizeof(*ex) + bytes;
 	return bk;
 
-out_unmap:
-	map->unmap(map);
+out_release:
+	ex->release(ex);
 	return ERR_PTR(ret);
+}
+
+static void gs_extents_one_release(struct gs_extents *ex)
+{
+	gs_extents_unmap_all(ex);
+	kfree(ex);
+}
+
+struct gs_backing *gs_extent_backing(struct gs_extent_map *map)
+{
+	struct gs_extents *ex;
+	int ret;
+
+	ex = kzalloc_obj(*ex);
+	if (!ex) {
+		map->unmap(map);
+		return ERR_PTR(-ENOMEM);
+	}
+	ex->shift = 63;		/* every slot in map 0 */
+	ex->bdev = map->bdev;
+	ex->release = gs_extents_one_release;
+	xa_init(&ex->maps);
+	ret = xa_err(xa_store(&ex->maps, 0, map, GFP_KERNEL));
+	if (ret) {
+		kfree(ex);
+		map->unmap(map);
+		return ERR_PTR(ret);
+	}
+	return gs_extents_backing(ex, map->nr_pages);
 }
 
 /* ------------------------------------------ a block device of its own */
