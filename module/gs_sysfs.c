@@ -24,6 +24,7 @@
 #include <linux/workqueue.h>
 #include "gs_backing.h"
 #include "gs_chunk.h"
+#include "gs_chunks.h"
 #include "gs_comp.h"
 #include "gs_dev.h"
 #include "gs_extent.h"
@@ -384,6 +385,8 @@ static int gs_do_set_backing(struct gs_dev *d, const void *arg)
 	bk = gs_backing_open(path, d);
 	if (bk == ERR_PTR(-ENOTBLK))
 		bk = gs_chunk_backing_open(path);	/* a regular file */
+	if (bk == ERR_PTR(-ENOTBLK))
+		bk = gs_chunks_open(path);		/* a directory */
 	if (IS_ERR(bk)) {
 		pr_err("backing_dev: cannot use %s: %ld\n", path, PTR_ERR(bk));
 		return PTR_ERR(bk);
@@ -854,7 +857,7 @@ static ssize_t bd_stat_show(struct device *dev, struct device_attribute *attr,
 	if (bk) {
 		used = gs_backing_used(bk);
 		meta = atomic_long_read(&bk->meta_bytes);
-		map = bk->map_bytes;
+		map = READ_ONCE(bk->map_bytes);	/* a chunk store moves it */
 	}
 	return sysfs_emit(buf,
 			  "%8llu %8ld %8ld %8llu %8llu %8ld %8ld %8ld %8ld %8ld %8ld %8ld %8ld\n",
