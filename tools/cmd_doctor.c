@@ -222,12 +222,19 @@ static void check_backing(void)
 		report("ok", "backing device: none (no writeback tier in use)");
 		return;
 	}
-	if (stat(dev, &st) || (!S_ISBLK(st.st_mode) && !S_ISREG(st.st_mode))) {
-		report("FAIL", "backing device: %s is gone or neither a block device nor a file", dev);
+	if (stat(dev, &st) || (!S_ISBLK(st.st_mode) && !S_ISREG(st.st_mode) &&
+			       !S_ISDIR(st.st_mode))) {
+		report("FAIL", "backing device: %s is gone or neither a block device, a file nor a directory", dev);
 		return;
 	}
-	/* Which path the pages take: a file mapped by the module, a loop device, a disk. */
-	if (S_ISREG(st.st_mode))
+	/*
+	 * Which path the pages take: chunk files or a file mapped by the
+	 * module, a loop device, a disk.
+	 */
+	if (S_ISDIR(st.st_mode))
+		bfmt(how, sizeof(how), "%s (a directory of chunk files the module adds and maps: block I/O on its filesystem's disk)",
+		     dev);
+	else if (S_ISREG(st.st_mode))
 		bfmt(how, sizeof(how), "%s (a file the module maps: block I/O on its filesystem's disk)",
 		     dev);
 	else if (!strncmp(dev, "/dev/loop", 9))

@@ -149,7 +149,8 @@ static int zswap_mode(struct settings *s)
 }
 
 /*
- * The backing device: a block device as it is; a regular file (or a
+ * The backing device: a block device as it is; a directory as it is,
+ * for the module to keep chunk files in; a regular file (or a
  * path to create one at backing_size) as it is, for the module to map
  * (on a loop device of its own if its filesystem cannot be mapped), or
  * with backing_discard (a sparse file) on a loop device of its own
@@ -164,10 +165,22 @@ static int set_backing(const struct settings *s)
 	bool map = false;
 	struct stat st;
 
+	if (strcmp(dev, "none") && !stat(dev, &st) && S_ISDIR(st.st_mode)) {
+		/* A directory: the module adds chunk files as it needs. */
+		if (s->has_backing_size)
+			return fail(RC_USAGE, "backing_dev %s is a directory: it grows by chunk files as writeback needs, backing_size does not apply",
+				    dev);
+		if (!read_attr("backing_dev", cur, sizeof(cur)) &&
+		    !strcmp(cur, dev))
+			return RC_OK;
+		if (!no_backing())
+			rc = write_attr_retrying("backing_dev", "none");
+		return rc ? rc : write_attr_retrying("backing_dev", dev);
+	}
 	if (strcmp(dev, "none") && strncmp(dev, "/dev/", 5) &&
 	    !is_block_device(dev)) {
 		if (!stat(dev, &st) && !S_ISREG(st.st_mode))
-			return fail(RC_USAGE, "backing_dev %s: neither a block device nor a regular file",
+			return fail(RC_USAGE, "backing_dev %s: neither a block device, a regular file nor a directory",
 				    dev);
 		if (!read_attr("backing_dev", cur, sizeof(cur)) &&
 		    ((!s->backing_discard && !strcmp(cur, dev)) ||

@@ -65,7 +65,7 @@ static int open_backing_file(const char *path, uint64_t size, bool sparse)
 	if (fd >= 0) {
 		if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
 			close(fd);
-			return -fail(RC_USAGE, "backing_dev %s: neither a block device nor a regular file",
+			return -fail(RC_USAGE, "backing_dev %s: neither a block device, a regular file nor a directory",
 				     path);
 		}
 		return fd;

@@ -235,7 +235,7 @@ int write_failed(const char *attr, const char *val, int err)
 		return fail(RC_FAIL, "%s: the module refused '%s' (invalid argument)",
 			    attr, val);
 	case -ENOTBLK:
-		return fail(RC_FAIL, "'%s' is neither a block device nor a regular file", val);
+		return fail(RC_FAIL, "'%s' is neither a block device, a regular file nor a directory", val);
 	case -EOPNOTSUPP:
 		if (!strcmp(attr, "backing_dev"))
 			return fail(RC_FAIL, "'%s': its filesystem cannot map it as it maps a swap file (no block device under it, as NFS or tmpfs, or no swap support); with backing_discard on it goes on a loop device instead",

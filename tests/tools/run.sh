@@ -664,10 +664,15 @@ expect "setup: EBUSY from comp_algorithm" 4 "device is in use"
 ctl_fault backing_dev=EBUSY setup --backing-dev /dev/vdb
 expect "setup: EBUSY from backing_dev" 4 "cannot set backing device '/dev/vdb': busy"
 ctl_fault backing_dev=ENOTBLK setup --backing-dev /dev/null
-expect "setup: backing device not a block device" 1 "'/dev/null' is neither a block device nor a regular file"
-ctl setup --backing-dev /tmp
-expect "setup: backing device a directory: usage error" 2 "backing_dev /tmp: neither a block device nor a regular file"
-same "setup: backing device a directory: nothing written" "$(grep -c write <<<"$tr")" 0
+expect "setup: backing device not a block device" 1 "'/dev/null' is neither a block device, a regular file nor a directory"
+ctl setup --backing-dev /tmp --backing-size 1G
+expect "setup: a backing directory with backing_size: usage error" 2 "backing_dev /tmp is a directory: it grows by chunk files as writeback needs, backing_size does not apply"
+same "setup: a backing directory with backing_size: nothing written" "$(grep -c write <<<"$tr")" 0
+mkfake "$F"
+ctl setup --no-swapon --backing-dev /tmp
+same "setup: a backing directory: written as it is, for the module's chunk files" "$rc
+$(grep -E 'attach|mapped|backing_dev' <<<"$tr")" "0
+write block/ghostswap/backing_dev /tmp"
 mkfake "$F"
 ctl setup --no-swapon --backing-dev "$tmp/backing.img" --backing-size "ram / 2"
 expect "setup: --backing-size as an expression needs MemTotal" 2 "ram is unknown"
@@ -1188,7 +1193,7 @@ FAIL  dkms: no ghostswap build installed for kernel $(uname -r): 'dkms autoinsta
 warn  module: version 0.0.9 loaded, tools $ver: reload the module ('ghostswapctl reset; rmmod ghostswap; modprobe ghostswap') or install matching tools
 warn  swap: /dev/zram0 has priority 100, not below /dev/ghostswap's 100: the kernel uses it first ('priority =' above 100)
 warn  swap: /swap file has priority 150, not below /dev/ghostswap's 100: the kernel uses it first ('priority =' above 150)
-FAIL  backing device: /dev/null is gone or neither a block device nor a file
+FAIL  backing device: /dev/null is gone or neither a block device, a file nor a directory
 warn  udev: no 60-ghostswap.rules in /etc, /run, /usr/lib or /lib udev/rules.d: the device appearing does not start ghostswap.service ('make install' puts it there)
 warn  systemd: ghostswap.service is disabled: 'systemctl enable ghostswap.service' to set the device up at boot (or the udev rule with modules-load.d)
 FAIL  systemd: ghostswap.service failed: ghostswapctl: /etc/ghostswap.conf:1: bad size; fix it, then 'systemctl restart ghostswap.service'
