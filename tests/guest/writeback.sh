@@ -31,7 +31,11 @@ t_wb_setup() {
 	rm -f /dev/shm/gs-file
 	dmesg | grep "cannot be mapped once" | tail -n 1
 	sysw $SYS/backing_dev /dev/null "Block device required"
-	sysw $SYS/backing_dev /tmp "Block device required"
+	# A directory on tmpfs: no chunk file there can be mapped either.
+	mkdir -p /dev/shm/gs-dir || fail "directory on tmpfs"
+	sysw $SYS/backing_dev /dev/shm/gs-dir "Operation not supported"
+	[ -z "$(ls -A /dev/shm/gs-dir)" ] || fail "something left in /dev/shm/gs-dir"
+	rmdir /dev/shm/gs-dir
 	sysw $SYS/backing_dev "" "Invalid argument"
 	sysw $SYS/backing_dev $DEV "Invalid argument"
 	dmesg | grep "is ghostswap itself" | tail -n 1
@@ -616,6 +620,19 @@ PY
 	umount $mnt || fail "umount after reset"
 }
 
+# wb_until N ROUNDS: writeback all, a round every half second, until N
+# pages are on the backing device (a store that grows takes what fits,
+# the rest on later rounds); prints the rounds taken.
+wb_until() {
+	local i
+	for i in $(seq "$2"); do
+		echo all >$SYS/writeback 2>/dev/null
+		[ "$(bdstat count)" = "$1" ] && break
+		sleep 0.5
+	done
+	echo "$i"
+}
+
 # A file on xfs and on btrfs as the backing store: each maps it through
 # its own swap_activate (xfs through iomap, btrfs its own, which wants
 # the file NOCOW: chattr +C while it is empty, as for a swap file there),
@@ -683,8 +700,132 @@ t_wb_file_fs() {
 		lsattr $mnt/ctl.img
 		$CTL reset >/dev/null || fail "$fs: ghostswapctl reset"
 		rm -f $mnt/ctl.img
+		# A directory of chunk files there (on btrfs NOCOW, which its
+		# chunks inherit).
+		mkdir $mnt/chunks
+		if [ $fs = btrfs ]; then
+			chattr +C $mnt/chunks || fail "btrfs: chattr +C on the directory"
+		fi
+		$CTL setup --no-swapon --size 1G --backing-dev $mnt/chunks >/dev/null ||
+			fail "$fs: ghostswapctl setup with a directory"
+		$PAGES write $DEV 0 t:20000 >/dev/null || fail "$fs: write"
+		n=$(wb_until 20000 20)
+		echo "$fs: $(bdstat count) pages written back to chunk files after $n rounds"
+		[ "$(bdstat count)" = 20000 ] || fail "$fs: $(bdstat count) pages written back to chunk files"
+		$PAGES verify $DEV 0 t:20000 || fail "$fs: verify from chunk files"
+		gs_check
+		$CTL reset >/dev/null || fail "$fs: ghostswapctl reset"
+		rmdir $mnt/chunks || fail "$fs: chunk files left in the directory"
 		umount $mnt || fail "$fs: umount after reset"
 	done
+}
+
+# A directory as the backing store: chunk files (64 MiB, unnamed) are
+# added as writeback needs them, one spare ahead, and released when
+# what they held is gone, so the filesystem gets its blocks back.
+fs_used_kib() { df --output=used -k "$1" | tail -n 1 | tr -d ' '; }
+
+# chunks_gone MNT BASE [KIB]: wait up to 15 s for the chunks to be
+# released, down to KIB (default: under 1 MiB) above BASE; prints the
+# KiB taken.
+chunks_gone() {
+	local used i
+	for i in $(seq 30); do
+		used=$(($(fs_used_kib "$1") - $2))
+		[ "$used" -le "${3:-1023}" ] && break
+		sleep 0.5
+	done
+	echo "$used"
+}
+
+t_wb_chunks() {
+	local disk mnt=/tmp/gs-chunks base used n i
+	disk=$(vdisk gsback) || fail "no backing disk"
+	swapoff $DEV 2>/dev/null
+	sysw $SYS/reset 1 ok
+	mkfs.ext4 -q -F "$disk" && mkdir -p $mnt && mount "$disk" $mnt ||
+		fail "ext4 on $disk"
+	trap "echo 1 >$SYS/reset 2>/dev/null; umount $mnt 2>/dev/null" EXIT
+	mkdir $mnt/chunks
+	base=$(fs_used_kib $mnt)
+	# The first chunk is added at once, kept 5 s if nothing comes.
+	attach_backing $mnt/chunks
+	used=$(($(fs_used_kib $mnt) - base))
+	dmesg | grep "backing directory $mnt/chunks" | tail -n 1
+	echo "attached: $used KiB taken"
+	[ "$used" -ge $((64 << 10)) ] && [ "$used" -lt $((128 << 10)) ] ||
+		fail "attached with $used KiB taken, not one chunk"
+	$CTL doctor | grep "backing device: $mnt/chunks (a directory of chunk files" ||
+		fail "doctor does not name the directory"
+	# 40000 pages: three chunks' worth with a spare, added as writeback
+	# runs short (it takes what fits, the rest on the next rounds).
+	$PAGES write $DEV 0 t:40000 >/dev/null || fail write
+	i=$(wb_until 40000 60)
+	n=$(bdstat count)
+	used=$(($(fs_used_kib $mnt) - base))
+	echo "written back: $n pages after $i rounds; $used KiB taken"
+	[ "$n" = 40000 ] || fail "only $n pages written back"
+	[ "$used" -ge $((3 * 64 << 10)) ] && [ "$used" -le $((4 * 64 << 10 + 4096)) ] ||
+		fail "$used KiB taken for 40000 pages: not 3 chunks and a spare"
+	$PAGES verify $DEV 0 t:40000 || fail verify
+	gs_check
+	# Freed: every chunk goes, the spare too.
+	blkdiscard $DEV || fail blkdiscard
+	used=$(chunks_gone $mnt "$base")
+	echo "after a discard of everything: $used KiB taken"
+	[ "$used" -lt 1024 ] || fail "$used KiB still taken"
+
+	# Frozen: no chunk is added (nor waited for); the pages stay in
+	# memory, and go once the filesystem thaws.
+	fsfreeze -f $mnt || fail fsfreeze
+	$PAGES write $DEV 0 t:20000 >/dev/null || fail "write while frozen"
+	echo all >$SYS/writeback 2>/dev/null
+	n=$(bdstat count)
+	echo "frozen: $n pages written back"
+	fsfreeze -u $mnt || fail "fsfreeze -u"
+	i=$(wb_until 20000 40)
+	echo "thawed: $(bdstat count) pages written back after $i rounds"
+	[ "$(bdstat count)" = 20000 ] || fail "after the thaw: $(bdstat count) pages written back"
+	$PAGES verify $DEV 0 t:20000 || fail "verify after the thaw"
+	blkdiscard $DEV || fail blkdiscard
+	used=$(chunks_gone $mnt "$base")
+	[ "$used" -lt 1024 ] || fail "$used KiB still taken after the thaw"
+
+	# Full: what fits is written back, the rest stays in memory; no
+	# error reaches the device.
+	fallocate -l $(($(df --output=avail -k $mnt | tail -n 1) - (100 << 10)))K $mnt/filler ||
+		fail "filling $mnt"
+	$PAGES write $DEV 0 t:40000 >/dev/null || fail "write, the filesystem full"
+	i=$(wb_until 40000 10)
+	n=$(bdstat count)
+	echo "full: $n pages written back after $i rounds; $(dmesg | grep 'cannot add a chunk' | tail -n 1)"
+	[ "$n" -ge 16384 ] && [ "$n" -lt 40000 ] || fail "full: $n pages written back"
+	[ "$(bdstat werr)" = 0 ] || fail "write errors: $(cat $SYS/bd_stat)"
+	$PAGES verify $DEV 0 t:40000 || fail "verify, the filesystem full"
+	gs_check
+	blkdiscard $DEV || fail blkdiscard
+	rm $mnt/filler
+
+	# zswap in front, in mode zswap: every page verified.
+	sysw $SYS/reset 1 ok
+	sysw $SYS/backing_dev $mnt/chunks ok
+	sysw $SYS/writeback_direct all ok
+	sysw $SYS/disksize 1T ok
+	mkswap $DEV >/dev/null && swapon $DEV || fail swapon
+	zswap_gsverify 96 37 || fail "gsverify with zswap in front"
+	cat $SYS/bd_stat
+	[ "$(bdstat writes)" -gt 1000 ] || fail "little reached the chunks: $(bdstat writes) pages written"
+	[ "$(bdstat werr)" = 0 ] && [ "$(bdstat rerr)" = 0 ] &&
+		[ "$(bdstat sumerr)" = 0 ] || fail "backing I/O errors"
+	swapoff $DEV || fail swapoff
+	gs_check
+	# Swap's header (page 0) stays, and so one chunk.
+	used=$(chunks_gone $mnt "$base" $((65 << 10)))
+	echo "after the workload: $used KiB taken"
+	[ "$used" -le $((65 << 10)) ] || fail "$used KiB still taken after the workload"
+	sysw $SYS/reset 1 ok
+	[ "$(cat $SYS/backing_dev)" = none ] || fail "reset keeps the directory"
+	umount $mnt || fail "umount after reset"
 }
 
 # Writeback racing raw I/O: fio writes, reads and trims with verification
