@@ -220,6 +220,7 @@ ZPATH_CONFIGS = (
     ('zswap-gs', 'zswap + ghostswap, loop, sparse file'),
     ('zswap-gsa', 'zswap + ghostswap, loop, full file'),
     ('zswap-gsmap', 'zswap + ghostswap, full file mapped'),
+    ('zswap-gschunks', 'zswap + ghostswap, chunk files'),
 )
 
 # Layers of the disk path, in the order of the report: a function's

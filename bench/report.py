@@ -586,6 +586,8 @@ ZSWAP_DRIVERS = (
      "in full, 256 MiB, no discards)"),
     ("zswap-gsmap", "zswap + ghostswap (mode zswap, 1 TiB, file allocated "
      "in full, 256 MiB, mapped by the module: no loop device)"),
+    ("zswap-gschunks", "zswap + ghostswap (mode zswap, 1 TiB, a directory "
+     "of chunk files the module adds and releases)"),
     ("zswap", "zswap + swap file (1.5 GiB, allocated)"),
     ("ghostswap", "ghostswap alone"),
     ("zram", "zram"),
@@ -611,7 +613,7 @@ def t_zswap(res):
                 verdict = "yes" if ok else "**NO (rc %s)**" % r.get("rc")
             mem = (r.get("peak_pool") or 0) + (r.get("peak_meta") or 0)
             disk = drv in ("zswap", "zswap-gs", "zswap-gsa", "zswap-gsraw",
-                           "zswap-gsmap")
+                           "zswap-gsmap", "zswap-gschunks")
             out.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
                 mix, label, with_spread(thr, r, "%.1f"),
                 fmt_ratio(ratio(thr, zthr)) if drv != "zswap" else "",

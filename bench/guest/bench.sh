@@ -246,6 +246,8 @@ b_ratio() {
 
 SWAPFILE=/tmp/gsbench/swapfile
 GSBACK=/tmp/gsbench/gs-backing.img
+GSDIR=/tmp/gsbench/gs-chunks
+GSDIR_BASE=0
 GSLOOP=
 swapfile_setup() {
 	local d
@@ -267,21 +269,28 @@ swapfile_setup() {
 # zswap-gsmap: the same on a file allocated in full (256 MiB) on the swap
 # file's filesystem, mapped by the module as swapon maps the swap file:
 # no loop device, the same disk as the swap file's.
+# zswap-gschunks: the same on a directory there, which the module fills
+# with chunk files (64 MiB each) as it needs them and empties again.
 swap_only() {
 	local bdev
 	swapoff -a 2>/dev/null
 	echo N >$ZSW/enabled
 	case $1 in
-	zswap-gs | zswap-gsa | zswap-gsraw | zswap-gsmap)
+	zswap-gs | zswap-gsa | zswap-gsraw | zswap-gsmap | zswap-gschunks)
 		modprobe loop 2>/dev/null
 		swapfile_setup && gs_fresh && rm -f $GSBACK &&
 			case $1 in
 			zswap-gs) truncate -s 1T $GSBACK ;;
 			zswap-gsa | zswap-gsmap) fallocate -l 256M $GSBACK ;;
+			zswap-gschunks) mkdir -p $GSDIR &&
+				GSDIR_BASE=$(df --output=used -k $GSDIR | tail -n 1) ;;
 			esac &&
 			if [ $1 = zswap-gsraw ]; then
 				GSLOOP=
 				bdev=$(vdisk gsback)
+			elif [ $1 = zswap-gschunks ]; then
+				GSLOOP=
+				bdev=$GSDIR
 			elif [ $1 = zswap-gsmap ]; then
 				GSLOOP=
 				bdev=$GSBACK
@@ -291,6 +300,7 @@ swap_only() {
 			fi &&
 			sysfs_write $SYS/backing_dev "$bdev" &&
 			{ [ $1 = zswap-gsa ] || [ $1 = zswap-gsmap ] ||
+				[ $1 = zswap-gschunks ] ||
 				sysfs_write $SYS/backing_discard 1; } &&
 			sysfs_write $SYS/writeback_direct all &&
 			sysfs_write $SYS/disksize 1T && mkswap $DEV >/dev/null &&
@@ -330,7 +340,7 @@ driver_mem() {
 		# still knows it by name.
 		sz=$(cat /sys/kernel/slab/zswap_entry/slab_size 2>/dev/null || echo 0)
 		echo "$((n * 4096)) $(cat $ZDBG/pool_total_size) $((n * sz))" ;;
-	zswap-gs | zswap-gsa | zswap-gsraw | zswap-gsmap)
+	zswap-gs | zswap-gsa | zswap-gsraw | zswap-gsmap | zswap-gschunks)
 		# Both: zswap's pool and entries, ghostswap's (its pages on the
 		# backing file count as data, not memory) and its tier's.
 		local z g
@@ -348,6 +358,8 @@ disk_kib() {
 	zswap) du -k $SWAPFILE | cut -f1 ;;
 	zswap-gs | zswap-gsa | zswap-gsmap) du -k $GSBACK | cut -f1 ;;
 	zswap-gsraw) echo $(($(awk '{ print $1 }' $SYS/bd_stat) * 4)) ;;
+	# Unnamed chunk files: what the filesystem has taken since set-up.
+	zswap-gschunks) echo $(($(df --output=used -k $GSDIR | tail -n 1) - GSDIR_BASE)) ;;
 	*) echo 0 ;;
 	esac
 }
@@ -472,6 +484,7 @@ swap_only_end() {
 		gs_fresh
 		[ -z "$GSLOOP" ] || losetup -d "$GSLOOP"
 		rm -f $GSBACK
+		rmdir $GSDIR 2>/dev/null
 	fi
 }
 
@@ -563,7 +576,7 @@ zpath_end() {
 b_zswap_path() {
 	local cfg rep
 	for ((rep = 1; rep <= REPS; rep++)); do
-		for cfg in $(drivers_order $rep zswap zswap-gsraw zswap-gs zswap-gsa zswap-gsmap); do
+		for cfg in $(drivers_order $rep zswap zswap-gsraw zswap-gs zswap-gsa zswap-gsmap zswap-gschunks); do
 			log "zswap_path $cfg #$rep"
 			zpath_one "$cfg" "$rep" >/tmp/zp.log 2>&1 ||
 				jl section=zswap_path config="$cfg" rep="$rep" \
@@ -627,7 +640,7 @@ b_zswap() {
 		mix=${name#*:} name=${name%%:*}
 		for ((rep = 1; rep <= REPS; rep++)); do
 			# shellcheck disable=SC2086 # a list of set-ups
-			for drv in $(drivers_order $rep ${ZSWAP_SETUPS:-zswap-gs zswap-gsraw zswap-gsa zswap-gsmap zswap ghostswap zram}); do
+			for drv in $(drivers_order $rep ${ZSWAP_SETUPS:-zswap-gs zswap-gsraw zswap-gsa zswap-gsmap zswap-gschunks zswap ghostswap zram}); do
 				log "zswap $drv $name ${oc}x #$rep"
 				REP=$rep workload_one $drv $name $mix $lim $oc lz4 zswap
 			done

@@ -149,38 +149,40 @@ def zswap(d):
                     800, {**gs_in, 1: 30, 2: 20})
         # The file mapped by the module: no loop device, no filesystem.
         write_zpath(d, "zswap-gsmap", rep, 1000, gs_out, 800, gs_in)
+        # Chunk files: the same path as a mapped file.
+        write_zpath(d, "zswap-gschunks", rep, 1000, gs_out, 800, gs_in)
     p = subprocess.run([sys.executable, FUNCS, "zswap", d], capture_output=True, text=True)
     check("funcs.py zswap runs", p.returncode == 0, p.stderr)
     out, _, back = p.stdout.partition("## In")
     o, i = table_rows(out), table_rows(back)
     check("zswap: each layer per page written back, the runs' median",
-          o.get("ghostswap") == ["0", "60", "60", "60", "60"] and
-          o.get("loop") == ["0", "0", "30", "30", "0"] and
-          o.get("ext4, jbd2, iomap, VFS") == ["0", "0", "130", "20", "0"] and
-          o.get("block layer (bio, blk-mq, I/O scheduler)") == ["100"] * 5 and
-          o.get("virtio") == ["50"] * 5 and
-          o.get("zswap, zsmalloc, compression") == ["400"] * 5 and
-          o.get("checksums (crc32c)") == ["0", "10", "10", "10", "10"], p.stdout)
+          o.get("ghostswap") == ["0", "60", "60", "60", "60", "60"] and
+          o.get("loop") == ["0", "0", "30", "30", "0", "0"] and
+          o.get("ext4, jbd2, iomap, VFS") == ["0", "0", "130", "20", "0", "0"] and
+          o.get("block layer (bio, blk-mq, I/O scheduler)") == ["100"] * 6 and
+          o.get("virtio") == ["50"] * 6 and
+          o.get("zswap, zsmalloc, compression") == ["400"] * 6 and
+          o.get("checksums (crc32c)") == ["0", "10", "10", "10", "10", "10"], p.stdout)
     check("zswap: the kernel's total with its range, against the swap file",
           o.get("**the kernel**") == ["**850** [850-850]", "**920** [920-920]",
                                       "**1080** [1070-1090]", "**970** [970-970]",
-                                      "**920** [920-920]"] and
-          o.get("against the swap file") == ["1.00x", "1.08x", "1.27x", "1.14x", "1.08x"] and
-          o.get("pages") == ["1000", "1000", "2000", "1000", "1000"], p.stdout)
+                                      "**920** [920-920]", "**920** [920-920]"] and
+          o.get("against the swap file") == ["1.00x", "1.08x", "1.27x", "1.14x", "1.08x", "1.08x"] and
+          o.get("pages") == ["1000", "1000", "2000", "1000", "1000", "1000"], p.stdout)
     check("zswap: read back, per page read from the disk",
-          i.get("ghostswap") == ["0", "30", "30", "30", "30"] and
+          i.get("ghostswap") == ["0", "30", "30", "30", "30", "30"] and
           i.get("**the kernel**", [""])[0] == "**320** [320-320]" and
-          i.get("userspace (gsverify)") == ["9"] * 5, p.stdout)
+          i.get("userspace (gsverify)") == ["9"] * 6, p.stdout)
     c, _, _ = out.partition("## Out")
     c = table_rows(c)
     check("zswap: the counters, medians of the runs; the pages zswap rejected",
-          c.get("pages written to the disk") == ["1000", "1000", "2000", "1000", "1000"] and
-          c.get("pages zswap wrote back") == ["900", "900", "1900", "900", "900"] and
-          c.get("of them rejected by zswap (pswpout - zswpwb)") == ["100"] * 5 and
-          c.get("zswap: writebacks that failed") == ["10"] * 5 and
-          c.get("zswap: rejected, compressed poorly") == ["-"] * 5 and
-          c.get("out phase, ms (under the plugin)") == ["1500"] * 5 and
-          c.get("pages zswap still held") == ["10"] * 5, out)
+          c.get("pages written to the disk") == ["1000", "1000", "2000", "1000", "1000", "1000"] and
+          c.get("pages zswap wrote back") == ["900", "900", "1900", "900", "900", "900"] and
+          c.get("of them rejected by zswap (pswpout - zswpwb)") == ["100"] * 6 and
+          c.get("zswap: writebacks that failed") == ["10"] * 6 and
+          c.get("zswap: rejected, compressed poorly") == ["-"] * 6 and
+          c.get("out phase, ms (under the plugin)") == ["1500"] * 6 and
+          c.get("pages zswap still held") == ["10"] * 6, out)
     check("zswap: the functions that differ most, with their layers",
           "| `ext4_iomap_begin [ext4]` | ext4, jbd2, iomap, VFS | 0.0 | 130.0 | +130.0 |"
           in p.stdout, p.stdout)
