@@ -676,13 +676,14 @@ static void gs_wb_direct(struct kunit *test)
 	struct gs_store *s = gs_kunit_wb_store(test, "lz4", 1024, 64, &k);
 	void *rnd = gs_kunit_random(test), *semi = gs_wb_semi(test);
 	void *text = gs_wb_text(test, 1);
+	unsigned long n;
 	unsigned int len;
 
 	WRITE_ONCE(s->wb.direct, GS_DIRECT_INCOMP);
-	gs_wb_write(test, s, 0, rnd);
+	gs_wb_write(test, s, 4, rnd);
 	gs_wb_write(test, s, 1, semi);
 	gs_wb_write(test, s, 2, text);
-	KUNIT_EXPECT_EQ(test, gs_store_kind(s, 0, &len), GS_KIND_WRITTEN_BACK);
+	KUNIT_EXPECT_EQ(test, gs_store_kind(s, 4, &len), GS_KIND_WRITTEN_BACK);
 	KUNIT_EXPECT_EQ(test, len, PAGE_SIZE);
 	KUNIT_EXPECT_EQ(test, gs_wb_kind(s, 1), GS_KIND_RAW);
 	KUNIT_EXPECT_EQ(test, gs_wb_kind(s, 2), GS_KIND_COMPRESSED);
@@ -693,10 +694,24 @@ static void gs_wb_direct(struct kunit *test)
 	gs_wb_write(test, s, 3, semi);
 	KUNIT_EXPECT_EQ(test, gs_wb_kind(s, 3), GS_KIND_WRITTEN_BACK);
 	/* Overwriting a direct slot frees its backing slot. */
-	gs_wb_write(test, s, 0, text);
-	KUNIT_EXPECT_EQ(test, gs_wb_kind(s, 0), GS_KIND_COMPRESSED);
+	gs_wb_write(test, s, 4, text);
+	KUNIT_EXPECT_EQ(test, gs_wb_kind(s, 4), GS_KIND_COMPRESSED);
 	KUNIT_EXPECT_EQ(test, gs_backing_used(s->bk), 1ULL);
+	gs_wb_expect(test, s, 4, text);
+	/*
+	 * Every page past the pool, none compressed, but slot 0: swap's
+	 * header stays in the pool (as it is).
+	 */
+	WRITE_ONCE(s->wb.direct, GS_DIRECT_ALL);
+	n = gs_stat_read(&s->stats, GS_STAT_COMPRESSIONS);
+	gs_wb_write(test, s, 0, text);
+	gs_wb_write(test, s, 5, text);
+	KUNIT_EXPECT_EQ(test, gs_wb_kind(s, 0), GS_KIND_RAW);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_COMPRESSIONS), n);
+	KUNIT_EXPECT_EQ(test, gs_wb_kind(s, 5), GS_KIND_WRITTEN_BACK);
+	KUNIT_EXPECT_EQ(test, gs_backing_used(s->bk), 2ULL);
 	gs_wb_expect(test, s, 0, text);
+	gs_wb_expect(test, s, 5, text);
 	gs_wb_expect(test, s, 1, semi);
 	gs_wb_expect(test, s, 3, semi);
 	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0L);
@@ -1136,7 +1151,7 @@ static void gs_wb_direct_unlocked(struct kunit *test)
 	k->hook = gs_wb_hook_direct;
 	k->arg = r;
 	k->hook_runs = 1;
-	gs_wb_write(test, s, 0, rnd);
+	gs_wb_write(test, s, 1, rnd);
 	KUNIT_EXPECT_GT(test, r->n, 0);
 	for (i = 0; i < r->n; i++) {
 		/* The timed wait took the completion if it came in time. */
@@ -1147,9 +1162,9 @@ static void gs_wb_direct_unlocked(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, r->p[i].ret, 0);
 		gs_wb_expect(test, s, 100 + i, text);
 	}
-	KUNIT_EXPECT_EQ(test, gs_store_kind(s, 0, &len), GS_KIND_WRITTEN_BACK);
+	KUNIT_EXPECT_EQ(test, gs_store_kind(s, 1, &len), GS_KIND_WRITTEN_BACK);
 	KUNIT_EXPECT_EQ(test, len, PAGE_SIZE);
-	gs_wb_expect(test, s, 0, rnd);
+	gs_wb_expect(test, s, 1, rnd);
 	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0L);
 }
 

@@ -541,9 +541,9 @@ static int gs_pool_pack(struct gs_store *s, const void *src, gfp_t gfp,
 
 	if (gs_pool_over(s, zs_get_total_pages(s->pool)))
 		return s->bk ? -EAGAIN : -ENOMEM;
-	if (direct == GS_DIRECT_ALL) {
+	if (direct >= GS_DIRECT_ALL) {
 		/* Not compressed at all: past the pool, or into it as is. */
-		if (s->bk && !gs_backing_full(s->bk))
+		if (direct == GS_DIRECT_ALL && s->bk && !gs_backing_full(s->bk))
 			return GS_PACK_DIRECT;
 	} else if (READ_ONCE(s->incomp_check) &&
 		   gs_page_looks_incompressible(src)) {
@@ -554,7 +554,7 @@ static int gs_pool_pack(struct gs_store *s, const void *src, gfp_t gfp,
 		gs_stat_inc(&s->stats, GS_STAT_COMPRESSIONS);
 	}
 	data = st ? st->buf : NULL;
-	if (!len && direct != GS_DIRECT_ALL)
+	if (!len && direct < GS_DIRECT_ALL)
 		flags = GS_FLAG_INCOMP;
 	if (!len || len >= s->huge_size) {
 		kind = GS_KIND_RAW;

@@ -84,12 +84,22 @@ int gs_store_set_comp(struct gs_store *s, unsigned int prio,
 int gs_store_write_nowait(struct gs_store *s, u64 slot, const void *src,
 			  gfp_t gfp)
 {
+	enum gs_direct direct;
 	struct gs_packed p;
 	int ret;
 
 	if (slot >= s->nr_slots)
 		return -EINVAL;
-	ret = gs_page_pack(s, src, gfp, READ_ONCE(s->wb.direct), &p);
+	/*
+	 * Slot 0 is swap's header (mkswap writes it, swapon reads it): one
+	 * page for as long as the device is swap. Not sent past the pool
+	 * where every page is, so that it holds no backing slot (nor a chunk
+	 * of a backing directory) of its own.
+	 */
+	direct = READ_ONCE(s->wb.direct);
+	if (!slot && direct == GS_DIRECT_ALL)
+		direct = GS_DIRECT_POOL;
+	ret = gs_page_pack(s, src, gfp, direct, &p);
 	if (ret == GS_PACK_DIRECT)
 		return GS_WRITE_DIRECT;
 	if (ret)

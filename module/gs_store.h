@@ -134,6 +134,11 @@ enum gs_direct {
 	 * room, else into the pool as it is.
 	 */
 	GS_DIRECT_ALL,
+	/*
+	 * Not a policy one can set: GS_DIRECT_ALL for swap's header, which
+	 * goes into the pool as it is, never past it (gs_store_write_nowait()).
+	 */
+	GS_DIRECT_POOL,
 };
 
 /*
