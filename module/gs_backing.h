@@ -141,6 +141,22 @@ struct gs_backing {
 	atomic_long_t discard_errors;
 	struct delayed_work discard_work;
 
+	/*
+	 * A store that grows (gs_chunks.c): times it could not, and the
+	 * errno of the last time (0 once it grew again).
+	 */
+	atomic_long_t grow_errors;
+	int grow_err;
+	/*
+	 * Set by the store's user (gs_writeback.c) with @owner: a store
+	 * that shrinks calls it (gs_backing_sparse()) when the slots in use
+	 * are spread over more room than they need, so that backing
+	 * compaction moves them down and the top can go. Any context; must
+	 * not wait. Published with a release, read with an acquire.
+	 */
+	void (*sparse)(struct gs_backing *bk);
+	void *owner;
+
 	/* Bios to a block device (gs_extent.c). */
 	char *path;			/* as written to backing_dev */
 	struct bio_set bio_set;

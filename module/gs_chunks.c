@@ -134,7 +134,6 @@ static int gs_chunks_add(struct gs_chunks *cs)
 			   gs_extent_map_bytes(map));
 		gs_backing_set_limit(cs->bk, (u64)cs->nr << GS_CHUNK_SHIFT);
 	}
-	atomic_long_inc(&cs->added);
 	fput(file);
 	return 0;
 
@@ -159,7 +158,6 @@ static bool gs_chunks_release_top(struct gs_chunks *cs)
 	WRITE_ONCE(cs->bk->map_bytes, cs->bk->map_bytes -
 		   gs_extent_map_bytes(map));
 	gs_chunk_unmap(map);
-	atomic_long_inc(&cs->released);
 	return true;
 }
 
@@ -176,6 +174,7 @@ static void gs_chunks_work(struct work_struct *work)
 		ret = gs_chunks_add(cs);
 		if (!ret) {
 			cs->err = 0;
+			WRITE_ONCE(cs->bk->grow_err, 0);
 			continue;
 		}
 		if (ret != cs->err)
@@ -184,10 +183,11 @@ static void gs_chunks_work(struct work_struct *work)
 				ret == -EAGAIN ? "the filesystem is frozen" :
 				"see the filesystem's messages");
 		cs->err = ret;
+		WRITE_ONCE(cs->bk->grow_err, ret);
+		atomic_long_inc(&cs->bk->grow_errors);
 		/* A frozen filesystem thaws soon: try again sooner. */
 		cs->retry_at = jiffies + (ret == -EAGAIN ? GS_CHUNK_CHECK :
 					  GS_CHUNK_RETRY);
-		atomic_long_inc(&cs->failed);
 	}
 	while (cs->nr > want && gs_chunks_release_top(cs))
 		;

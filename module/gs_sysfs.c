@@ -840,8 +840,10 @@ static DEVICE_ATTR_WO(backing_compact);
  * written), then: reverse map clusters, bytes of the tier's metadata and
  * buffers, pages that failed to write, to read, pages relocated, the
  * pages backing compaction read and wrote, pages whose checksum did not
- * match, backing slots discarded, and discards that failed (not in
- * zram's columns).
+ * match, backing slots discarded, discards that failed, slots in place
+ * (a directory's grow and shrink with its chunks), times a directory
+ * could not add a chunk and the errno of the last time, 0 once it could
+ * (not in zram's columns).
  */
 static ssize_t bd_stat_show(struct device *dev, struct device_attribute *attr,
 			    char *buf)
@@ -849,7 +851,7 @@ static ssize_t bd_stat_show(struct device *dev, struct device_attribute *attr,
 	struct gs_dev *d = dev_to_gs(dev);
 	struct gs_backing *bk;
 	struct gs_stats *st;
-	u64 used = 0, meta = 0, map = 0;
+	u64 used = 0, meta = 0, map = 0, cap = 0;
 
 	guard(rwsem_read)(&d->conf_lock);
 	st = &d->store->stats;
@@ -858,9 +860,10 @@ static ssize_t bd_stat_show(struct device *dev, struct device_attribute *attr,
 		used = gs_backing_used(bk);
 		meta = atomic_long_read(&bk->meta_bytes);
 		map = READ_ONCE(bk->map_bytes);	/* a chunk store moves it */
+		cap = READ_ONCE(bk->limit);	/* and this */
 	}
 	return sysfs_emit(buf,
-			  "%8llu %8ld %8ld %8llu %8llu %8ld %8ld %8ld %8ld %8ld %8ld %8ld %8ld\n",
+			  "%8llu %8ld %8ld %8llu %8llu %8ld %8ld %8ld %8ld %8ld %8ld %8ld %8ld %8llu %8ld %8d\n",
 			  used, atomic_long_read(&st->bd_reads),
 			  atomic_long_read(&st->bd_writes),
 			  meta / gs_bk_cluster_bytes(),
@@ -872,7 +875,9 @@ static ssize_t bd_stat_show(struct device *dev, struct device_attribute *attr,
 			  atomic_long_read(&st->bd_compact_writes),
 			  atomic_long_read(&st->bd_sum_errors),
 			  bk ? atomic_long_read(&bk->discarded) : 0L,
-			  bk ? atomic_long_read(&bk->discard_errors) : 0L);
+			  bk ? atomic_long_read(&bk->discard_errors) : 0L,
+			  cap, bk ? atomic_long_read(&bk->grow_errors) : 0L,
+			  bk ? -READ_ONCE(bk->grow_err) : 0);
 }
 static DEVICE_ATTR_RO(bd_stat);
 

@@ -10,6 +10,7 @@
  */
 #include "ghostswapctl.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -211,6 +212,23 @@ static void check_swap(void)
 		       ours);
 }
 
+/* A backing directory: its chunks in place, and whether it can grow. */
+static void check_chunks(const char *dev, const uint64_t *bd)
+{
+	uint64_t mib = bd[BD_CAPACITY] * 4096 >> 20;
+	int err = (int)bd[BD_GROW_ERR];
+
+	if (!err) {
+		report("ok", "backing directory: %" PRIu64 " MiB of chunk files in place, %" PRIu64 " MiB used",
+		       mib, bd[BD_COUNT] * 4096 >> 20);
+		return;
+	}
+	report("warn", "backing directory: %s cannot take a new chunk file (%s; %" PRIu64 " times so far): writeback takes no more pages than the %" PRIu64 " MiB in place hold, the rest stay in memory",
+	       dev, err == ENOSPC ? "its filesystem is full" :
+	       err == EAGAIN ? "its filesystem is frozen" : strerror(err),
+	       bd[BD_GROW_ERRORS], mib);
+}
+
 static void check_backing(void)
 {
 	uint64_t bd[BD_STAT_COLS];
@@ -254,6 +272,8 @@ static void check_backing(void)
 		       dev, bd[BD_DISCARD_ERRORS]);
 	else
 		report("ok", "backing device: %s, no I/O errors", how);
+	if (S_ISDIR(st.st_mode))
+		check_chunks(dev, bd);
 }
 
 int cmd_doctor(int argc, char **argv)

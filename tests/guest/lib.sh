@@ -194,7 +194,8 @@ iostat() {
 }
 bdstat() {
 	stat_col $SYS/bd_stat "$1" count reads writes clusters meta werr rerr \
-		reloc creads cwrites sumerr discarded discard_errors
+		reloc creads cwrites sumerr discarded discard_errors capacity \
+		grow_errors grow_error
 }
 
 # mm_stat against itself: used pool memory holds at least the compressed

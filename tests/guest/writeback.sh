@@ -755,6 +755,7 @@ t_wb_chunks() {
 	echo "attached: $used KiB taken"
 	[ "$used" -ge $((64 << 10)) ] && [ "$used" -lt $((128 << 10)) ] ||
 		fail "attached with $used KiB taken, not one chunk"
+	[ "$(bdstat capacity)" = 16384 ] || fail "capacity $(bdstat capacity), not one chunk's 16384 pages"
 	$CTL doctor | grep "backing device: $mnt/chunks (a directory of chunk files" ||
 		fail "doctor does not name the directory"
 	# 40000 pages: three chunks' worth with a spare, added as writeback
@@ -767,7 +768,34 @@ t_wb_chunks() {
 	[ "$n" = 40000 ] || fail "only $n pages written back"
 	[ "$used" -ge $((3 * 64 << 10)) ] && [ "$used" -le $((4 * 64 << 10 + 4096)) ] ||
 		fail "$used KiB taken for 40000 pages: not 3 chunks and a spare"
+	# What the module has in place is what the filesystem gave it.
+	n=$(bdstat capacity)
+	[ $((n * 4)) -le "$used" ] && [ $((n * 4 + 4096)) -ge "$used" ] ||
+		fail "capacity $n pages, but $used KiB taken on the filesystem"
 	$PAGES verify $DEV 0 t:40000 || fail verify
+	gs_check
+	# Spread thin: 6000 pages left over three chunks. The worker asks
+	# for backing compaction, which moves the top ones down, and the
+	# chunks emptied go: one is left.
+	n=$(bdstat reloc)
+	blkdiscard -o $((4000 << 12)) -l $((16000 << 12)) $DEV &&
+		blkdiscard -o $((21000 << 12)) -l $((15000 << 12)) $DEV &&
+		blkdiscard -o $((37000 << 12)) -l $((3000 << 12)) $DEV ||
+		fail "discards"
+	for i in $(seq 120); do
+		used=$(($(fs_used_kib $mnt) - base))
+		[ "$used" -lt $((65 << 10)) ] && break
+		sleep 0.5
+	done
+	n=$(($(bdstat reloc) - n))
+	echo "6000 pages left over 3 chunks: $n moved down, $used KiB taken after $((i / 2)) s"
+	[ "$used" -ge $((64 << 10)) ] && [ "$used" -lt $((65 << 10)) ] ||
+		fail "$used KiB taken for 6000 pages, not one chunk"
+	[ "$n" -gt 0 ] || fail "nothing moved down"
+	[ "$(bdstat count)" = 6000 ] && [ "$(bdstat capacity)" = 16384 ] ||
+		fail "after compaction: $(cat $SYS/bd_stat)"
+	$PAGES verify $DEV 0 t:4000,z:16000,t:1000,z:15000,t:1000,z:3000 ||
+		fail "verify after compaction"
 	gs_check
 	# Freed: every chunk goes, the spare too.
 	blkdiscard $DEV || fail blkdiscard
@@ -781,11 +809,20 @@ t_wb_chunks() {
 	$PAGES write $DEV 0 t:20000 >/dev/null || fail "write while frozen"
 	echo all >$SYS/writeback 2>/dev/null
 	n=$(bdstat count)
-	echo "frozen: $n pages written back"
+	echo "frozen: $n pages written back; bd_stat: $(cat $SYS/bd_stat)"
+	# The worker tries (and fails) behind the writeback: within a second.
+	for i in $(seq 20); do
+		[ "$(bdstat grow_error)" = 11 ] && break
+		sleep 0.2
+	done
+	[ "$(bdstat grow_error)" = 11 ] || fail "grow_error $(bdstat grow_error) while frozen, not 11 (EAGAIN)"
+	$CTL doctor | grep "cannot take a new chunk file (its filesystem is frozen" ||
+		fail "doctor does not say the filesystem is frozen"
 	fsfreeze -u $mnt || fail "fsfreeze -u"
 	i=$(wb_until 20000 40)
 	echo "thawed: $(bdstat count) pages written back after $i rounds"
 	[ "$(bdstat count)" = 20000 ] || fail "after the thaw: $(bdstat count) pages written back"
+	[ "$(bdstat grow_error)" = 0 ] || fail "grow_error $(bdstat grow_error) after the thaw"
 	$PAGES verify $DEV 0 t:20000 || fail "verify after the thaw"
 	blkdiscard $DEV || fail blkdiscard
 	used=$(chunks_gone $mnt "$base")
@@ -801,6 +838,10 @@ t_wb_chunks() {
 	echo "full: $n pages written back after $i rounds; $(dmesg | grep 'cannot add a chunk' | tail -n 1)"
 	[ "$n" -ge 16384 ] && [ "$n" -lt 40000 ] || fail "full: $n pages written back"
 	[ "$(bdstat werr)" = 0 ] || fail "write errors: $(cat $SYS/bd_stat)"
+	[ "$(bdstat grow_error)" = 28 ] && [ "$(bdstat grow_errors)" -ge 1 ] ||
+		fail "full, but bd_stat says: $(cat $SYS/bd_stat)"
+	$CTL doctor | grep "cannot take a new chunk file (its filesystem is full" ||
+		fail "doctor does not say the filesystem is full"
 	$PAGES verify $DEV 0 t:40000 || fail "verify, the filesystem full"
 	gs_check
 	blkdiscard $DEV || fail blkdiscard

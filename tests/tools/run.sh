@@ -1178,6 +1178,24 @@ ok    udev: /lib/udev/rules.d/60-ghostswap.rules
 ok    systemd: ghostswap.service enabled
 ok    configuration: 1 file, valid ('ghostswapctl config' shows them)
 ok    zswap: off"
+# A backing directory: its chunks in place; then it cannot grow.
+mkdir -p "$tmp/chunks"
+echo "$tmp/chunks" >"$S/backing_dev"
+echo "100 7 100 1 4896 0 0 0 0 0 0 0 0 32768 0 0" >"$S/bd_stat"
+DOC_DKMS="ghostswap/$ver, $(uname -r), x86_64: installed" DOC_ENABLED=enabled DOC_ACTIVE=active doctor
+same "doctor: a backing directory: its chunk files in place" "$rc
+$(grep backing <<<"$out")" "0
+ok    backing device: $tmp/chunks (a directory of chunk files the module adds and maps: block I/O on its filesystem's disk), no I/O errors
+ok    backing directory: 128 MiB of chunk files in place, 0 MiB used"
+echo "100 7 100 1 4896 0 0 0 0 0 0 0 0 16384 3 28" >"$S/bd_stat"
+DOC_DKMS="ghostswap/$ver, $(uname -r), x86_64: installed" DOC_ENABLED=enabled DOC_ACTIVE=active doctor
+same "doctor: a backing directory on a full filesystem: named, exit 0" "$rc
+$(grep 'backing directory' <<<"$out")" "0
+warn  backing directory: $tmp/chunks cannot take a new chunk file (its filesystem is full; 3 times so far): writeback takes no more pages than the 64 MiB in place hold, the rest stay in memory"
+echo "100 7 100 1 4896 0 0 0 0 0 0 0 0 16384 1 11" >"$S/bd_stat"
+DOC_DKMS="ghostswap/$ver, $(uname -r), x86_64: installed" DOC_ENABLED=enabled DOC_ACTIVE=active doctor
+same "doctor: a backing directory on a frozen filesystem" "$(grep -o '([^;]*;' <<<"$out" | grep frozen)" "(its filesystem is frozen;"
+echo none >"$S/backing_dev"
 echo 0.0.9 >"$F/sys/module/ghostswap/version"
 printf '%-40s%s\t%s\t%s\t%s\n' /dev/zram0 partition 1000 0 100 >>"$F/proc/swaps"
 printf '%-40s%s\t%s\t%s\t%s\n' '/swap\040file' file 1000 0 150 >>"$F/proc/swaps"
