@@ -1257,6 +1257,38 @@ static void gs_wb_relocate_pin(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.bd_compact_writes), 2);
 }
 
+/*
+ * A backing store that shrinks tells the store its slots in use are
+ * spread out: the store moves them down in the background.
+ */
+static void gs_wb_sparse_compacts(struct kunit *test)
+{
+	struct gs_kbk *k;
+	struct gs_store *s = gs_kunit_wb_store(test, "lz4", 1024, 64, &k);
+	void *p = gs_kunit_page(test);
+	u64 done;
+	int i;
+
+	for (i = 0; i < 8; i++) {
+		gs_kunit_fill_text(p, i);
+		gs_wb_write(test, s, i, p);
+	}
+	KUNIT_ASSERT_EQ(test, gs_store_writeback(s, GS_WB_ALL, U64_MAX, &done),
+			0);
+	KUNIT_ASSERT_EQ(test, done, 8ULL);
+	KUNIT_ASSERT_EQ(test, gs_backing_last_used(s->bk), 7ULL);
+	gs_store_free_range(s, 0, 5);
+	gs_backing_sparse(s->bk);
+	flush_work(&s->wb.compact_work);
+	KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.bd_relocated), 3);
+	KUNIT_EXPECT_EQ(test, gs_backing_last_used(s->bk), 2ULL);
+	for (i = 5; i < 8; i++) {
+		gs_kunit_fill_text(p, i);
+		gs_wb_expect(test, s, i, p);
+	}
+	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0L);
+}
+
 /* Flip one bit of backing slot @b's page in the fake device. */
 static void gs_wb_flip(struct gs_kbk *k, u64 b, unsigned int byte)
 {
@@ -1844,6 +1876,7 @@ static struct kunit_case gs_wb_cases[] = {
 	KUNIT_CASE(gs_wb_direct_unlocked),
 	KUNIT_CASE(gs_wb_read_unlocked),
 	KUNIT_CASE(gs_wb_relocate_pin),
+	KUNIT_CASE(gs_wb_sparse_compacts),
 	KUNIT_CASE(gs_wb_checksum),
 	KUNIT_CASE(gs_wb_checksum_off),
 	KUNIT_CASE(gs_wb_encrypt),

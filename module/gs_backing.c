@@ -532,6 +532,21 @@ bool gs_backing_full(struct gs_backing *bk)
 	return true;
 }
 
+void gs_backing_sparse(struct gs_backing *bk)
+{
+	/* Pairs with its publication: bk->owner is set once it is seen. */
+	void (*sparse)(struct gs_backing *bk) = smp_load_acquire(&bk->sparse);
+
+	if (sparse)
+		sparse(bk);
+}
+
+void gs_backing_stop(struct gs_backing *bk)
+{
+	if (bk->ops->stop)
+		bk->ops->stop(bk);
+}
+
 void gs_backing_set_limit(struct gs_backing *bk, u64 limit)
 {
 	mutex_lock(&bk->alloc_lock);

@@ -89,6 +89,12 @@ struct gs_backing_ops {
 	 * limit (gs_backing_set_limit()). Any context; must not wait.
 	 */
 	void (*short_of_slots)(struct gs_backing *bk);
+	/*
+	 * Optional: stop calling short_of_slots' growth and the user's
+	 * sparse; waits for what is running. Before release; more than
+	 * once is harmless.
+	 */
+	void (*stop)(struct gs_backing *bk);
 	void (*release)(struct gs_backing *bk);
 };
 
@@ -276,5 +282,12 @@ u64 gs_backing_last_used(struct gs_backing *bk);
 u64 gs_backing_used(struct gs_backing *bk);
 /* No free slot (a hint: without the lock, it may change at once). */
 bool gs_backing_full(struct gs_backing *bk);
+/* Tell the store's user that its slots are spread thin (see ->sparse). */
+void gs_backing_sparse(struct gs_backing *bk);
+/*
+ * Nothing calls back from the store from now on (ops->stop): before
+ * what the callbacks use goes. May sleep.
+ */
+void gs_backing_stop(struct gs_backing *bk);
 
 #endif /* _GS_BACKING_H */

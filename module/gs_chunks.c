@@ -64,10 +64,9 @@ struct gs_chunks {
 	struct delayed_work work;
 	unsigned long retry_at;		/* jiffies: no growth before */
 	unsigned long active_at;	/* jiffies: last allocation */
+	unsigned long compact_at;	/* jiffies: no compaction asked before */
 	int err;			/* why the last growth failed, or 0 */
-	atomic_long_t added;
-	atomic_long_t released;
-	atomic_long_t failed;
+	bool stopped;			/* by gs_chunks_stop(), under @lock */
 };
 
 /*
@@ -169,6 +168,10 @@ static void gs_chunks_work(struct work_struct *work)
 	int ret;
 
 	mutex_lock(&cs->lock);
+	if (cs->stopped) {
+		mutex_unlock(&cs->lock);
+		return;
+	}
 	want = gs_chunks_wanted(cs);
 	while (cs->nr < want && time_after_eq(jiffies, cs->retry_at)) {
 		ret = gs_chunks_add(cs);
@@ -191,6 +194,16 @@ static void gs_chunks_work(struct work_struct *work)
 	}
 	while (cs->nr > want && gs_chunks_release_top(cs))
 		;
+	/*
+	 * More chunks than wanted, the top one still in use: the slots in
+	 * use are spread out. Backing compaction moves them down (asked for
+	 * once a GS_CHUNK_RETRY at most), and the emptied chunks go on a
+	 * later round.
+	 */
+	if (cs->nr > want && time_after_eq(jiffies, cs->compact_at)) {
+		cs->compact_at = jiffies + GS_CHUNK_RETRY;
+		gs_backing_sparse(cs->bk);
+	}
 	if (cs->nr || cs->nr < want)
 		queue_delayed_work(system_dfl_wq, &cs->work,
 				   cs->nr < want ?
@@ -209,7 +222,7 @@ static void gs_chunks_short(struct gs_extents *ex)
 	struct gs_backing *bk = cs->bk;
 	unsigned long now;
 
-	if (!bk)
+	if (!bk || READ_ONCE(cs->stopped))
 		return;
 	/* Written once a tick at most: no cache line bounced per call. */
 	now = jiffies;
@@ -219,6 +232,18 @@ static void gs_chunks_short(struct gs_extents *ex)
 	if (data_race(READ_ONCE(bk->used)) + GS_CHUNK_PAGES >
 	    READ_ONCE(bk->limit))
 		mod_delayed_work(system_dfl_wq, &cs->work, 0);
+}
+
+/* No growth, release or compaction from now on. */
+static void gs_chunks_stop(struct gs_extents *ex)
+{
+	struct gs_chunks *cs = container_of(ex, struct gs_chunks, ex);
+
+	mutex_lock(&cs->lock);
+	WRITE_ONCE(cs->stopped, true);
+	mutex_unlock(&cs->lock);
+	/* A wake-up that read @stopped before still finds it set. */
+	cancel_delayed_work_sync(&cs->work);
 }
 
 static void gs_chunks_release(struct gs_extents *ex)
@@ -269,6 +294,7 @@ struct gs_backing *gs_chunks_open(const char *path)
 	cs->ex.bdev = cs->dir.mnt->mnt_sb->s_bdev;
 	cs->ex.release = gs_chunks_release;
 	cs->ex.short_of_slots = gs_chunks_short;
+	cs->ex.stop = gs_chunks_stop;
 
 	/*
 	 * The first chunk now, so that a directory that cannot hold one is

@@ -381,6 +381,14 @@ static void gs_extent_short_of_slots(struct gs_backing *bk)
 		ex->short_of_slots(ex);
 }
 
+static void gs_extent_stop(struct gs_backing *bk)
+{
+	struct gs_extents *ex = bk->priv;
+
+	if (ex->stop)
+		ex->stop(ex);
+}
+
 static const struct gs_backing_ops gs_extent_ops = {
 	.write = gs_extent_write,
 	.write_start = gs_extent_write_start,
@@ -390,6 +398,7 @@ static const struct gs_backing_ops gs_extent_ops = {
 	.discard = gs_extent_discard,
 	.can_discard = gs_extent_can_discard,
 	.short_of_slots = gs_extent_short_of_slots,
+	.stop = gs_extent_stop,
 	.release = gs_extent_release,
 };
 

@@ -54,8 +54,9 @@ struct gs_extents {
 	bool dynamic;
 	/* Stops what adds or removes maps, unmaps them all, frees @ex. */
 	void (*release)(struct gs_extents *ex);
-	/* Optional: the backing store's short_of_slots (gs_backing.h). */
+	/* Optional: the backing store's short_of_slots and stop (gs_backing.h). */
 	void (*short_of_slots)(struct gs_extents *ex);
+	void (*stop)(struct gs_extents *ex);
 };
 
 /* The most maps one I/O (at most BIO_MAX_VECS slots) may span. */

@@ -189,6 +189,8 @@ struct gs_wb {
 	enum gs_direct direct;
 	struct workqueue_struct *wq;
 	struct work_struct work;	/* background writeback to the limit */
+	/* Backing compaction a store that shrinks asked for (gs_backing.h). */
+	struct work_struct compact_work;
 	struct shrinker *shrinker;
 	/*
 	 * Reads of written-back pages and direct writes started from the

@@ -1555,6 +1555,30 @@ int gs_store_backing_compact(struct gs_store *s, u64 *moved)
 	return ret < 0 ? ret : 0;
 }
 
+/*
+ * A backing store that shrinks (a directory's chunks) has its slots in use
+ * spread out: move them down, so that its top can go.
+ */
+static void gs_wb_compact_work(struct work_struct *work)
+{
+	struct gs_store *s = container_of(work, struct gs_store,
+					  wb.compact_work);
+	u64 moved;
+	int ret;
+
+	ret = gs_store_backing_compact(s, &moved);
+	pr_debug("backing compaction of a sparse store moved %llu pages: %d\n",
+		 moved, ret);
+}
+
+/* The backing store's ->sparse: any context. */
+static void gs_wb_sparse(struct gs_backing *bk)
+{
+	struct gs_store *s = bk->owner;
+
+	queue_work(s->wb.wq, &s->wb.compact_work);
+}
+
 /* ---------------------------------------------- life, attach, detach */
 
 void gs_wb_init(struct gs_store *s)
@@ -1562,6 +1586,7 @@ void gs_wb_init(struct gs_store *s)
 	mutex_init(&s->wb.lock);
 	spin_lock_init(&s->wb.limit_lock);
 	INIT_WORK(&s->wb.work, gs_wb_work);
+	INIT_WORK(&s->wb.compact_work, gs_wb_compact_work);
 	s->wb.use_shrinker = true;
 	s->wb.checksum = true;
 	s->wb.batch_size = GS_WB_BATCH_SIZE_DEFAULT;
@@ -1698,6 +1723,10 @@ int gs_store_set_wb_batch_size(struct gs_store *s, unsigned int size)
 
 void gs_wb_stop(struct gs_store *s)
 {
+	/* Nothing asks for compaction any more; none runs. */
+	if (s->bk)
+		gs_backing_stop(s->bk);
+	cancel_work_sync(&s->wb.compact_work);
 	if (s->wb.shrinker) {
 		shrinker_free(s->wb.shrinker);
 		s->wb.shrinker = NULL;
@@ -1745,6 +1774,9 @@ int gs_store_set_backing(struct gs_store *s, struct gs_backing *bk)
 	wb->shrinker->scan_objects = gs_shrink_scan;
 	wb->shrinker->seeks = DEFAULT_SEEKS;
 	wb->shrinker->private_data = s;
+	bk->owner = s;
+	/* The chunk worker may call it now: @owner before it. */
+	smp_store_release(&bk->sparse, gs_wb_sparse);
 	s->bk = bk;
 	wb->hand = 0;
 	shrinker_register(wb->shrinker);
