@@ -191,6 +191,8 @@ struct gs_wb {
 	struct work_struct work;	/* background writeback to the limit */
 	/* Backing compaction a store that shrinks asked for (gs_backing.h). */
 	struct work_struct compact_work;
+	/* Set by gs_wb_stop(): a compaction under way ends at its next page. */
+	bool stopping;
 	struct shrinker *shrinker;
 	/*
 	 * Reads of written-back pages and direct writes started from the

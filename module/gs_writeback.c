@@ -1519,8 +1519,9 @@ int gs_store_backing_compact(struct gs_store *s, u64 *moved)
 	/* Slots freed but not yet discarded are holes to fill, too. */
 	gs_backing_drain(bk);
 	/* Bounded: pages written back meanwhile may land above the holes. */
-	for (steps = gs_backing_used(bk) + 1;
-	     steps && !fatal_signal_pending(current); steps--) {
+	for (steps = gs_backing_used(bk) + 1; steps &&
+	     !fatal_signal_pending(current) && !READ_ONCE(s->wb.stopping);
+	     steps--) {
 		/* Per page, so that stores and writeback are not held up. */
 		mutex_lock(&s->wb.lock);
 		last = gs_backing_last_used(bk);
@@ -1723,7 +1724,11 @@ int gs_store_set_wb_batch_size(struct gs_store *s, unsigned int size)
 
 void gs_wb_stop(struct gs_store *s)
 {
-	/* Nothing asks for compaction any more; none runs. */
+	/*
+	 * Nothing asks for compaction any more; one under way ends at its
+	 * next page.
+	 */
+	WRITE_ONCE(s->wb.stopping, true);
 	if (s->bk)
 		gs_backing_stop(s->bk);
 	cancel_work_sync(&s->wb.compact_work);
@@ -1774,6 +1779,7 @@ int gs_store_set_backing(struct gs_store *s, struct gs_backing *bk)
 	wb->shrinker->scan_objects = gs_shrink_scan;
 	wb->shrinker->seeks = DEFAULT_SEEKS;
 	wb->shrinker->private_data = s;
+	wb->stopping = false;
 	bk->owner = s;
 	/* The chunk worker may call it now: @owner before it. */
 	smp_store_release(&bk->sparse, gs_wb_sparse);

@@ -869,6 +869,52 @@ t_wb_chunks() {
 	umount $mnt || fail "umount after reset"
 }
 
+# Reset while a chunk directory grows, shrinks and compacts, at a random
+# moment each round: the chunk worker is stopped first, a compaction under
+# way ends at its next page, every chunk goes, and the kernel log stays
+# clean.
+t_wb_chunks_reset() {
+	local disk mnt=/tmp/gs-chunks base used i t d0 moved=0
+	disk=$(vdisk gsback) || fail "no backing disk"
+	swapoff $DEV 2>/dev/null
+	sysw $SYS/reset 1 ok
+	mkfs.ext4 -q -F "$disk" && mkdir -p $mnt && mount "$disk" $mnt ||
+		fail "ext4 on $disk"
+	trap "echo 1 >$SYS/reset 2>/dev/null; umount $mnt 2>/dev/null" EXIT
+	mkdir $mnt/chunks
+	base=$(fs_used_kib $mnt)
+	d0=$(dmesg | wc -l)
+	for i in 1 2 3 4 5 6; do
+		attach_backing $mnt/chunks
+		$PAGES write $DEV 0 t:40000 >/dev/null || fail "write, round $i"
+		wb_until 40000 60 >/dev/null
+		# 8000 pages at the top, 2000 at the bottom: compaction has
+		# 8000 to move down, and is asked to within a second.
+		blkdiscard -o $((2000 << 12)) -l $((30000 << 12)) $DEV ||
+			fail "blkdiscard, round $i"
+		# And pages to write back meanwhile (reset waits for the
+		# round; not for a compaction).
+		$PAGES write $DEV 2000 t:4000 >/dev/null ||
+			fail "write, round $i"
+		(echo all >$SYS/writeback) 2>/dev/null &
+		sleep "$((i % 3)).$((RANDOM % 10))"
+		moved=$(bdstat reloc)
+		t=$(date +%s%N)
+		echo 1 >$SYS/reset || fail "reset, round $i"
+		echo "round $i: $moved pages moved down, reset in $((($(date +%s%N) - t) / 1000000)) ms"
+		wait
+		[ "$(cat $SYS/backing_dev)" = none ] || fail "reset kept the directory"
+	done
+	used=$(chunks_gone $mnt "$base")
+	echo "after the resets: $used KiB taken"
+	[ "$used" -lt 1024 ] || fail "$used KiB still taken after reset"
+	[ -z "$(ls -A $mnt/chunks)" ] || fail "files left in the directory: $(ls -A $mnt/chunks)"
+	dmesg | tail -n +$((d0 + 1)) | grep -E 'WARNING|BUG|Oops|INFO: task' &&
+		fail "the kernel log reports a problem"
+	umount $mnt || fail "umount after the resets"
+	trap - EXIT
+}
+
 # Writeback racing raw I/O: fio writes, reads and trims with verification
 # while writeback, idle marking and backing compaction run in a loop.
 t_wb_race() {
