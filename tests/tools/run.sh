@@ -1721,6 +1721,32 @@ same "guest paging: 5 levels under TCG, 4 without LA57, the host CPU's under KVM
 	"$(paging GHOSTSWAP_KVM=0) $(paging GHOSTSWAP_KVM=0 GS_GUEST_LA57=0) $(paging GHOSTSWAP_KVM=1 GS_GUEST_LA57=0) $(paging GHOSTSWAP_KVM=1)" \
 	"5 4 4 $hostl"
 
+# kunit/kcsan_check.sh: every KCSAN report fails but the kernel's own
+# races listed in kunit/kcsan-kernel-races, which are named with why.
+kcsan_log() {
+	echo "[    0.1] kcsan: enabled early"
+	for t in "$@"; do
+		printf '%s\n' "[    9.9] ==================================================================" \
+			"[    9.9] BUG: KCSAN: data-race in $t" "[    9.9] " \
+			"[    9.9] write to 0xffff0000 of 4 bytes by task 1 on cpu 1:" \
+			"[    9.9] ==================================================================" 
+	done
+}
+kcsan_log "fix_fullness_group / zs_obj_read_begin" >"$h/kc1.log"
+out=$("$top/kunit/kcsan_check.sh" k "$h/kc1.log" 2>&1)
+same "kunit/kcsan_check.sh: a listed race in the kernel's own code is named, not failed" \
+	"$? $(cut -c1-80 <<<"$out")" "0 ok - k: kernel log free of KCSAN data-race reports
+# known race in the kernel's own code, fix_fullness_group / zs_obj_read_begin: m"
+kcsan_log "zs_obj_read_begin / fix_fullness_group" "gs_slot_install / gs_store_read_nowait" >"$h/kc2.log"
+out=$("$top/kunit/kcsan_check.sh" k "$h/kc2.log" 2>&1)
+same "kunit/kcsan_check.sh: any other report fails, every report shown" \
+	"$? $(grep -c 'BUG: KCSAN' <<<"$out") $(head -n 1 <<<"$out")" \
+	"1 2 not ok - k: kernel log free of KCSAN data-race reports"
+grep -v enabled "$h/kc1.log" >"$h/kc3.log"
+out=$("$top/kunit/kcsan_check.sh" k "$h/kc3.log" 2>&1)
+same "kunit/kcsan_check.sh: a log without KCSAN enabled fails" \
+	"$? $out" "1 not ok - k: KCSAN never said it was enabled"
+
 # kunit/json2tap.py: kunit.py's JSON as TAP; no skip hidden in a case
 # that ran, each with the reason the console gave.
 cat >"$h/k.json" <<'EOF'
