@@ -13,7 +13,9 @@
 # workloads, one run each: a smoke run), BENCH_REPS (runs per comparison,
 # default 3), BENCH_DRIVERS (the swap workload's, default "ghostswap zram
 # zswap"), ZSWAP_SETUPS and ZSWAP_MIXES (the zswap section's, default
-# all: see b_zswap in bench/guest/bench.sh), USEMEM_RUNS (usemem_series'
+# all: see b_zswap in bench/guest/bench.sh), ZSWAP_GS_SETUP (sysfs writes
+# for mode zswap's set-ups before swapon, e.g. "echo 0
+# >\$SYS/writeback_checksum"), USEMEM_RUNS (usemem_series'
 # runs of each driver, default 8),
 # GHOSTSWAP_KVM=0|1, GS_MEM (guest RAM, 2G), BENCH_SCALE_TCG
 # (single or multi: how QEMU runs the vCPUs of the scale section's guest
@@ -74,6 +76,7 @@ if [ $run_main = 1 ]; then
 		"BENCH_QUICK=${BENCH_QUICK:-0} BENCH_REPS=${BENCH_REPS:-}" \
 		"BENCH_DRIVERS='${BENCH_DRIVERS:-ghostswap zram zswap}'" \
 		"ZSWAP_SETUPS='${ZSWAP_SETUPS:-}' ZSWAP_MIXES='${ZSWAP_MIXES:-}'" \
+		"ZSWAP_GS_SETUP='${ZSWAP_GS_SETUP:-}'" \
 		"bash /opt/gs-src/bench/guest/bench.sh ${main[*]}" || true
 	rm -f "$out"/guest/disk-*.img
 	gs_log "guest boot + benchmarks: $(($(date +%s) - t0)) s"

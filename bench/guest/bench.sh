@@ -271,6 +271,8 @@ swapfile_setup() {
 # no loop device, the same disk as the swap file's.
 # zswap-gschunks: the same on a directory there, which the module fills
 # with chunk files (64 MiB each) as it needs them and empties again.
+# ZSWAP_GS_SETUP: more configuration of mode zswap's set-ups (sysfs
+# writes) before swapon.
 swap_only() {
 	local bdev
 	swapoff -a 2>/dev/null
@@ -303,6 +305,7 @@ swap_only() {
 				[ $1 = zswap-gschunks ] ||
 				sysfs_write $SYS/backing_discard 1; } &&
 			sysfs_write $SYS/writeback_direct all &&
+			{ [ -z "${ZSWAP_GS_SETUP:-}" ] || eval "$ZSWAP_GS_SETUP"; } &&
 			sysfs_write $SYS/disksize 1T && mkswap $DEV >/dev/null &&
 			echo "$2" >$ZSW/compressor && echo Y >$ZSW/shrinker_enabled &&
 			echo Y >$ZSW/enabled && swapon $DEV ;;
@@ -377,7 +380,7 @@ perf_start() {
 	echo 100000 >/proc/sys/kernel/perf_event_max_sample_rate
 	rm -f /tmp/perf.ctl /tmp/perf.ack
 	mkfifo /tmp/perf.ctl /tmp/perf.ack
-	perf record -a -e cpu-clock -F "${PERF_FREQ:-2000}" -D -1 \
+	perf record -a -e cpu-clock -F "${PERF_FREQ:-2000}" -D -1 ${PERF_G:+-g} \
 		--control=fifo:/tmp/perf.ctl,/tmp/perf.ack \
 		--proc-map-timeout=60000 -o "$1" >/dev/null 2>"$1.err" &
 	PERF_PID=$!
@@ -484,7 +487,7 @@ swap_only_end() {
 		gs_fresh
 		[ -z "$GSLOOP" ] || losetup -d "$GSLOOP"
 		rm -f $GSBACK
-		rmdir $GSDIR 2>/dev/null
+		[ ! -d $GSDIR ] || rmdir $GSDIR
 	fi
 }
 
@@ -831,6 +834,42 @@ b_icount() {
 		FIO_CPUS=1 fio_rows icount 2 256M 1
 	fi || return 1
 	workload_rows icount_workload ghostswap zram
+}
+
+# -------------------------------------------------- zswap in front, profiled
+
+# Where the time of mode zswap's disk path goes, against zswap with a
+# swap file (on demand only: bench/run.sh zswap_profile): perf samples
+# every CPU on its clock (cpu-clock: time, under TCG without icount)
+# while usemem runs the text mix at 2x, once for each set-up
+# (ZSWAP_SETUPS, default "zswap zswap-gsmap"); the samples by symbol,
+# kernel and modules together, in zprof-SETUP.txt, beside the run's row,
+# and the callers of its first kernel symbols in zprof-SETUP-callers.txt.
+b_zswap_profile() {
+	local perf drv f
+	perf=$(command -v perf) ||
+		{ jl section=zswap_profile fail="no perf in the guest"; return 0; }
+	PASSES=2
+	for drv in ${ZSWAP_SETUPS:-zswap zswap-gsmap}; do
+		f=zprof-$drv.txt
+		log "zswap_profile $drv"
+		PERF_G=1 PERF_DATA=/tmp/perf.data workload_one $drv text t 64 2 \
+			lz4 zswap_profile || return 1
+		$perf report -i /tmp/perf.data --stdio -n --no-children -g none \
+			--sort sym --percent-limit 0.3 2>/dev/null |
+			grep -E '^ +[0-9.]+%' | head -n 80 >"$OUT/$f"
+		# Who calls the first ZPROF_CALLERS (8) kernel symbols.
+		for sym in $(awk '$3 == "[k]" && $4 != "pv_native_safe_halt" { print $4 }' "$OUT/$f" |
+			head -n "${ZPROF_CALLERS:-8}"); do
+			echo "== $sym"
+			$perf report -i /tmp/perf.data --stdio --no-children -S "$sym" \
+				-g caller,2,callee,function,percent 2>/dev/null |
+				grep -v '^#' | grep -v '^$' | head -n 60
+		done >"$OUT/${f%.txt}-callers.txt"
+		rm -f /tmp/perf.data /tmp/perf.data.err
+		jl section=zswap_profile driver=$drv file=$f
+	done
+	echo N >$ZSW/enabled
 }
 
 # -------------------------------------------------------- icount profile
