@@ -738,16 +738,25 @@ chunks_gone() {
 	echo "$used"
 }
 
-t_wb_chunks() {
-	local disk mnt=/tmp/gs-chunks base used n i
+# chunks_ext4 MNT: the device swapped off and reset, a fresh ext4 on the
+# backing disk at MNT with an empty MNT/chunks; CHUNKS_BASE the KiB the
+# filesystem uses then. Reset and unmounted when the test exits.
+chunks_ext4() {
+	local disk
 	disk=$(vdisk gsback) || fail "no backing disk"
 	swapoff $DEV 2>/dev/null
 	sysw $SYS/reset 1 ok
-	mkfs.ext4 -q -F "$disk" && mkdir -p $mnt && mount "$disk" $mnt ||
+	mkfs.ext4 -q -F "$disk" && mkdir -p "$1" && mount "$disk" "$1" ||
 		fail "ext4 on $disk"
-	trap "echo 1 >$SYS/reset 2>/dev/null; umount $mnt 2>/dev/null" EXIT
-	mkdir $mnt/chunks
-	base=$(fs_used_kib $mnt)
+	trap "echo 1 >$SYS/reset 2>/dev/null; umount $1 2>/dev/null" EXIT
+	mkdir "$1/chunks"
+	CHUNKS_BASE=$(fs_used_kib "$1")
+}
+
+t_wb_chunks() {
+	local mnt=/tmp/gs-chunks base used n i
+	chunks_ext4 $mnt
+	base=$CHUNKS_BASE
 	# The first chunk is added at once, kept 5 s if nothing comes.
 	attach_backing $mnt/chunks
 	used=$(($(fs_used_kib $mnt) - base))
@@ -874,15 +883,9 @@ t_wb_chunks() {
 # way ends at its next page, every chunk goes, and the kernel log stays
 # clean.
 t_wb_chunks_reset() {
-	local disk mnt=/tmp/gs-chunks base used i t d0 moved=0
-	disk=$(vdisk gsback) || fail "no backing disk"
-	swapoff $DEV 2>/dev/null
-	sysw $SYS/reset 1 ok
-	mkfs.ext4 -q -F "$disk" && mkdir -p $mnt && mount "$disk" $mnt ||
-		fail "ext4 on $disk"
-	trap "echo 1 >$SYS/reset 2>/dev/null; umount $mnt 2>/dev/null" EXIT
-	mkdir $mnt/chunks
-	base=$(fs_used_kib $mnt)
+	local mnt=/tmp/gs-chunks base used i t d0 moved=0
+	chunks_ext4 $mnt
+	base=$CHUNKS_BASE
 	d0=$(dmesg | wc -l)
 	for i in 1 2 3 4 5 6; do
 		attach_backing $mnt/chunks
