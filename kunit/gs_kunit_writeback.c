@@ -1269,10 +1269,7 @@ static void gs_wb_sparse_compacts(struct kunit *test)
 	u64 done;
 	int i;
 
-	for (i = 0; i < 8; i++) {
-		gs_kunit_fill_text(p, i);
-		gs_wb_write(test, s, i, p);
-	}
+	gs_kunit_fill_slots(test, s, 0, 1, 8);
 	KUNIT_ASSERT_EQ(test, gs_store_writeback(s, GS_WB_ALL, U64_MAX, &done),
 			0);
 	KUNIT_ASSERT_EQ(test, done, 8ULL);

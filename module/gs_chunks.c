@@ -65,7 +65,6 @@ struct gs_chunks {
 	unsigned long retry_at;		/* jiffies: no growth before */
 	unsigned long active_at;	/* jiffies: last allocation */
 	unsigned long compact_at;	/* jiffies: no compaction asked before */
-	int err;			/* why the last growth failed, or 0 */
 	bool stopped;			/* by gs_chunks_stop(), under @lock */
 };
 
@@ -176,16 +175,15 @@ static void gs_chunks_work(struct work_struct *work)
 	while (cs->nr < want && time_after_eq(jiffies, cs->retry_at)) {
 		ret = gs_chunks_add(cs);
 		if (!ret) {
-			cs->err = 0;
 			WRITE_ONCE(cs->bk->grow_err, 0);
 			continue;
 		}
-		if (ret != cs->err)
+		/* Logged once for each new reason (bk->grow_err: the last). */
+		if (ret != cs->bk->grow_err)
 			pr_warn("backing directory: cannot add a chunk: %d (%s); writeback takes no more pages than fit until it can\n",
 				ret, ret == -ENOSPC ? "the filesystem is full" :
 				ret == -EAGAIN ? "the filesystem is frozen" :
 				"see the filesystem's messages");
-		cs->err = ret;
 		WRITE_ONCE(cs->bk->grow_err, ret);
 		atomic_long_inc(&cs->bk->grow_errors);
 		/* A frozen filesystem thaws soon: try again sooner. */
