@@ -166,9 +166,13 @@ static void *gs_kc_dict(struct kunit *test)
 KUNIT_DEFINE_ACTION_WRAPPER(gs_kc_release, gs_comp_params_release,
 			    struct gs_comp_params *);
 
-/* Parameters set up as @c says, released when the test ends. */
-static struct gs_comp_params *gs_kc_params(struct kunit *test,
-					   const struct gs_kc_cfg *c)
+/*
+ * Parameters set up as @c says, for inputs of up to @max_src bytes,
+ * released when the test ends.
+ */
+static struct gs_comp_params *gs_kc_params_src(struct kunit *test,
+					       const struct gs_kc_cfg *c,
+					       unsigned int max_src)
 {
 	struct gs_comp_params *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
 	int ret;
@@ -180,6 +184,7 @@ static struct gs_comp_params *gs_kc_params(struct kunit *test,
 	KUNIT_ASSERT_EQ(test, ret, 0);
 	p->level = gs_kc_level(c->alg, c->level);
 	p->deflate_winbits = c->winbits;
+	KUNIT_ASSERT_EQ(test, gs_comp_params_set_max_src(p, max_src), 0);
 	if (c->dict)
 		KUNIT_ASSERT_EQ(test, gs_comp_params_set_dict(p, gs_kc_dict(test),
 							      GS_KC_DICT_LEN), 0);
@@ -187,6 +192,13 @@ static struct gs_comp_params *gs_kc_params(struct kunit *test,
 			0);
 	KUNIT_ASSERT_EQ(test, gs_comp_params_setup(p), 0);
 	return p;
+}
+
+/* Parameters set up as @c says, for a page at a time. */
+static struct gs_comp_params *gs_kc_params(struct kunit *test,
+					   const struct gs_kc_cfg *c)
+{
+	return gs_kc_params_src(test, c, PAGE_SIZE);
 }
 
 struct gs_kc_ctx {
@@ -267,7 +279,8 @@ static int gs_kc_compress(struct kunit *test, struct gs_comp_params *p,
 	int ret;
 
 	KUNIT_ASSERT_NOT_NULL(test, dst);
-	ret = p->be->compress(p, ctx, src, dst, 2 * PAGE_SIZE, &dlen);
+	ret = p->be->compress(p, ctx, src, PAGE_SIZE, dst, 2 * PAGE_SIZE,
+			      &dlen);
 	if (ret) {
 		kunit_kfree(test, dst);
 		return ret;
@@ -299,7 +312,8 @@ static void gs_comp_roundtrip(struct kunit *test)
 			KUNIT_ASSERT_NOT_NULL(test, out);
 			memset(out, 0xcc, PAGE_SIZE);
 			KUNIT_EXPECT_EQ_MSG(test, p->be->decompress(p, ctx, in,
-								    len, out),
+								    len, out,
+								    PAGE_SIZE),
 					    0, "%s page %d",
 					    gs_kc_kind_names[kind], seed);
 			KUNIT_EXPECT_MEMEQ(test, out, src, PAGE_SIZE);
@@ -329,7 +343,7 @@ static int gs_kc_try(struct kunit *test, struct gs_comp_params *p, void *ctx,
 		     const void *src, size_t len, void *out)
 {
 	void *in = gs_kc_exact(test, src, len);
-	int ret = p->be->decompress(p, ctx, in, len, out);
+	int ret = p->be->decompress(p, ctx, in, len, out, PAGE_SIZE);
 
 	kunit_kfree(test, in);
 	KUNIT_EXPECT_LE_MSG(test, ret, 0, "%zu bytes", len);
@@ -416,7 +430,7 @@ static int gs_kc_compress_cap(struct kunit *test, struct gs_comp_params *p,
 	KUNIT_ASSERT_NOT_NULL(test, dst);
 	memset(dst, 0xa5, cap + GS_KC_CANARY);
 	*dlen = 0;
-	ret = p->be->compress(p, ctx, src, dst, cap, dlen);
+	ret = p->be->compress(p, ctx, src, PAGE_SIZE, dst, cap, dlen);
 	for (i = 0; i < GS_KC_CANARY; i++)
 		if (dst[cap + i] != 0xa5)
 			break;
@@ -917,8 +931,8 @@ static void gs_params_apply_dict(struct kunit *test)
 	/* The page is one of the dictionary's: it compresses to little. */
 	KUNIT_EXPECT_LT(test, len, 64);
 	if (len > 0) {
-		KUNIT_EXPECT_EQ(test, p->be->decompress(p, ctx, comp, len, out),
-				0);
+		KUNIT_EXPECT_EQ(test, p->be->decompress(p, ctx, comp, len,
+							out, PAGE_SIZE), 0);
 		KUNIT_EXPECT_MEMEQ(test, out, src, PAGE_SIZE);
 	}
 	p->be->ctx_destroy(p, ctx);
@@ -1188,8 +1202,9 @@ static void gs_heur_text_false_positives(struct kunit *test)
 	for (i = 0; i < GS_KC_TEXTLIKE_PAGES; i++) {
 		kind = i % GS_KC_TEXTLIKE_KINDS;
 		gs_kc_textlike(page, kind, i);
-		KUNIT_ASSERT_EQ(test, p->be->compress(p, ctx, page, dst,
-						      2 * PAGE_SIZE, &dlen), 0);
+		KUNIT_ASSERT_EQ(test, p->be->compress(p, ctx, page, PAGE_SIZE,
+						      dst, 2 * PAGE_SIZE,
+						      &dlen), 0);
 		zbytes += dlen;
 		big += dlen >= PAGE_SIZE * 7 / 8;
 		if (gs_page_looks_incompressible(page)) {
@@ -1209,8 +1224,105 @@ static void gs_heur_text_false_positives(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, big, 0);
 }
 
+#define GS_KC_UNIT_PAGES	(GS_BE_MAX_SRC / PAGE_SIZE)
+
+/*
+ * A unit of 16 pages, @text: of text only, else of every kind, in one
+ * buffer; the length it compresses to, its pages' lengths summed in
+ * *@pages_len (each compressed alone by the same parameters).
+ */
+static unsigned int gs_kc_unit(struct kunit *test, struct gs_comp_params *p,
+			       void *ctx, u8 *src, u8 *dst, bool text,
+			       unsigned int *pages_len)
+{
+	unsigned int i, len = 0;
+	void *page, *comp;
+	int plen;
+
+	*pages_len = 0;
+	for (i = 0; i < GS_KC_UNIT_PAGES; i++) {
+		page = gs_kc_page(test, text ? GS_KC_TEXT : i % GS_KC_KINDS,
+				  i + 1);
+		memcpy(src + i * PAGE_SIZE, page, PAGE_SIZE);
+		plen = gs_kc_compress(test, p, ctx, page, &comp);
+		KUNIT_ASSERT_GT(test, plen, 0);
+		*pages_len += plen;
+		kunit_kfree(test, comp);
+		kunit_kfree(test, page);
+	}
+	KUNIT_ASSERT_EQ(test, p->be->compress(p, ctx, src, GS_BE_MAX_SRC, dst,
+					      2 * GS_BE_MAX_SRC, &len), 0);
+	KUNIT_EXPECT_GT(test, len, 0);
+	return len;
+}
+
+/*
+ * A unit of pages compressed as one comes back whole, exactly: not into
+ * less room than it had (nothing written past the room given), not as
+ * more bytes than it had. Text compresses better whole than page by
+ * page with lz4 and zstd at their default levels.
+ */
+static void gs_comp_unit_roundtrip(struct kunit *test)
+{
+	const struct gs_kc_cfg *c = test->param_value;
+	struct gs_comp_params *p = gs_kc_params_src(test, c, GS_BE_MAX_SRC);
+	const unsigned int size = GS_BE_MAX_SRC;
+	void *ctx = gs_kc_ctx(test, p);
+	unsigned int len, pages_len;
+	u8 *src, *dst, *out;
+	int text;
+
+	src = kunit_kmalloc(test, size, GFP_KERNEL);
+	dst = kunit_kmalloc(test, 2 * size, GFP_KERNEL);
+	out = kunit_kmalloc(test, size + PAGE_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, src);
+	KUNIT_ASSERT_NOT_NULL(test, dst);
+	KUNIT_ASSERT_NOT_NULL(test, out);
+	for (text = 0; text < 2; text++) {
+		len = gs_kc_unit(test, p, ctx, src, dst, text, &pages_len);
+		memset(out, 0xa5, size + PAGE_SIZE);
+		KUNIT_EXPECT_EQ(test, p->be->decompress(p, ctx, dst, len, out,
+							size), 0);
+		KUNIT_EXPECT_MEMEQ(test, out, src, size);
+		KUNIT_EXPECT_EQ(test, out[size], 0xa5);
+		/* Room for one page less: refused, nothing past it. */
+		memset(out, 0xa5, size + PAGE_SIZE);
+		KUNIT_EXPECT_NE(test, p->be->decompress(p, ctx, dst, len, out,
+							size - PAGE_SIZE), 0);
+		KUNIT_EXPECT_EQ(test, out[size - PAGE_SIZE], 0xa5);
+		/* Room for one page more: it is not all there, refused. */
+		KUNIT_EXPECT_NE(test, p->be->decompress(p, ctx, dst, len, out,
+							size + PAGE_SIZE), 0);
+		kunit_info(test, "%s%s%s, 16 pages of %s: %u bytes whole, %u page by page\n",
+			   p->name, gs_kc_level_str(p), c->dict ? " dict" : "",
+			   text ? "text" : "every kind", len, pages_len);
+		if (text && c->level == GS_PARAM_UNSET && !c->dict &&
+		    (!strcmp(c->alg, "lz4") || !strcmp(c->alg, "zstd")))
+			KUNIT_EXPECT_LT(test, len, pages_len);
+	}
+}
+
+/* The largest input is whole pages, up to GS_BE_MAX_SRC, set before setup. */
+static void gs_comp_max_src(struct kunit *test)
+{
+	struct gs_comp_params *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_ASSERT_EQ(test, gs_comp_params_init(p, "lzo"), 0);
+	KUNIT_EXPECT_EQ(test, p->max_src, PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, gs_comp_params_set_max_src(p, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, gs_comp_params_set_max_src(p, PAGE_SIZE + 1),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, gs_comp_params_set_max_src(p, GS_BE_MAX_SRC +
+							   PAGE_SIZE), -EINVAL);
+	KUNIT_EXPECT_EQ(test, gs_comp_params_set_max_src(p, 4 * PAGE_SIZE), 0);
+	KUNIT_EXPECT_EQ(test, p->max_src, 4 * PAGE_SIZE);
+}
+
 static struct kunit_case gs_comp_cases[] = {
 	KUNIT_CASE_PARAM(gs_comp_roundtrip, gs_kc_cfg_gen_params),
+	KUNIT_CASE_PARAM(gs_comp_unit_roundtrip, gs_kc_cfg_gen_params),
+	KUNIT_CASE(gs_comp_max_src),
 	KUNIT_CASE_PARAM(gs_comp_corrupt, gs_kc_cfg_gen_params),
 	KUNIT_CASE_PARAM(gs_comp_enospc, gs_kc_cfg_gen_params),
 	KUNIT_CASE_PARAM(gs_comp_bytes, gs_kc_cfg_gen_params),

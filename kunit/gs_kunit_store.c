@@ -76,7 +76,8 @@ static int gs_lz4_reference_len(struct kunit *test, const void *src)
 	int ret;
 
 	KUNIT_ASSERT_NOT_NULL(test, dst);
-	ret = c->p.be->compress(&c->p, c->ctx, src, dst, 2 * PAGE_SIZE, &dlen);
+	ret = c->p.be->compress(&c->p, c->ctx, src, PAGE_SIZE, dst,
+				2 * PAGE_SIZE, &dlen);
 	return ret ?: dlen;
 }
 

@@ -86,6 +86,7 @@ int gs_comp_params_init(struct gs_comp_params *p, const char *name)
 	memset(p, 0, sizeof(*p));
 	p->level = GS_PARAM_UNSET;
 	p->deflate_winbits = GS_PARAM_UNSET;
+	p->max_src = PAGE_SIZE;
 	atomic_long_set(&p->bytes, 0);
 	if (!be)
 		return -ENOENT;
@@ -125,6 +126,17 @@ int gs_comp_params_set_dict(struct gs_comp_params *p, const void *data,
 	gs_comp_params_drop_dict(p);
 	p->dict = dict;
 	p->dict_len = len;
+	return 0;
+}
+
+int gs_comp_params_set_max_src(struct gs_comp_params *p, unsigned int bytes)
+{
+	if (WARN_ON(p->shared))
+		return -EBUSY;
+	if (bytes < PAGE_SIZE || bytes > GS_BE_MAX_SRC ||
+	    !IS_ALIGNED(bytes, PAGE_SIZE))
+		return -EINVAL;
+	p->max_src = bytes;
 	return 0;
 }
 

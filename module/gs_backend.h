@@ -31,6 +31,7 @@
 #include <linux/limits.h>
 #include <linux/sizes.h>
 #include <linux/types.h>
+#include <asm/page.h>
 
 /* A parameter the user did not give: the backend's default applies. */
 #define GS_PARAM_UNSET		INT_MIN
@@ -49,6 +50,12 @@ struct gs_comp_params {
 	s32 level;
 	/* deflate only; GS_PARAM_UNSET: the default; after setup the one in use. */
 	s32 deflate_winbits;
+	/*
+	 * The most bytes compress() is given at once: PAGE_SIZE, or a
+	 * unit's (gs_comp_params_set_max_src()); the backend sizes its
+	 * parameters and workspaces for it.
+	 */
+	unsigned int max_src;
 	/* A dictionary, owned by the params (gs_comp_params_set_dict()). */
 	void *dict;
 	size_t dict_len;
@@ -78,23 +85,25 @@ struct gs_backend {
 	void *(*ctx_create)(struct gs_comp_params *p, int node);
 	void (*ctx_destroy)(struct gs_comp_params *p, void *ctx);
 	/*
-	 * Compress PAGE_SIZE bytes at @src into @dst, which holds
-	 * @dst_cap bytes: 0 and the length in *@dlen, or -ENOSPC if the
-	 * result does not fit. Never writes past @dst + @dst_cap. Other
-	 * errors (-EINVAL: the library failed; acomp: the driver's
-	 * errno) mean the page cannot be compressed now.
+	 * Compress @slen bytes at @src (a page, or a unit of whole pages
+	 * up to gs_comp_params.max_src) into @dst, which holds @dst_cap
+	 * bytes: 0 and the length in *@dlen, or -ENOSPC if the result
+	 * does not fit. Never writes past @dst + @dst_cap. Other errors
+	 * (-EINVAL: the library failed; acomp: the driver's errno) mean
+	 * the data cannot be compressed now.
 	 */
 	int (*compress)(const struct gs_comp_params *p, void *ctx,
-			const void *src, void *dst, unsigned int dst_cap,
-			unsigned int *dlen);
+			const void *src, unsigned int slen, void *dst,
+			unsigned int dst_cap, unsigned int *dlen);
 	/*
-	 * Decompress @slen bytes at @src into the PAGE_SIZE page at @dst:
-	 * 0 only if exactly PAGE_SIZE bytes came out, else -EIO (acomp:
-	 * or the driver's errno). Safe against corrupt input: never
-	 * reads past @src + @slen or writes past @dst + PAGE_SIZE.
+	 * Decompress @slen bytes at @src into the @dlen bytes at @dst: 0
+	 * only if exactly @dlen bytes came out, else -EIO (acomp: or the
+	 * driver's errno). Safe against corrupt input: never reads past
+	 * @src + @slen or writes past @dst + @dlen.
 	 */
 	int (*decompress)(const struct gs_comp_params *p, void *ctx,
-			  const void *src, unsigned int slen, void *dst);
+			  const void *src, unsigned int slen, void *dst,
+			  unsigned int dlen);
 };
 
 /* Our own backends, NULL-terminated (those the kernel has libraries for). */
@@ -129,6 +138,18 @@ int gs_comp_params_setup(struct gs_comp_params *p);
  * been destroyed: bytes is back to 0. Level and window stay.
  */
 void gs_comp_params_release(struct gs_comp_params *p);
+
+/*
+ * The most compress() is ever given: a unit of 16 pages (gs_unit.h).
+ * A backend's workspace may have to hold its window.
+ */
+#define GS_BE_MAX_SRC		(16 * PAGE_SIZE)
+
+/*
+ * Before setup: inputs of up to @bytes (whole pages, at most
+ * GS_BE_MAX_SRC; PAGE_SIZE unless set). -EINVAL otherwise.
+ */
+int gs_comp_params_set_max_src(struct gs_comp_params *p, unsigned int bytes);
 
 /* Largest dictionary accepted, from memory or a file. */
 #define GS_DICT_MAX		SZ_1M

@@ -85,13 +85,13 @@ static int gs_acomp_run(struct acomp_req *req, bool compress)
 }
 
 static int gs_acomp_compress(const struct gs_comp_params *p, void *ctx,
-			     const void *src, void *dst, unsigned int dst_cap,
-			     unsigned int *dlen)
+			     const void *src, unsigned int slen, void *dst,
+			     unsigned int dst_cap, unsigned int *dlen)
 {
 	struct gs_acomp_ctx *c = ctx;
 	int ret;
 
-	gs_acomp_set_bufs(c->req, &c->bufs, src, PAGE_SIZE, dst, dst_cap);
+	gs_acomp_set_bufs(c->req, &c->bufs, src, slen, dst, dst_cap);
 	ret = gs_acomp_run(c->req, true);
 	/*
 	 * Drivers report output that does not fit differently (lz4 and
@@ -109,16 +109,17 @@ static int gs_acomp_compress(const struct gs_comp_params *p, void *ctx,
 }
 
 static int gs_acomp_decompress(const struct gs_comp_params *p, void *ctx,
-			       const void *src, unsigned int slen, void *dst)
+			       const void *src, unsigned int slen, void *dst,
+			       unsigned int dlen)
 {
 	struct gs_acomp_ctx *c = ctx;
 	int ret;
 
-	gs_acomp_set_bufs(c->req, &c->bufs, src, slen, dst, PAGE_SIZE);
+	gs_acomp_set_bufs(c->req, &c->bufs, src, slen, dst, dlen);
 	ret = gs_acomp_run(c->req, false);
 	if (ret == -ENOMEM || ret == -EAGAIN || ret == -EBUSY)
 		return ret;
-	return !ret && c->req->dlen == PAGE_SIZE ? 0 : -EIO;
+	return !ret && c->req->dlen == dlen ? 0 : -EIO;
 }
 
 const struct gs_backend gs_be_acomp = {

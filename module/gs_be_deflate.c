@@ -95,7 +95,7 @@ static void *gs_deflate_ctx_create(struct gs_comp_params *p, int node)
 }
 
 static int gs_deflate_compress(const struct gs_comp_params *p, void *ctx,
-			       const void *src, void *dst,
+			       const void *src, unsigned int slen, void *dst,
 			       unsigned int dst_cap, unsigned int *dlen)
 {
 	struct z_stream_s *s = &((struct gs_deflate_ctx *)ctx)->def;
@@ -104,7 +104,7 @@ static int gs_deflate_compress(const struct gs_comp_params *p, void *ctx,
 	if (zlib_deflateReset(s) != Z_OK)
 		return -EINVAL;
 	s->next_in = src;
-	s->avail_in = PAGE_SIZE;
+	s->avail_in = slen;
 	s->next_out = dst;
 	s->avail_out = dst_cap;
 	ret = zlib_deflate(s, Z_FINISH);
@@ -117,7 +117,8 @@ static int gs_deflate_compress(const struct gs_comp_params *p, void *ctx,
 }
 
 static int gs_deflate_decompress(const struct gs_comp_params *p, void *ctx,
-				 const void *src, unsigned int slen, void *dst)
+				 const void *src, unsigned int slen, void *dst,
+				 unsigned int dlen)
 {
 	struct z_stream_s *s = &((struct gs_deflate_ctx *)ctx)->inf;
 
@@ -126,10 +127,10 @@ static int gs_deflate_decompress(const struct gs_comp_params *p, void *ctx,
 	s->next_in = src;
 	s->avail_in = slen;
 	s->next_out = dst;
-	s->avail_out = PAGE_SIZE;
-	/* The whole input is one stream, and it makes exactly one page. */
+	s->avail_out = dlen;
+	/* The whole input is one stream, and it makes exactly @dlen bytes. */
 	if (zlib_inflate(s, Z_FINISH) != Z_STREAM_END || s->avail_in ||
-	    s->total_out != PAGE_SIZE)
+	    s->total_out != dlen)
 		return -EIO;
 	return 0;
 }

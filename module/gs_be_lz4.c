@@ -60,7 +60,8 @@ static const char *gs_lz4_dict(const struct gs_comp_params *p, int *len)
 }
 
 static int gs_lz4_decompress(const struct gs_comp_params *p, void *ctx,
-			     const void *src, unsigned int slen, void *dst)
+			     const void *src, unsigned int slen, void *dst,
+			     unsigned int dlen)
 {
 	const char *dict;
 	int len, ret;
@@ -69,13 +70,13 @@ static int gs_lz4_decompress(const struct gs_comp_params *p, void *ctx,
 		return -EIO;
 	/* A shared state means a dictionary was set up: compress agrees. */
 	if (!p->shared) {
-		ret = LZ4_decompress_safe(src, dst, slen, PAGE_SIZE);
+		ret = LZ4_decompress_safe(src, dst, slen, dlen);
 	} else {
 		dict = gs_lz4_dict(p, &len);
-		ret = LZ4_decompress_safe_usingDict(src, dst, slen, PAGE_SIZE,
+		ret = LZ4_decompress_safe_usingDict(src, dst, slen, dlen,
 						    dict, len);
 	}
-	return ret == PAGE_SIZE ? 0 : -EIO;
+	return (unsigned int)ret == dlen ? 0 : -EIO;
 }
 
 #if GS_HAVE_LZ4
@@ -132,8 +133,8 @@ static void gs_lz4_ctx_destroy(struct gs_comp_params *p, void *ctx)
 }
 
 static int gs_lz4_compress(const struct gs_comp_params *p, void *ctx,
-			   const void *src, void *dst, unsigned int dst_cap,
-			   unsigned int *dlen)
+			   const void *src, unsigned int slen, void *dst,
+			   unsigned int dst_cap, unsigned int *dlen)
 {
 	int cap = min_t(unsigned int, dst_cap, INT_MAX);
 	int ret;
@@ -143,7 +144,7 @@ static int gs_lz4_compress(const struct gs_comp_params *p, void *ctx,
 		LZ4_loadDict(ctx, NULL, 0);
 	else
 		memcpy(ctx, p->shared, LZ4_MEM_COMPRESS);
-	ret = LZ4_compress_fast_continue(ctx, src, dst, PAGE_SIZE, cap,
+	ret = LZ4_compress_fast_continue(ctx, src, dst, slen, cap,
 					 p->level);
 	/* With valid input the only failure is output that does not fit. */
 	if (ret <= 0)
@@ -209,17 +210,17 @@ static void gs_lz4hc_ctx_destroy(struct gs_comp_params *p, void *ctx)
 }
 
 static int gs_lz4hc_compress(const struct gs_comp_params *p, void *ctx,
-			     const void *src, void *dst, unsigned int dst_cap,
-			     unsigned int *dlen)
+			     const void *src, unsigned int slen, void *dst,
+			     unsigned int dst_cap, unsigned int *dlen)
 {
 	int cap = min_t(unsigned int, dst_cap, INT_MAX);
 	int ret;
 
 	if (!p->shared) {
-		ret = LZ4_compress_HC(src, dst, PAGE_SIZE, cap, p->level, ctx);
+		ret = LZ4_compress_HC(src, dst, slen, cap, p->level, ctx);
 	} else {
 		memcpy(ctx, p->shared, LZ4HC_MEM_COMPRESS);
-		ret = LZ4_compress_HC_continue(ctx, src, dst, PAGE_SIZE, cap);
+		ret = LZ4_compress_HC_continue(ctx, src, dst, slen, cap);
 	}
 	if (ret <= 0)
 		return -ENOSPC;

@@ -51,20 +51,20 @@ static int gs_lzo_done(int ret, size_t len, unsigned int *dlen)
 #define GS_LZO_MIN_OUT	3
 
 static int gs_lzo_compress(const struct gs_comp_params *p, void *ctx,
-			   const void *src, void *dst, unsigned int dst_cap,
-			   unsigned int *dlen)
+			   const void *src, unsigned int slen, void *dst,
+			   unsigned int dst_cap, unsigned int *dlen)
 {
 	size_t len = dst_cap;
 	int ret;
 
 	if (dst_cap < GS_LZO_MIN_OUT)
 		return -ENOSPC;
-	ret = lzo1x_1_compress_safe(src, PAGE_SIZE, dst, &len, ctx);
+	ret = lzo1x_1_compress_safe(src, slen, dst, &len, ctx);
 	return gs_lzo_done(ret, len, dlen);
 }
 
 static int gs_lzo_rle_compress(const struct gs_comp_params *p, void *ctx,
-			       const void *src, void *dst,
+			       const void *src, unsigned int slen, void *dst,
 			       unsigned int dst_cap, unsigned int *dlen)
 {
 	size_t len = dst_cap;
@@ -72,18 +72,19 @@ static int gs_lzo_rle_compress(const struct gs_comp_params *p, void *ctx,
 
 	if (dst_cap < GS_LZO_MIN_OUT)
 		return -ENOSPC;
-	ret = lzorle1x_1_compress_safe(src, PAGE_SIZE, dst, &len, ctx);
+	ret = lzorle1x_1_compress_safe(src, slen, dst, &len, ctx);
 	return gs_lzo_done(ret, len, dlen);
 }
 
 static int gs_lzo_decompress(const struct gs_comp_params *p, void *ctx,
-			     const void *src, unsigned int slen, void *dst)
+			     const void *src, unsigned int slen, void *dst,
+			     unsigned int dlen)
 {
-	size_t len = PAGE_SIZE;
+	size_t len = dlen;
 	int ret;
 
 	ret = lzo1x_decompress_safe(src, slen, dst, &len);
-	return ret == LZO_E_OK && len == PAGE_SIZE ? 0 : -EIO;
+	return ret == LZO_E_OK && len == dlen ? 0 : -EIO;
 }
 
 const struct gs_backend gs_be_lzo = {

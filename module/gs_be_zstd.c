@@ -7,12 +7,16 @@
  * number.
  *
  * Contexts are static: a compression and a decompression context
- * placed in workspaces sized for a PAGE_SIZE input, so nothing is
- * allocated while a page is compressed. With a dictionary, setup()
- * digests it once into a compression and a decompression dictionary
- * (both referring to gs_comp_params.dict, not copying it) shared by all
- * streams; zstd allocates those through gs_zstd_alloc(), which records
- * every size so the bytes are counted.
+ * placed in workspaces sized for the largest input
+ * (gs_comp_params.max_src), so nothing is allocated while a page is
+ * compressed. A page and a unit of pages each have parameters of their
+ * own: zstd sizes its window and tables by the input, and those for a
+ * unit, used for a page, would cost more and gain nothing. With a
+ * dictionary, setup() digests it once into a decompression dictionary
+ * and a compression one for each input size (all referring to
+ * gs_comp_params.dict, not copying it) shared by all streams; zstd
+ * allocates those through gs_zstd_alloc(), which records every size so
+ * the bytes are counted.
  */
 #define pr_fmt(fmt) "ghostswap: " fmt
 
@@ -25,9 +29,15 @@
 
 #if GS_HAVE_ZSTD
 
-struct gs_zstd_shared {
-	zstd_parameters params;		/* for a page, without a dictionary */
+/* How an input of one size is compressed. */
+struct gs_zstd_input {
+	zstd_parameters params;		/* without a dictionary */
 	zstd_cdict *cdict;		/* with one */
+};
+
+struct gs_zstd_shared {
+	/* A page [0], and a unit of max_src bytes [1] where units are on. */
+	struct gs_zstd_input in[2];
 	zstd_ddict *ddict;
 	size_t cwork;			/* context workspace sizes */
 	size_t dwork;
@@ -73,19 +83,45 @@ static void gs_zstd_release(struct gs_comp_params *p)
 
 	if (!sh)
 		return;
-	if (sh->cdict)
-		zstd_free_cdict(sh->cdict);
+	if (sh->in[0].cdict)
+		zstd_free_cdict(sh->in[0].cdict);
+	if (sh->in[1].cdict)
+		zstd_free_cdict(sh->in[1].cdict);
 	if (sh->ddict)
 		zstd_free_ddict(sh->ddict);
 	gs_be_free(p, sh, sizeof(*sh));
 	p->shared = NULL;
 }
 
+/*
+ * Parameters (and with a dictionary, a compression dictionary) for an
+ * input of @size bytes, in place @i of the shared state; the context
+ * workspace grows to fit them. False if zstd cannot load the dictionary.
+ */
+static bool gs_zstd_setup_input(struct gs_comp_params *p, unsigned int i,
+				unsigned int size, zstd_custom_mem mem)
+{
+	struct gs_zstd_shared *sh = p->shared;
+	struct gs_zstd_input *in = &sh->in[i];
+	zstd_compression_parameters cparams;
+
+	in->params = zstd_get_params(p->level, size);
+	/* The compression parameters in in->params. */
+	cparams = zstd_get_cparams(p->level, size, 0);
+	sh->cwork = max(sh->cwork, zstd_cctx_workspace_bound(&cparams));
+	if (!p->dict_len)
+		return true;
+	cparams = zstd_get_cparams(p->level, size, p->dict_len);
+	sh->cwork = max(sh->cwork, zstd_cctx_workspace_bound(&cparams));
+	in->cdict = zstd_create_cdict_byreference(p->dict, p->dict_len,
+						  cparams, mem);
+	return in->cdict;
+}
+
 static int gs_zstd_setup(struct gs_comp_params *p)
 {
 	/* zstd's allocator, its free and their argument, in that order. */
 	zstd_custom_mem mem = { gs_zstd_alloc, gs_zstd_free, p };
-	zstd_compression_parameters cparams;
 	struct gs_zstd_shared *sh;
 
 	if (p->level == GS_PARAM_UNSET) {
@@ -101,26 +137,22 @@ static int gs_zstd_setup(struct gs_comp_params *p)
 	if (!sh)
 		return -ENOMEM;
 	p->shared = sh;
-	sh->params = zstd_get_params(p->level, PAGE_SIZE);
-	/* The compression parameters in sh->params. */
-	cparams = zstd_get_cparams(p->level, PAGE_SIZE, 0);
-	sh->cwork = zstd_cctx_workspace_bound(&cparams);
 	sh->dwork = zstd_dctx_workspace_bound();
+	if (!gs_zstd_setup_input(p, 0, PAGE_SIZE, mem))
+		goto bad_dict;
+	/* A unit's own only where units are on. */
+	if (p->max_src > PAGE_SIZE &&
+	    !gs_zstd_setup_input(p, 1, p->max_src, mem))
+		goto bad_dict;
 	if (!p->dict_len)
 		return 0;
-
-	cparams = zstd_get_cparams(p->level, PAGE_SIZE, p->dict_len);
-	sh->cwork = max(sh->cwork, zstd_cctx_workspace_bound(&cparams));
-	sh->cdict = zstd_create_cdict_byreference(p->dict, p->dict_len,
-						  cparams, mem);
 	sh->ddict = zstd_create_ddict_byreference(p->dict, p->dict_len, mem);
-	if (!sh->cdict || !sh->ddict) {
-		pr_err("zstd: cannot load the dictionary (%zu bytes)\n",
-		       p->dict_len);
-		gs_zstd_release(p);
-		return -EINVAL;
-	}
-	return 0;
+	if (sh->ddict)
+		return 0;
+bad_dict:
+	pr_err("zstd: cannot load the dictionary (%zu bytes)\n", p->dict_len);
+	gs_zstd_release(p);
+	return -EINVAL;
 }
 
 static void gs_zstd_ctx_destroy(struct gs_comp_params *p, void *ctx)
@@ -157,43 +189,44 @@ nomem:
 }
 
 static int gs_zstd_compress(const struct gs_comp_params *p, void *ctx,
-			    const void *src, void *dst, unsigned int dst_cap,
-			    unsigned int *dlen)
+			    const void *src, unsigned int slen, void *dst,
+			    unsigned int dst_cap, unsigned int *dlen)
 {
 	const struct gs_zstd_shared *sh = p->shared;
+	const struct gs_zstd_input *in = &sh->in[slen > PAGE_SIZE];
 	struct gs_zstd_ctx *c = ctx;
 	size_t ret;
 
-	if (!sh->cdict)
-		ret = zstd_compress_cctx(c->cctx, dst, dst_cap, src, PAGE_SIZE,
-					 &sh->params);
+	if (!in->cdict)
+		ret = zstd_compress_cctx(c->cctx, dst, dst_cap, src, slen,
+					 &in->params);
 	else
 		ret = zstd_compress_using_cdict(c->cctx, dst, dst_cap, src,
-						PAGE_SIZE, sh->cdict);
+						slen, in->cdict);
 	/*
 	 * With room for the worst case zstd cannot run out of it: short
 	 * of that, running out is what fails.
 	 */
 	if (zstd_is_error(ret))
-		return dst_cap < zstd_compress_bound(PAGE_SIZE) ? -ENOSPC :
-			-EINVAL;
+		return dst_cap < zstd_compress_bound(slen) ? -ENOSPC : -EINVAL;
 	*dlen = ret;
 	return 0;
 }
 
 static int gs_zstd_decompress(const struct gs_comp_params *p, void *ctx,
-			      const void *src, unsigned int slen, void *dst)
+			      const void *src, unsigned int slen, void *dst,
+			      unsigned int dlen)
 {
 	const struct gs_zstd_shared *sh = p->shared;
 	struct gs_zstd_ctx *c = ctx;
 	size_t ret;
 
 	if (!sh->ddict)
-		ret = zstd_decompress_dctx(c->dctx, dst, PAGE_SIZE, src, slen);
+		ret = zstd_decompress_dctx(c->dctx, dst, dlen, src, slen);
 	else
-		ret = zstd_decompress_using_ddict(c->dctx, dst, PAGE_SIZE, src,
+		ret = zstd_decompress_using_ddict(c->dctx, dst, dlen, src,
 						  slen, sh->ddict);
-	return !zstd_is_error(ret) && ret == PAGE_SIZE ? 0 : -EIO;
+	return !zstd_is_error(ret) && ret == dlen ? 0 : -EIO;
 }
 
 const struct gs_backend gs_be_zstd = {

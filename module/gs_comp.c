@@ -269,8 +269,8 @@ unsigned int gs_compress(struct gs_comp *comp, struct gs_stream *st,
 	 * Whatever does not fit below @max, or fails (-ENOSPC, or the
 	 * library's own error), is stored as it is.
 	 */
-	if (p->be->compress(p, st->ctx[prio], src, st->buf, GS_STREAM_BUF,
-			    &len) ||
+	if (p->be->compress(p, st->ctx[prio], src, PAGE_SIZE, st->buf,
+			    GS_STREAM_BUF, &len) ||
 	    len >= max)
 		return 0;
 	return len;
@@ -296,7 +296,7 @@ int gs_decompress(struct gs_comp *comp, struct gs_stream *st,
 	ctx = st->ctx[prio];
 	if (unlikely(!p || !ctx))
 		return -EIO;	/* an entry of an algorithm not set up */
-	return p->be->decompress(p, ctx, src, len, dst);
+	return p->be->decompress(p, ctx, src, len, dst, PAGE_SIZE);
 }
 
 int gs_comp_init(void)

@@ -44,7 +44,8 @@ static void gs_bench_heuristic(struct kunit *test)
 				      (ktime_get_ns() - t) / GS_BENCH_CALLS);
 			t = ktime_get_ns();
 			for (i = 0; i < GS_BENCH_CALLS; i++)
-				ret |= p->be->compress(p, c->ctx, pages[k], dst,
+				ret |= p->be->compress(p, c->ctx, pages[k],
+						       PAGE_SIZE, dst,
 						       2 * PAGE_SIZE, &dlen);
 			lz4[k] = min(lz4[k],
 				     (ktime_get_ns() - t) / GS_BENCH_CALLS);

@@ -95,7 +95,8 @@ static void gs_bench_lz4(struct kunit *test)
 			cleared = min(cleared, ktime_get_ns() - t);
 			t = ktime_get_ns();
 			for (i = 0; i < GS_BENCH_PAGES; i++) {
-				ret |= p->be->compress(p, c->ctx, pages[i], dst,
+				ret |= p->be->compress(p, c->ctx, pages[i],
+						       PAGE_SIZE, dst,
 						       2 * PAGE_SIZE, &dlen);
 				bytes[1] += dlen;
 				/* Outside the timing: the first round only. */
