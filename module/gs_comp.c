@@ -8,6 +8,9 @@
  * mutex while they use it; after a migration they keep using the stream
  * they locked, which is correct, only less local.
  *
+ * With units on (gs_comp_set_unit()), every algorithm is set up for an
+ * input of a unit's bytes and every stream has two unit buffers.
+ *
  * CPU hotplug: a stream is set up when its CPU is prepared, before it runs
  * anything, and stays until the gs_comp is destroyed. Streams are never
  * torn down at CPU offline: a task that picked a stream on a CPU that then
@@ -45,10 +48,45 @@ static void gs_ctx_destroy(struct gs_comp_params *p, void **ctx)
 	*ctx = NULL;
 }
 
+/* A stream's unit buffers: @ubuf of @bytes, @zbuf for their compressed form. */
+static void gs_unit_bufs_free(struct gs_comp *comp, unsigned int bytes,
+			      u8 *ubuf, u8 *zbuf)
+{
+	if (ubuf) {
+		free_pages_exact(ubuf, bytes);
+		atomic_long_sub(bytes, &comp->buf_bytes);
+	}
+	if (zbuf) {
+		free_pages_exact(zbuf, gs_unit_zbuf_bytes(bytes));
+		atomic_long_sub(gs_unit_zbuf_bytes(bytes), &comp->buf_bytes);
+	}
+}
+
+static int gs_unit_bufs_alloc(struct gs_comp *comp, unsigned int bytes,
+			      u8 **ubuf, u8 **zbuf)
+{
+	*ubuf = alloc_pages_exact(bytes, GFP_KERNEL | __GFP_NOWARN);
+	if (*ubuf)
+		atomic_long_add(bytes, &comp->buf_bytes);
+	*zbuf = alloc_pages_exact(gs_unit_zbuf_bytes(bytes),
+				  GFP_KERNEL | __GFP_NOWARN);
+	if (*zbuf)
+		atomic_long_add(gs_unit_zbuf_bytes(bytes), &comp->buf_bytes);
+	if (*ubuf && *zbuf)
+		return 0;
+	gs_unit_bufs_free(comp, bytes, *ubuf, *zbuf);
+	*ubuf = NULL;
+	*zbuf = NULL;
+	return -ENOMEM;
+}
+
 static void gs_stream_free(struct gs_comp *comp, struct gs_stream *st)
 {
 	unsigned int prio;
 
+	gs_unit_bufs_free(comp, comp->unit_bytes, st->ubuf, st->zbuf);
+	st->ubuf = NULL;
+	st->zbuf = NULL;
 	for (prio = 0; prio < GS_MAX_COMPS; prio++)
 		if (comp->params[prio])
 			gs_ctx_destroy(comp->params[prio], &st->ctx[prio]);
@@ -73,6 +111,11 @@ static int gs_stream_setup(struct gs_comp *comp, unsigned int cpu)
 	if (!st->buf)
 		return -ENOMEM;
 	atomic_long_add(GS_STREAM_BUF, &comp->buf_bytes);
+	if (comp->unit_bytes &&
+	    gs_unit_bufs_alloc(comp, comp->unit_bytes, &st->ubuf, &st->zbuf)) {
+		gs_stream_free(comp, st);
+		return -ENOMEM;
+	}
 	for (prio = 0; prio < GS_MAX_COMPS; prio++) {
 		p = comp->params[prio];
 		if (!p)
@@ -173,6 +216,38 @@ void gs_comp_destroy(struct gs_comp *comp)
 	kfree(comp);
 }
 
+/* The largest input the algorithms are set up for. */
+static unsigned int gs_comp_max_src(const struct gs_comp *comp)
+{
+	return comp->unit_bytes ?: PAGE_SIZE;
+}
+
+/* A copy of @p (set up), made for inputs of up to @max_src bytes. */
+static struct gs_comp_params *gs_params_copy(const struct gs_comp_params *p,
+					     unsigned int max_src)
+{
+	struct gs_comp_params *np = kzalloc_obj(*np);
+	int ret;
+
+	if (!np)
+		return ERR_PTR(-ENOMEM);
+	ret = gs_comp_params_init(np, p->name);
+	if (ret)
+		goto fail;
+	np->level = p->level;
+	np->deflate_winbits = p->deflate_winbits;
+	ret = gs_comp_params_set_max_src(np, max_src);
+	if (!ret && p->dict_len)
+		ret = gs_comp_params_set_dict(np, p->dict, p->dict_len);
+	if (!ret)
+		ret = gs_comp_params_setup(np);
+	if (!ret)
+		return np;
+fail:
+	gs_params_free(np);
+	return ERR_PTR(ret);
+}
+
 int gs_comp_set(struct gs_comp *comp, unsigned int prio,
 		struct gs_comp_params *p)
 {
@@ -185,6 +260,14 @@ int gs_comp_set(struct gs_comp *comp, unsigned int prio,
 	if (WARN_ON(prio >= GS_MAX_COMPS || (!p && prio == GS_PRIMARY_COMP))) {
 		gs_params_free(p);
 		return -EINVAL;
+	}
+	/* Set up for a page where units are on: for a unit, then. */
+	if (p && p->max_src != gs_comp_max_src(comp)) {
+		old = p;
+		p = gs_params_copy(old, gs_comp_max_src(comp));
+		gs_params_free(old);
+		if (IS_ERR(p))
+			return PTR_ERR(p);
 	}
 	fresh = kcalloc(nr_cpu_ids, sizeof(*fresh), GFP_KERNEL);
 	if (!fresh) {
@@ -222,6 +305,84 @@ int gs_comp_set(struct gs_comp *comp, unsigned int prio,
 	cpus_read_unlock();
 	gs_params_free(old);
 	kfree(fresh);
+	return ret;
+}
+
+int gs_comp_set_unit(struct gs_comp *comp, unsigned int bytes)
+{
+	struct gs_comp_params *p[GS_MAX_COMPS] = {};
+	unsigned int cpu, prio, old = comp->unit_bytes;
+	struct gs_stream *st;
+	u8 **bufs;
+	int ret = 0;
+
+	if (bytes && (bytes < PAGE_SIZE || bytes > GS_BE_MAX_SRC ||
+		      !IS_ALIGNED(bytes, PAGE_SIZE)))
+		return -EINVAL;
+	if (bytes == old)
+		return 0;
+	bufs = kcalloc(2 * nr_cpu_ids, sizeof(*bufs), GFP_KERNEL);
+	if (!bufs)
+		return -ENOMEM;
+	/* Everything new first: a failure leaves every stream as it was. */
+	for (prio = 0; prio < GS_MAX_COMPS; prio++) {
+		if (!comp->params[prio])
+			continue;
+		p[prio] = gs_params_copy(comp->params[prio],
+					 bytes ?: PAGE_SIZE);
+		if (IS_ERR(p[prio])) {
+			ret = PTR_ERR(p[prio]);
+			p[prio] = NULL;
+			goto out;
+		}
+	}
+	cpus_read_lock();
+	for_each_possible_cpu(cpu) {
+		st = per_cpu_ptr(comp->streams, cpu);
+		if (!bytes || !st->buf)
+			continue;
+		ret = gs_unit_bufs_alloc(comp, bytes, &bufs[2 * cpu],
+					 &bufs[2 * cpu + 1]);
+		if (ret)
+			break;
+	}
+	if (ret) {
+		for_each_possible_cpu(cpu)
+			gs_unit_bufs_free(comp, bytes, bufs[2 * cpu],
+					  bufs[2 * cpu + 1]);
+		cpus_read_unlock();
+		goto out;
+	}
+	/* Every stream's buffers at once: a CPU prepared later gets its own. */
+	for_each_possible_cpu(cpu) {
+		st = per_cpu_ptr(comp->streams, cpu);
+		if (!st->buf)
+			continue;
+		gs_unit_bufs_free(comp, old, st->ubuf, st->zbuf);
+		st->ubuf = bufs[2 * cpu];
+		st->zbuf = bufs[2 * cpu + 1];
+	}
+	comp->unit_bytes = bytes;
+	cpus_read_unlock();
+	/*
+	 * Then the algorithms, one by one. gs_comp_set() fails only for
+	 * want of memory for the contexts: an algorithm left with its old
+	 * parameters refuses units larger than they were made for (see
+	 * gs_compress_unit()), and those are stored page by page.
+	 */
+	for (prio = 0; prio < GS_MAX_COMPS; prio++) {
+		if (!p[prio])
+			continue;
+		if (!ret)
+			ret = gs_comp_set(comp, prio, p[prio]);
+		else
+			gs_params_free(p[prio]);
+		p[prio] = NULL;
+	}
+out:
+	for (prio = 0; prio < GS_MAX_COMPS; prio++)
+		gs_params_free(p[prio]);
+	kfree(bufs);
 	return ret;
 }
 
@@ -297,6 +458,42 @@ int gs_decompress(struct gs_comp *comp, struct gs_stream *st,
 	if (unlikely(!p || !ctx))
 		return -EIO;	/* an entry of an algorithm not set up */
 	return p->be->decompress(p, ctx, src, len, dst, PAGE_SIZE);
+}
+
+unsigned int gs_compress_unit(struct gs_comp *comp, struct gs_stream *st,
+			      unsigned int prio, const void *src,
+			      unsigned int slen, unsigned int max)
+{
+	struct gs_comp_params *p = comp->params[prio];
+	unsigned int len;
+
+	if (WARN_ON_ONCE(!p || !st->ctx[prio] || !st->zbuf ||
+			 slen > comp->unit_bytes))
+		return 0;
+	/* Parameters left for a smaller unit by a failed gs_comp_set_unit(). */
+	if (slen > p->max_src)
+		return 0;
+	if (p->be->compress(p, st->ctx[prio], src, slen, st->zbuf,
+			    gs_unit_zbuf_bytes(comp->unit_bytes), &len) ||
+	    len >= max)
+		return 0;
+	return len;
+}
+
+int gs_decompress_unit(struct gs_comp *comp, struct gs_stream *st,
+		       unsigned int prio, const void *src, unsigned int len,
+		       void *dst, unsigned int dlen)
+{
+	struct gs_comp_params *p;
+	void *ctx;
+
+	if (unlikely(prio >= GS_MAX_COMPS))
+		return -EIO;
+	p = comp->params[prio];
+	ctx = st->ctx[prio];
+	if (unlikely(!p || !ctx))
+		return -EIO;
+	return p->be->decompress(p, ctx, src, len, dst, dlen);
 }
 
 int gs_comp_init(void)

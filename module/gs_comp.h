@@ -39,6 +39,14 @@ struct gs_stream {
 	struct mutex lock;	/* held by the stream's user */
 	void *ctx[GS_MAX_COMPS];	/* per algorithm, NULL where none */
 	u8 *buf;		/* GS_STREAM_BUF: compressed data, in or out */
+	/*
+	 * Where units are on (gs_comp_set_unit()), NULL where not: a
+	 * unit's pages (unit_bytes), and its compressed form
+	 * (gs_unit_zbuf_bytes()), in or out. Physically contiguous, as
+	 * the crypto API's one-entry scatterlists want.
+	 */
+	u8 *ubuf;
+	u8 *zbuf;
 };
 
 /*
@@ -50,6 +58,7 @@ struct gs_comp {
 	struct gs_stream __percpu *streams;
 	struct hlist_node node;		/* CPU hotplug instance */
 	atomic_long_t buf_bytes;	/* the streams' buffers */
+	unsigned int unit_bytes;	/* largest unit, 0: none */
 	struct gs_comp_params *params[GS_MAX_COMPS];
 };
 
@@ -80,6 +89,19 @@ struct gs_comp_params *gs_comp_params_new(const char *alg);
  */
 int gs_comp_set(struct gs_comp *comp, unsigned int prio,
 		struct gs_comp_params *p);
+/*
+ * Units of up to @bytes (whole pages, at most GS_BE_MAX_SRC; 0: none):
+ * every algorithm set up again for inputs that large, every stream given
+ * unit buffers. No stream may be in use. On failure (-ENOMEM, -EINVAL)
+ * nothing changed.
+ */
+int gs_comp_set_unit(struct gs_comp *comp, unsigned int bytes);
+/* Room a unit's compressed form may take while it is made. */
+static inline unsigned int gs_unit_zbuf_bytes(unsigned int unit_bytes)
+{
+	return unit_bytes + 2 * PAGE_SIZE;
+}
+
 /* The algorithm of @prio: its name, NULL if none. */
 const char *gs_comp_name(const struct gs_comp *comp, unsigned int prio);
 /* Its parameters as set up, NULL if none. */
@@ -121,5 +143,17 @@ unsigned int gs_compress(struct gs_comp *comp, struct gs_stream *st,
 int gs_decompress(struct gs_comp *comp, struct gs_stream *st,
 		  unsigned int prio, const void *src, unsigned int len,
 		  void *dst);
+/*
+ * A unit: compress the @slen bytes (whole pages, at most unit_bytes) at
+ * @src into st->zbuf. Returns the compressed length, or 0 if it did not
+ * shrink below @max bytes or the algorithm failed.
+ */
+unsigned int gs_compress_unit(struct gs_comp *comp, struct gs_stream *st,
+			      unsigned int prio, const void *src,
+			      unsigned int slen, unsigned int max);
+/* Decompress a unit of @dlen bytes from the @len bytes at @src to @dst. */
+int gs_decompress_unit(struct gs_comp *comp, struct gs_stream *st,
+		       unsigned int prio, const void *src, unsigned int len,
+		       void *dst, unsigned int dlen);
 
 #endif /* _GS_COMP_H */
