@@ -262,15 +262,48 @@ static int gs_rw_page(struct gs_store *s, struct bio *bio, bool write,
 }
 
 /*
- * Reads and writes, from *@iter on, as gs_rw() says. Whole-page segments
- * go straight to the store; a slot split over several segments goes
+ * The unit (gs_unit.h) that can start at @slot, at the start of a page
+ * of @bio at @it: the pages from there on, up to the store's unit size
+ * @units, aligned and contiguous (a large folio's, or a huge page's),
+ * are read or written as one. Returns the pages done that way, or 0:
+ * none, do them one by one.
+ */
+static unsigned int gs_unit_rw(struct gs_store *s, struct bio *bio, bool write,
+			       struct bvec_iter it, u64 slot,
+			       unsigned int units)
+{
+	/* The rest of the multi-page segment, physically contiguous. */
+	struct bio_vec mp = mp_bvec_iter_bvec(bio->bi_io_vec, it);
+	unsigned int m = units, k;
+	void *p;
+
+	while (m >= GS_UNIT_MIN_PAGES &&
+	       (!IS_ALIGNED(slot, m) || mp.bv_len < m * PAGE_SIZE))
+		m /= 2;
+	if (m < GS_UNIT_MIN_PAGES)
+		return 0;
+	p = page_address(mp.bv_page) + mp.bv_offset;
+	if (write)
+		return gs_store_write_unit_nowait(s, slot, p, m, GFP_NOIO) ? 0 : m;
+	if (gs_store_read_unit_nowait(s, slot, p, m))
+		return 0;
+	for (k = 0; k < m; k++)
+		flush_dcache_page(virt_to_page(p + k * PAGE_SIZE));
+	return m;
+}
+
+/*
+ * Reads and writes, from *@iter on, as gs_rw() says. Runs of whole
+ * pages may go to the store as a unit; other whole-page segments go
+ * straight to the store; a slot split over several segments goes
  * through a bounce page.
  */
 static int gs_rw_segments(struct gs_store *s, struct bio *bio, bool write,
 			  struct bvec_iter *iter, u64 *direct, bool nowait)
 {
 	u64 slot = iter->bi_sector / GS_SECTORS_PER_SLOT;
-	unsigned int off = 0, done, n;
+	unsigned int units = gs_store_unit(s);
+	unsigned int off = 0, done, n, m;
 	struct bvec_iter it, at = *iter;
 	/* Filled as it grows: no need to clear its 256 bytes of pages. */
 	struct gs_run run __uninitialized;
@@ -291,6 +324,17 @@ static int gs_rw_segments(struct gs_store *s, struct bio *bio, bool write,
 				bio_advance_iter_single(bio, &at, done);
 			}
 			runnable = n == PAGE_SIZE && nowait;
+			/* Nothing waits to start before it: the pages in order. */
+			if (units && runnable && !run.nr) {
+				m = gs_unit_rw(s, bio, write, it, slot, units);
+				if (m) {
+					/* The loop passes the last of them. */
+					bio_advance_iter_single(bio, &it,
+								(m - 1) * PAGE_SIZE);
+					slot += m - 1;
+					goto next;
+				}
+			}
 			/* A run is only ever the pages just before this one. */
 			if (run.nr && (!runnable || run.nr == GS_RUN_PAGES)) {
 				err = gs_run_start(s, bio, write, &run, &at,
@@ -355,6 +399,7 @@ static int gs_rw_segments(struct gs_store *s, struct bio *bio, bool write,
 			}
 			if (err)
 				break;
+next:
 			off += n;
 			if (off == PAGE_SIZE) {
 				off = 0;

@@ -47,6 +47,7 @@
 
 #include <linux/gfp.h>
 #include <linux/highmem.h>
+#include <linux/log2.h>
 #include <linux/math64.h>
 #include <linux/mm.h>
 #include <linux/rcupdate.h>
@@ -62,6 +63,7 @@
 #include "gs_core.h"
 #include "gs_heuristic.h"
 #include "gs_store.h"
+#include "gs_unit.h"
 
 static_assert(PAGE_SIZE == 4096, "ghostswap supports 4 KiB pages only");
 
@@ -446,6 +448,52 @@ static __always_inline unsigned int gs_obj_len(const struct gs_cluster *cl,
 }
 
 /*
+ * A read of unit @u, of cluster @cl (locked): until
+ * gs_unit_read_end(), the unit stays, and so does the cluster.
+ */
+static struct gs_unit *gs_unit_read_begin(struct gs_cluster *cl,
+					  struct gs_unit *u)
+{
+	u->readers++;
+	cl->pins++;
+	return u;
+}
+
+/*
+ * The end of a read of unit @u, begun in cluster @ci (@cl, unlocked):
+ * the unit goes if its slots let go of it meanwhile, the cluster if it
+ * went empty. @err: how the read of @slot went.
+ */
+static void gs_unit_read_end(struct gs_store *s, struct gs_cluster *cl,
+			     unsigned long ci, struct gs_unit *u, u64 slot,
+			     int err)
+{
+	if (unlikely(err))
+		pr_err_ratelimited("slot %llu: %s cannot decompress a unit of %u bytes: %d\n",
+				   slot, gs_comp_name(s->comp, u->prio) ?: "?",
+				   u->len, err);
+	spin_lock(&cl->lock);
+	cl->pins--;
+	if (!--u->readers && !u->live)
+		gs_unit_free(s, u);
+	/* Handed over to gs_cluster_put(), which unlocks it. */
+	__release(&cl->lock);
+	gs_cluster_put(s, ci, cl);
+}
+
+/*
+ * The entry of slot @i (of the unit's cluster, locked) no longer refers
+ * to unit @u: the unit goes if nothing else refers to it or reads it.
+ */
+static void gs_unit_let_go(struct gs_store *s, struct gs_unit *u,
+			   unsigned int i)
+{
+	u->live &= ~BIT(i & (u->pages - 1));
+	if (!u->live && !u->readers)
+		gs_unit_free(s, u);
+}
+
+/*
  * Clear one slot's entry under the cluster lock and free what it held.
  * Returns false if it was empty. Never sleeps: zs_free() is atomic-safe.
  */
@@ -476,6 +524,10 @@ static bool gs_slot_clear(struct gs_store *s, struct gs_cluster *cl,
 		/* A reader has it pinned: the reader frees it. */
 		if (!(e & GS_FLAG_IO))
 			gs_backing_free(s->bk, gs_entry_value(e));
+		break;
+	case GS_KIND_UNIT:
+		gs_stat_dec(&s->stats, GS_STAT_UNIT_PAGES);
+		gs_unit_let_go(s, gs_entry_unit(e), i);
 		break;
 	default:
 		WARN_ONCE(1, "ghostswap: bad entry %lx\n", e);
@@ -813,9 +865,10 @@ static void gs_obj_unpin_mark(struct gs_store *s, struct gs_cluster *cl,
 }
 
 /*
- * Between pinning a pool object and reading it: nothing. A seam for the
- * KUnit suites, which free, overwrite or write back the slot right there
- * (a static stub; an empty function in a kernel without KUnit).
+ * Between pinning a pool object (or counting in as a unit's reader) and
+ * reading it: nothing. A seam for the KUnit suites, which free, overwrite
+ * or write back the slot right there (a static stub; an empty function
+ * in a kernel without KUnit).
  */
 void gs_read_window(struct gs_store *s, u64 slot)
 {
@@ -839,6 +892,7 @@ int gs_store_read_nowait(struct gs_store *s, u64 slot, void *dst)
 	unsigned long ci = slot >> GS_CLUSTER_SHIFT;
 	unsigned int i = slot & (GS_CLUSTER_SLOTS - 1);
 	struct gs_stream *st = NULL;
+	struct gs_unit *u = NULL;
 	struct gs_cluster *cl;
 	unsigned int len = 0;
 	unsigned long e, fill = 0;
@@ -887,6 +941,9 @@ again:
 		/* For the writeback tier: no stream held across its I/O. */
 		ret = -EAGAIN;
 		break;
+	case GS_KIND_UNIT:
+		u = gs_unit_read_begin(cl, gs_entry_unit(e));
+		break;
 	default:
 		ret = -EIO;
 		break;
@@ -931,12 +988,163 @@ again:
 			ret = -EIO;
 		}
 		break;
+	case GS_KIND_UNIT:
+		gs_read_window(s, slot);
+		if (!st)
+			st = gs_stream_get(s->comp);
+		/* All of it, for one page: see gs_unit.h. */
+		ret = gs_unit_unpack(s, st, u, st->ubuf);
+		if (!ret)
+			copy_page(dst, st->ubuf + PAGE_SIZE *
+				  gs_unit_index(u, i & (u->pages - 1)));
+		gs_unit_read_end(s, cl, ci, u, slot, ret);
+		atomic_long_inc(&s->stats.unit_part_reads);
+		if (ret)
+			ret = -EIO;
+		break;
 	default:
 		break;
 	}
 	if (st)
 		gs_stream_put(st);
 	return ret;
+}
+
+int gs_store_read_unit_nowait(struct gs_store *s, u64 first, void *dst,
+			      unsigned int pages)
+{
+	unsigned long ci = first >> GS_CLUSTER_SHIFT, fill[GS_UNIT_MAX_PAGES];
+	unsigned int i0 = first & (GS_CLUSTER_SLOTS - 1), k, n = 0, hi;
+	struct gs_unit *u = NULL;
+	struct gs_cluster *cl;
+	struct gs_stream *st;
+	unsigned long e;
+	u16 same = 0;
+	u32 now;
+	int ret;
+
+	if (pages < GS_UNIT_MIN_PAGES || pages > GS_UNIT_MAX_PAGES ||
+	    !IS_ALIGNED(first, pages) || first + pages > s->nr_slots)
+		return -ENOENT;
+	cl = gs_cluster_find(s, ci);
+	if (!cl)
+		return -ENOENT;
+	/* One unit and same-filled pages, nothing else, all of the run. */
+	for (k = 0; k < pages; k++) {
+		e = atomic_long_read(&cl->table[i0 + k]);
+		if (gs_entry_kind(e) == GS_KIND_SAME) {
+			hi = gs_aux_hi_get(cl->aux_hi, i0 + k);
+			fill[k] = gs_same_word(e, hi);
+			same |= BIT(k);
+			continue;
+		}
+		if (gs_entry_kind(e) != GS_KIND_UNIT ||
+		    (u && gs_entry_unit(e) != u))
+			break;
+		u = gs_entry_unit(e);
+	}
+	if (k < pages || !u || u->pages != pages ||
+	    u->held != (GENMASK(pages - 1, 0) & ~same)) {
+		gs_cluster_unlock(cl);
+		return -ENOENT;
+	}
+	gs_unit_read_begin(cl, u);
+	now = gs_age_now();
+	for (k = 0; k < pages; k++)
+		gs_age_touch(cl, i0 + k, now);
+	gs_cluster_unlock(cl);
+
+	gs_read_window(s, first);
+	st = gs_stream_get(s->comp);
+	if (!same) {
+		ret = gs_unit_unpack(s, st, u, dst);
+	} else {
+		ret = gs_unit_unpack(s, st, u, st->ubuf);
+		for (k = 0; k < pages && !ret; k++)
+			if (u->held & BIT(k))
+				copy_page(dst + k * PAGE_SIZE,
+					  st->ubuf + n++ * PAGE_SIZE);
+	}
+	gs_stream_put(st);
+	for (k = 0; k < pages; k++)
+		if (same & BIT(k))
+			memset64(dst + k * PAGE_SIZE, fill[k], PAGE_SIZE / 8);
+	gs_unit_read_end(s, cl, ci, u, first, ret);
+	atomic_long_inc(&s->stats.unit_reads);
+	return ret ? -EIO : 0;
+}
+
+int gs_store_write_unit_nowait(struct gs_store *s, u64 first, const void *src,
+			       unsigned int pages, gfp_t gfp)
+{
+	unsigned long ci = first >> GS_CLUSTER_SHIFT, word[GS_UNIT_MAX_PAGES];
+	unsigned int i0 = first & (GS_CLUSTER_SLOTS - 1), k, n = 0, aux;
+	unsigned long value, e;
+	struct gs_cluster *cl;
+	struct gs_stream *st;
+	const void *data = src;
+	struct gs_unit *u;
+	u16 held = 0;
+	u32 now;
+	int ret;
+
+	if (pages < GS_UNIT_MIN_PAGES || pages > s->comp->unit_bytes / PAGE_SIZE ||
+	    !IS_ALIGNED(first, pages) || first + pages > s->nr_slots)
+		return -EINVAL;
+	/* Behind zswap, pages go past the pool as they are: no units. */
+	if (READ_ONCE(s->wb.direct) >= GS_DIRECT_ALL)
+		return -EINVAL;
+	for (k = 0; k < pages; k++)
+		if (!gs_page_same_filled(src + k * PAGE_SIZE, &word[k]))
+			held |= BIT(k);
+	/* Nothing to compress together. */
+	if (hweight16(held) < 2)
+		return -E2BIG;
+	st = gs_stream_get(s->comp);
+	if (held != GENMASK(pages - 1, 0)) {
+		for (k = 0; k < pages; k++)
+			if (held & BIT(k))
+				memcpy(st->ubuf + n++ * PAGE_SIZE,
+				       src + k * PAGE_SIZE, PAGE_SIZE);
+		data = st->ubuf;
+	}
+	ret = gs_unit_pack(s, st, data, pages, held, gfp, &u);
+	gs_stream_put(st);
+	if (ret)
+		return ret;
+	if (WARN_ONCE(!gs_handle_encode((unsigned long)u, &value),
+		      "ghostswap: unit %p does not fit the table\n", u)) {
+		gs_unit_free(s, u);
+		return -EIO;
+	}
+	cl = gs_cluster_get(s, ci, gfp);
+	if (IS_ERR(cl)) {
+		gs_unit_free(s, u);
+		return PTR_ERR(cl);
+	}
+	now = gs_age_now();
+	for (k = 0; k < pages; k++) {
+		gs_slot_clear(s, cl, i0 + k);
+		gs_age_touch(cl, i0 + k, now);
+		if (held & BIT(k)) {
+			e = gs_entry(GS_KIND_UNIT, 0, value);
+			aux = 0;
+		} else {
+			e = gs_same_entry(word[k], &aux);
+		}
+		atomic_long_set(&cl->table[i0 + k], e);
+		gs_aux_hi_set(cl->aux_hi, i0 + k, aux);
+		cl->used++;
+	}
+	u->live = held;
+	gs_cluster_unlock(cl);
+
+	n = hweight16(held);
+	gs_stat_add(&s->stats, GS_STAT_SLOTS_USED, pages);
+	gs_stat_add(&s->stats, GS_STAT_SAME_PAGES, pages - n);
+	gs_stat_add(&s->stats, GS_STAT_UNIT_PAGES, n);
+	gs_stat_add(&s->stats, GS_STAT_PACKED, n);
+	return 0;
 }
 
 /*
@@ -1269,6 +1477,21 @@ int gs_core_set_algorithm(struct gs_store *s, const char *alg)
 	if (IS_ERR(p))
 		return PTR_ERR(p);
 	return gs_comp_set(s->comp, GS_PRIMARY_COMP, p);
+}
+
+int gs_core_set_unit(struct gs_store *s, unsigned int pages)
+{
+	if (pages && (pages < GS_UNIT_MIN_PAGES ||
+		      pages > GS_UNIT_MAX_PAGES || !is_power_of_2(pages)))
+		return -EINVAL;
+	if (gs_stat_read(&s->stats, GS_STAT_SLOTS_USED))
+		return -EBUSY;
+	/* Units are never written back: see gs_store_set_backing(). */
+	if (pages && s->bk) {
+		pr_err("multi_page: not with a backing device (units are not written back)\n");
+		return -EOPNOTSUPP;
+	}
+	return gs_comp_set_unit(s->comp, pages * PAGE_SIZE);
 }
 
 /* The highest cluster number of @nr_slots slots. */

@@ -158,6 +158,8 @@ void gs_core_free_all(struct gs_store *s);
 void gs_core_destroy(struct gs_store *s);
 /* gs_store_set_algorithm() and gs_store_set_comp(), nothing running. */
 int gs_core_set_algorithm(struct gs_store *s, const char *alg);
+/* gs_store_set_unit(). */
+int gs_core_set_unit(struct gs_store *s, unsigned int pages);
 /* gs_store_set_size(). */
 int gs_core_set_size(struct gs_store *s, u64 nr_slots);
 int gs_core_set_comp(struct gs_store *s, unsigned int prio,
@@ -219,6 +221,29 @@ void gs_obj_copy(struct gs_store *s, unsigned long e, void *dst,
 		 unsigned int len);
 /* Pool above @pages? (With no limit set, never.) */
 bool gs_pool_over(struct gs_store *s, unsigned long pages);
+
+/* -------------------------------------------------- units (gs_unit.c) */
+
+struct gs_stream;
+struct gs_unit;
+
+/*
+ * Compress the @held pages of a run of @pages (gs_unit.h), at @src one
+ * after the other, into a new unit, with stream @st: not installed, not
+ * visible to anybody. Returns 0 and *@up, or -E2BIG (it does not take a
+ * page less than its pages as they are: store them one by one), -EAGAIN
+ * (the pool is over its limit), -ENOMEM.
+ */
+int gs_unit_pack(struct gs_store *s, struct gs_stream *st, const void *src,
+		 unsigned int pages, u16 held, gfp_t gfp, struct gs_unit **up);
+/*
+ * Decompress unit @u, which the caller reads (gs_unit.h), into its held
+ * pages at @dst, with stream @st. Returns 0 or -EIO.
+ */
+int gs_unit_unpack(struct gs_store *s, struct gs_stream *st,
+		   const struct gs_unit *u, void *dst);
+/* Free @u: never installed, or neither referred to nor read. Atomic-safe. */
+void gs_unit_free(struct gs_store *s, struct gs_unit *u);
 
 /* ----------------------------------------------------------- clusters */
 

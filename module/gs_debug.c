@@ -23,6 +23,7 @@
 #include "gs_core.h"
 #include "gs_dev.h"
 #include "gs_store.h"
+#include "gs_unit.h"
 
 #define GS_CHECK_DETAILS	20
 
@@ -38,8 +39,9 @@ static void gs_check_report(struct seq_file *m, long *bad, const char *what,
 long gs_store_check(struct gs_store *s, struct seq_file *m)
 {
 	struct gs_backing *bk = s->bk;
-	u64 fwd = 0, rev = 0, b, slot;
+	u64 fwd = 0, rev = 0, units = 0, b, slot;
 	unsigned long ci = 0, e;
+	struct gs_unit *u;
 	struct gs_cluster *cl;
 	u32 *owners = NULL;
 	unsigned int i;
@@ -53,10 +55,22 @@ long gs_store_check(struct gs_store *s, struct seq_file *m)
 	}
 	mutex_lock(&s->wb.lock);
 
-	/* Forward: every WRITTEN_BACK entry is its backing slot's owner. */
+	/*
+	 * Forward: every WRITTEN_BACK entry is its backing slot's owner,
+	 * every UNIT entry one of its unit's live slots.
+	 */
 	for (; (cl = gs_cluster_next(s, &ci, ULONG_MAX)); ci++) {
 		for (i = 0; i < GS_CLUSTER_SLOTS; i++) {
 			e = atomic_long_read(&cl->table[i]);
+			if (gs_entry_kind(e) == GS_KIND_UNIT) {
+				u = gs_entry_unit(e);
+				units++;
+				if (!(u->live & u->held & BIT(i & (u->pages - 1))))
+					gs_check_report(m, &bad, "unit does not hold its slot",
+							((u64)ci << GS_CLUSTER_SHIFT) + i,
+							u->held, u->live);
+				continue;
+			}
 			if (gs_entry_kind(e) != GS_KIND_WRITTEN_BACK)
 				continue;
 			fwd++;
@@ -95,6 +109,9 @@ long gs_store_check(struct gs_store *s, struct seq_file *m)
 	}
 
 	/* And the counters. */
+	if (units != gs_stat_read(&s->stats, GS_STAT_UNIT_PAGES))
+		gs_check_report(m, &bad, "counts differ: unit entries, unit pages",
+				units, gs_stat_read(&s->stats, GS_STAT_UNIT_PAGES), 0);
 	if (fwd != rev || fwd != gs_stat_read(&s->stats, GS_STAT_WB_PAGES) ||
 	    (bk && rev != gs_backing_used(bk)))
 		gs_check_report(m, &bad, "counts differ: entries, reverse map",
@@ -108,7 +125,7 @@ void gs_store_dump_cluster(struct gs_store *s, unsigned long ci,
 			   struct seq_file *m)
 {
 	static const char *const kinds[] = {
-		"empty", "same", "compressed", "raw", "written_back",
+		"empty", "same", "compressed", "raw", "written_back", "unit",
 	};
 	struct gs_cluster *cl;
 	unsigned long e;

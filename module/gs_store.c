@@ -18,6 +18,7 @@
 #include <linux/err.h>
 #include <linux/highmem.h>
 #include "gs_backing.h"
+#include "gs_comp.h"
 #include "gs_core.h"
 #include "gs_recomp.h"
 #include "gs_store.h"
@@ -68,6 +69,21 @@ int gs_store_set_algorithm(struct gs_store *s, const char *alg)
 	ret = gs_core_set_algorithm(s, alg);
 	gs_recomp_start(s);
 	return ret;
+}
+
+int gs_store_set_unit(struct gs_store *s, unsigned int pages)
+{
+	int ret;
+
+	gs_recomp_stop(s);
+	ret = gs_core_set_unit(s, pages);
+	gs_recomp_start(s);
+	return ret;
+}
+
+unsigned int gs_store_unit(struct gs_store *s)
+{
+	return s->comp->unit_bytes / PAGE_SIZE;
 }
 
 int gs_store_set_comp(struct gs_store *s, unsigned int prio,

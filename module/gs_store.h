@@ -51,6 +51,8 @@ enum gs_hot_stat {
 	GS_STAT_COMPRESSIONS,		/* compressions when storing */
 	GS_STAT_PACKED,			/* pages stored but SAME ones */
 	GS_STAT_HEUR_RAW,		/* stored as is: the heuristic */
+	GS_STAT_UNITS,			/* units (gs_unit.h) */
+	GS_STAT_UNIT_PAGES,		/* UNIT entries */
 	GS_STAT_NR_HOT,
 };
 
@@ -84,6 +86,11 @@ struct gs_stats {
 	atomic_long_t recompressed;	/* pages moved to a secondary algorithm */
 	atomic_long_t recomp_no_gain;	/* tried, and not made smaller */
 	atomic_long_t recomp_auto;	/* of them, by the background worker */
+	/* Units (gs_unit.h). */
+	atomic_long_t units_stored;	/* units ever stored */
+	atomic_long_t units_refused;	/* runs that did not shrink enough */
+	atomic_long_t unit_reads;	/* units read whole, in one bio */
+	atomic_long_t unit_part_reads;	/* a page of a unit read alone */
 };
 
 static inline void gs_stat_add(struct gs_stats *st, enum gs_hot_stat i,
@@ -297,6 +304,33 @@ int gs_store_write_nowait(struct gs_store *s, u64 slot, const void *src,
 int gs_store_write_direct(struct gs_store *s, u64 slot, const void *src,
 			  gfp_t gfp);
 int gs_store_read_nowait(struct gs_store *s, u64 slot, void *dst);
+
+/* The largest unit; its bytes are what a backend may be given at once. */
+#define GS_UNIT_MAX_PAGES	16
+/* Smaller runs are stored page by page. */
+#define GS_UNIT_MIN_PAGES	4
+
+/*
+ * Units (gs_unit.h): the aligned run of @pages slots from @first, 4 to
+ * the store's unit size, at @src or @dst, contiguous, in the direct map.
+ * A write compresses the run's pages as one unit, in place of what the
+ * slots held: 0, or nothing changed and the pages are to be stored one
+ * by one (-E2BIG: they do not shrink enough together; -EINVAL: units
+ * are off or not for this run; -EAGAIN: the pool is over its limit;
+ * -ENOMEM). A read fills the run from one unit (and same-filled pages):
+ * 0, -ENOENT if the run is not exactly that (read it page by page), or
+ * -EIO. Neither waits for backing device I/O.
+ */
+int gs_store_write_unit_nowait(struct gs_store *s, u64 first, const void *src,
+			       unsigned int pages, gfp_t gfp);
+int gs_store_read_unit_nowait(struct gs_store *s, u64 first, void *dst,
+			      unsigned int pages);
+/*
+ * The largest unit, in pages: 0 (none), or 4, 8 or 16. Only while the
+ * store holds nothing (-EBUSY), -EINVAL for any other size.
+ */
+int gs_store_set_unit(struct gs_store *s, unsigned int pages);
+unsigned int gs_store_unit(struct gs_store *s);
 
 /* gs_store_read_start(): the read is in flight, @end will be called. */
 #define GS_READ_STARTED		1

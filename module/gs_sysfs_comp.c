@@ -13,6 +13,7 @@
 
 #include <linux/device.h>
 #include <linux/kernel.h>
+#include <linux/log2.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
@@ -282,15 +283,58 @@ static ssize_t comp_stat_show(struct device *dev,
 
 	guard(rwsem_read)(&d->conf_lock);
 	st = &d->store->stats;
-	return sysfs_emit(buf, "%8ld %8ld %8ld %8ld %8ld %8ld\n",
+	return sysfs_emit(buf, "%8ld %8ld %8ld %8ld %8ld %8ld %8ld %8ld %8ld %8ld %8ld %8ld\n",
 			  gs_stat_read(st, GS_STAT_COMPRESSIONS),
 			  gs_stat_read(st, GS_STAT_PACKED),
 			  gs_stat_read(st, GS_STAT_HEUR_RAW),
 			  atomic_long_read(&st->recompressed),
 			  atomic_long_read(&st->recomp_no_gain),
-			  atomic_long_read(&st->recomp_auto));
+			  atomic_long_read(&st->recomp_auto),
+			  gs_stat_read(st, GS_STAT_UNITS),
+			  gs_stat_read(st, GS_STAT_UNIT_PAGES),
+			  atomic_long_read(&st->units_stored),
+			  atomic_long_read(&st->units_refused),
+			  atomic_long_read(&st->unit_reads),
+			  atomic_long_read(&st->unit_part_reads));
 }
 static DEVICE_ATTR_RO(comp_stat);
+
+/* Units (gs_unit.h): the largest, in pages; 0: every page alone. */
+static ssize_t multi_page_show(struct device *dev,
+			       struct device_attribute *attr, char *buf)
+{
+	struct gs_dev *d = dev_to_gs(dev);
+
+	guard(rwsem_read)(&d->conf_lock);
+	return sysfs_emit(buf, "%u\n", gs_store_unit(d->store));
+}
+
+static int gs_do_set_unit(struct gs_dev *d, const void *arg)
+{
+	return gs_store_set_unit(d->store, *(const unsigned int *)arg);
+}
+
+static ssize_t multi_page_store(struct device *dev,
+				struct device_attribute *attr,
+				const char *buf, size_t len)
+{
+	unsigned int pages;
+	int ret;
+
+	ret = kstrtouint(buf, 10, &pages);
+	if (ret)
+		return ret;
+	if (pages && (pages < GS_UNIT_MIN_PAGES ||
+		      pages > GS_UNIT_MAX_PAGES || !is_power_of_2(pages))) {
+		pr_info_ratelimited("multi_page: %u pages, valid: 0 (off), %u, %u or %u\n",
+				    pages, GS_UNIT_MIN_PAGES,
+				    GS_UNIT_MIN_PAGES * 2, GS_UNIT_MAX_PAGES);
+		return -EINVAL;
+	}
+	ret = gs_reconfigure(dev_to_gs(dev), true, gs_do_set_unit, &pages);
+	return ret ? ret : len;
+}
+static DEVICE_ATTR_RW(multi_page);
 
 static struct attribute *gs_comp_attrs[] = {
 	&dev_attr_comp_algorithm.attr,
@@ -300,6 +344,7 @@ static struct attribute *gs_comp_attrs[] = {
 	&dev_attr_recompress_auto.attr,
 	&dev_attr_incompressible_check.attr,
 	&dev_attr_comp_stat.attr,
+	&dev_attr_multi_page.attr,
 	NULL,
 };
 

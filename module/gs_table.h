@@ -28,7 +28,12 @@
  *   |              |     | object holds the page   |                         |
  *   | WRITTEN_BACK | 4   | backing device slot     | compressed length,      |
  *   |              |     |                         | 0: the page as is       |
- *   | 5..7         |     | reserved                |                         |
+ *   | UNIT         | 5   | the unit's descriptor   | 0                       |
+ *   |              |     | (gs_unit.h), as handles |                         |
+ *   | 6..7         |     | reserved                |                         |
+ *
+ * A UNIT slot's page is one of a run's, compressed with the others into
+ * one object. A UNIT entry has no flags.
  *
  * A SAME entry has no flags: bits 3..63 of its word hold bits 0..60 of the
  * fill word, aux_hi its bits 61..63. A SAME slot costs no memory beyond
@@ -161,6 +166,7 @@ enum gs_kind {
 	GS_KIND_COMPRESSED = 2,
 	GS_KIND_RAW = 3,
 	GS_KIND_WRITTEN_BACK = 4,
+	GS_KIND_UNIT = 5,
 };
 
 #define GS_FLAG_COLD		BIT(GS_FLAG_SHIFT + 0)

@@ -1751,6 +1751,12 @@ int gs_store_set_backing(struct gs_store *s, struct gs_backing *bk)
 
 	if (s->bk || gs_stat_read(&s->stats, GS_STAT_SLOTS_USED))
 		goto out_bk;
+	/* Units are never written back: no backing device beside them. */
+	ret = -EOPNOTSUPP;
+	if (gs_store_unit(s)) {
+		pr_err("backing_dev: not with multi_page on (units are not written back); set multi_page to 0 first\n");
+		goto out_bk;
+	}
 	/* The reverse map holds ghost slots up to GS_BK_MAX_OWNER. */
 	ret = -EFBIG;
 	if (s->nr_slots > GS_BK_MAX_OWNER + 1)

@@ -10,7 +10,8 @@
 # comp_stat by column name.
 compstat() {
 	stat_col $SYS/comp_stat "$1" compressions stored heuristic_raw \
-		recompressed no_gain auto
+		recompressed no_gain auto units unit_pages units_stored \
+		units_refused unit_reads unit_part_reads
 }
 
 # zram's documented algorithm_params, recomp_algorithm and recompress
@@ -131,4 +132,40 @@ t_heuristic() {
 	done
 	sysw $SYS/incompressible_check 1 ok
 	sysw $SYS/reset 1 ok
+}
+
+# Large folios compressed whole (multi_page=16): the verified workload
+# with 64K and 16K mTHP on. Folios swapped out whole are stored as units;
+# swapped in whole (where the kernel does that for a synchronous device)
+# they are read as units, else a page at a time out of them. Every page
+# checked by the workload, the table by the debug check; all freed after.
+t_workload_units() {
+	local t=/sys/kernel/mm/transparent_hugepage sz in0 in1 rc
+	[ -d $t/hugepages-64kB ] || { echo "no 64K mTHP in this kernel"; return 1; }
+	gs_fresh lz4 || fail "reset"
+	sysw $SYS/multi_page 3 "Invalid argument"
+	sysw $SYS/multi_page 16 ok
+	[ "$(cat $SYS/multi_page)" = 16 ] || fail "multi_page shows $(cat $SYS/multi_page)"
+	sysfs_write $SYS/disksize 1T && mkswap $DEV >/dev/null && swapon $DEV ||
+		fail swapon
+	sysw $SYS/multi_page 8 "Device or resource busy"
+	for sz in 16 64; do echo always >$t/hugepages-${sz}kB/enabled; done
+	in0=$(cat $t/hugepages-64kB/stats/swpin)
+	run_cg gs-units "$(wl_limit 64)" gsverify "$(wl 192)" 2 11 zstr
+	rc=$?
+	in1=$(cat $t/hugepages-64kB/stats/swpin)
+	for sz in 16 64; do echo never >$t/hugepages-${sz}kB/enabled; done
+	echo "comp_stat: $(cat $SYS/comp_stat); 64K folios swapped in whole: $in0 -> $in1"
+	[ $rc = 0 ] || fail "gsverify with units"
+	[ "$(compstat units_stored)" -gt 0 ] || fail "no unit stored"
+	[ "$(compstat unit_part_reads)" -gt 0 ] || [ "$(compstat unit_reads)" -gt 0 ] ||
+		fail "no unit read"
+	[ "$in1" = "$in0" ] || [ "$(compstat unit_reads)" -gt 0 ] ||
+		fail "64K folios swapped in whole, no unit read whole"
+	gs_check
+	swapoff $DEV || fail swapoff
+	[ "$(compstat units)" = 0 ] || fail "units left after swapoff: $(compstat units)"
+	[ "$(cstat slots)" = 1 ] || fail "slots left: $(cstat slots)"
+	sysw $SYS/reset 1 ok
+	sysw $SYS/multi_page 0 ok
 }

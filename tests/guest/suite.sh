@@ -24,7 +24,7 @@ set -u
 
 ALL="testbed_text_patching testbed_paging load unload_reload bad_sysfs probe_open swapon_1t busy workload workload_mthp
 swapoff_frees free_notify_off fio split_bvec table_handles cluster_race accounting reset_frees mm_stat
-mem_limit compact algorithms cpu_hotplug workload_zstd comp_params
+mem_limit compact algorithms cpu_hotplug workload_zstd comp_params workload_units
 workload_dict recompress_auto heuristic wb_setup wb_bad_input
 wb_on_demand wb_abi wb_idle_age wb_compact wb_direct wb_direct_all wb_full wb_checksum wb_encrypt wb_workload zswap_pool wb_zswap_sparse wb_file wb_file_fs wb_chunks wb_chunks_reset wb_race
 fault_alloc fault_backing hostile leaks memory_cycle stress

@@ -1,0 +1,509 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite "ghostswap_unit": runs of 4 to 16 pages stored as one unit
+ * (gs_unit.h). They read back whole and page by page, same-filled pages
+ * in a run stay SAME, a run that does not shrink is refused, frees of
+ * single slots keep the unit until its last slot goes, an overwrite of
+ * part of a run leaves the rest readable, the counters and the debug
+ * check agree throughout, and everything returns when all is freed. On
+ * two CPUs: reads of units (whole and of one page) against frees and
+ * overwrites of their slots.
+ */
+#include <kunit/static_stub.h>
+#include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/kthread.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include "gs_comp.h"
+#include "gs_core.h"
+#include "gs_store.h"
+#include "gs_unit.h"
+#include "gs_kunit.h"
+
+#define GS_KU_PAGES	GS_UNIT_MAX_PAGES
+
+static const char *const gs_ku_algs[] = { "lz4", "zstd" };
+
+static void gs_ku_alg_desc(const char *const *alg, char *desc)
+{
+	strscpy(desc, *alg, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(gs_ku_alg, gs_ku_algs, gs_ku_alg_desc);
+
+/* A store with units of up to 16 pages. */
+static struct gs_store *gs_ku_store(struct kunit *test, const char *alg,
+				    u64 nr_slots)
+{
+	struct gs_store *s = gs_kunit_store(test, alg, nr_slots);
+
+	KUNIT_ASSERT_EQ(test, gs_store_set_unit(s, GS_KU_PAGES), 0);
+	KUNIT_ASSERT_EQ(test, gs_store_unit(s), GS_KU_PAGES);
+	return s;
+}
+
+/* @n pages in one buffer, the text of slots @first.. (version base + v). */
+static void gs_ku_fill_run(void *buf, u64 first, unsigned int n, u32 v)
+{
+	unsigned int k;
+
+	for (k = 0; k < n; k++)
+		gs_kunit_fill_version(buf + k * PAGE_SIZE,
+				      (first + k) * 1000 + v, false);
+}
+
+static void *gs_ku_run_buf(struct kunit *test)
+{
+	void *p = kunit_kmalloc(test, GS_KU_PAGES * PAGE_SIZE, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	return p;
+}
+
+/* The store's accounts agree with each other and with its table. */
+static void gs_ku_expect_counts(struct kunit *test, struct gs_store *s)
+{
+	struct gs_stats *st = &s->stats;
+
+	KUNIT_EXPECT_EQ(test, gs_stat_read(st, GS_STAT_SLOTS_USED),
+			gs_stat_read(st, GS_STAT_SAME_PAGES) +
+			gs_stat_read(st, GS_STAT_COMP_PAGES) +
+			gs_stat_read(st, GS_STAT_HUGE_PAGES) +
+			gs_stat_read(st, GS_STAT_WB_PAGES) +
+			gs_stat_read(st, GS_STAT_UNIT_PAGES));
+	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0L);
+	gs_kunit_expect_unpinned(test, s);
+}
+
+/* Everything freed: no slot, no pool page, no unit, no cluster. */
+static void gs_ku_expect_empty(struct kunit *test, struct gs_store *s)
+{
+	struct gs_stats *st = &s->stats;
+
+	KUNIT_EXPECT_EQ(test, gs_stat_read(st, GS_STAT_SLOTS_USED), 0);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(st, GS_STAT_UNITS), 0);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(st, GS_STAT_UNIT_PAGES), 0);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(st, GS_STAT_COMPR_BYTES), 0);
+	KUNIT_EXPECT_EQ(test, gs_store_pool_pages(s), 0UL);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&st->clusters), 0);
+	KUNIT_EXPECT_TRUE(test, gs_kunit_index_empty(s));
+}
+
+/*
+ * Runs of 16, 8 and 4 text pages are each one unit: read whole, and
+ * page by page, they come back; the table holds UNIT entries, the pool
+ * one object chain each.
+ */
+static void gs_unit_roundtrip(struct kunit *test)
+{
+	const char *const *alg = test->param_value;
+	struct gs_store *s = gs_ku_store(test, *alg, 4 * GS_CLUSTER_SLOTS);
+	void *run = gs_ku_run_buf(test), *got = gs_ku_run_buf(test);
+	static const unsigned int sizes[] = { 16, 8, 4 };
+	unsigned int i, k, n;
+	long bytes = 0;
+	u64 first;
+
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		n = sizes[i];
+		first = GS_CLUSTER_SLOTS + 64 * i;
+		gs_ku_fill_run(run, first, n, 1);
+		KUNIT_ASSERT_EQ(test, gs_store_write_unit_nowait(s, first, run,
+								 n, GFP_KERNEL),
+				0);
+		for (k = 0; k < n; k++)
+			KUNIT_EXPECT_EQ(test, gs_store_kind(s, first + k, NULL),
+					GS_KIND_UNIT);
+		memset(got, 0, n * PAGE_SIZE);
+		KUNIT_EXPECT_EQ(test, gs_store_read_unit_nowait(s, first, got,
+								n), 0);
+		KUNIT_EXPECT_MEMEQ(test, got, run, n * PAGE_SIZE);
+		for (k = 0; k < n; k++) {
+			KUNIT_EXPECT_EQ(test, gs_store_read(s, first + k, got),
+					0);
+			KUNIT_EXPECT_MEMEQ(test, got, run + k * PAGE_SIZE,
+					   PAGE_SIZE);
+		}
+		bytes = gs_stat_read(&s->stats, GS_STAT_COMPR_BYTES);
+		kunit_info(test, "%s: %u text pages in %ld bytes so far\n",
+			   *alg, n, bytes);
+	}
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_UNITS), 3);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_UNIT_PAGES), 28);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.unit_reads), 3);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.unit_part_reads), 28);
+	KUNIT_EXPECT_LT(test, bytes, 28L * PAGE_SIZE / 2);
+	gs_ku_expect_counts(test, s);
+	gs_store_free_range(s, 0, 4 * GS_CLUSTER_SLOTS);
+	gs_ku_expect_empty(test, s);
+}
+
+/*
+ * Zero and same-filled pages of a run stay SAME, outside the unit; a
+ * whole read fills them in; a run of them alone, or with one page of
+ * data, is no unit; nor is one that does not shrink, or does not fit
+ * the rules (alignment, size, the store's end).
+ */
+static void gs_unit_kinds(struct kunit *test)
+{
+	struct gs_store *s = gs_ku_store(test, "lz4", GS_CLUSTER_SLOTS);
+	void *run = gs_ku_run_buf(test), *got = gs_ku_run_buf(test);
+	unsigned int k;
+
+	gs_ku_fill_run(run, 0, GS_KU_PAGES, 2);
+	memset(run + 3 * PAGE_SIZE, 0, PAGE_SIZE);
+	memset64(run + 9 * PAGE_SIZE, 0x0123456789abcdefUL, PAGE_SIZE / 8);
+	KUNIT_ASSERT_EQ(test, gs_store_write_unit_nowait(s, 16, run,
+							 GS_KU_PAGES,
+							 GFP_KERNEL), 0);
+	KUNIT_EXPECT_EQ(test, gs_store_kind(s, 16 + 3, NULL), GS_KIND_SAME);
+	KUNIT_EXPECT_EQ(test, gs_store_kind(s, 16 + 9, NULL), GS_KIND_SAME);
+	KUNIT_EXPECT_EQ(test, gs_store_kind(s, 16 + 4, NULL), GS_KIND_UNIT);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_UNIT_PAGES), 14);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_SAME_PAGES), 2);
+	memset(got, 0xa5, GS_KU_PAGES * PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, gs_store_read_unit_nowait(s, 16, got,
+							GS_KU_PAGES), 0);
+	KUNIT_EXPECT_MEMEQ(test, got, run, GS_KU_PAGES * PAGE_SIZE);
+	for (k = 0; k < GS_KU_PAGES; k++) {
+		KUNIT_EXPECT_EQ(test, gs_store_read(s, 16 + k, got), 0);
+		KUNIT_EXPECT_MEMEQ(test, got, run + k * PAGE_SIZE, PAGE_SIZE);
+	}
+
+	/* Zeroes and one page of text: nothing to compress together. */
+	memset(run, 0, GS_KU_PAGES * PAGE_SIZE);
+	gs_kunit_fill_text(run + 5 * PAGE_SIZE, 5);
+	KUNIT_EXPECT_EQ(test, gs_store_write_unit_nowait(s, 32, run,
+							 GS_KU_PAGES,
+							 GFP_KERNEL), -E2BIG);
+	/* Random pages: refused, counted. */
+	for (k = 0; k < GS_KU_PAGES; k++)
+		get_random_bytes(run + k * PAGE_SIZE, PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, gs_store_write_unit_nowait(s, 32, run,
+							 GS_KU_PAGES,
+							 GFP_KERNEL), -E2BIG);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.units_refused), 1);
+	gs_ku_fill_run(run, 64, GS_KU_PAGES, 3);
+	/* Misaligned, too short, too long, past the end. */
+	KUNIT_EXPECT_EQ(test, gs_store_write_unit_nowait(s, 68, run, 8,
+							 GFP_KERNEL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, gs_store_write_unit_nowait(s, 64, run, 2,
+							 GFP_KERNEL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, gs_store_write_unit_nowait(s, 64, run, 32,
+							 GFP_KERNEL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, gs_store_write_unit_nowait(s, GS_CLUSTER_SLOTS,
+							 run, 4, GFP_KERNEL),
+			-EINVAL);
+	/* A whole read of what is not one unit: page by page, then. */
+	KUNIT_EXPECT_EQ(test, gs_store_read_unit_nowait(s, 64, got, 16),
+			-ENOENT);
+	KUNIT_EXPECT_EQ(test, gs_store_read_unit_nowait(s, 16, got, 8),
+			-ENOENT);
+	KUNIT_EXPECT_EQ(test, gs_store_write(s, 17, run, GFP_KERNEL), 0);
+	KUNIT_EXPECT_EQ(test, gs_store_read_unit_nowait(s, 16, got, 16),
+			-ENOENT);
+	gs_ku_expect_counts(test, s);
+
+	/* The unit size changes only while the store is empty. */
+	KUNIT_EXPECT_EQ(test, gs_store_set_unit(s, 8), -EBUSY);
+	gs_store_free_range(s, 0, GS_CLUSTER_SLOTS);
+	gs_ku_expect_empty(test, s);
+	KUNIT_EXPECT_EQ(test, gs_store_set_unit(s, 3), -EINVAL);
+	KUNIT_EXPECT_EQ(test, gs_store_set_unit(s, 32), -EINVAL);
+	KUNIT_EXPECT_EQ(test, gs_store_set_unit(s, 8), 0);
+	KUNIT_EXPECT_EQ(test, gs_store_write_unit_nowait(s, 0, run, 16,
+							 GFP_KERNEL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, gs_store_write_unit_nowait(s, 0, run, 8,
+							 GFP_KERNEL), 0);
+	KUNIT_EXPECT_EQ(test, gs_store_set_unit(s, 0), -EBUSY);
+	gs_store_free_range(s, 0, GS_CLUSTER_SLOTS);
+	KUNIT_EXPECT_EQ(test, gs_store_set_unit(s, 0), 0);
+	KUNIT_EXPECT_EQ(test, gs_store_write_unit_nowait(s, 0, run, 8,
+							 GFP_KERNEL), -EINVAL);
+	gs_ku_expect_empty(test, s);
+}
+
+/*
+ * Freeing the slots of a unit one at a time frees nothing until the last
+ * goes; the others read back meanwhile. An overwrite of a slot of a unit
+ * lets go of it the same way.
+ */
+static void gs_unit_frees(struct kunit *test)
+{
+	struct gs_store *s = gs_ku_store(test, "zstd", GS_CLUSTER_SLOTS);
+	void *run = gs_ku_run_buf(test), *got = gs_kunit_page(test);
+	unsigned long pool;
+	unsigned int k, j;
+
+	gs_ku_fill_run(run, 0, GS_KU_PAGES, 4);
+	KUNIT_ASSERT_EQ(test, gs_store_write_unit_nowait(s, 0, run,
+							 GS_KU_PAGES,
+							 GFP_KERNEL), 0);
+	pool = gs_store_pool_pages(s);
+	KUNIT_EXPECT_GT(test, pool, 0UL);
+	for (k = 0; k < GS_KU_PAGES; k++) {
+		/* An overwrite for the even ones, a free for the odd. */
+		if (k & 1) {
+			gs_store_free(s, k);
+		} else {
+			gs_kunit_fill_version(got, k * 1000 + 5, false);
+			KUNIT_ASSERT_EQ(test, gs_store_write(s, k, got,
+							     GFP_KERNEL), 0);
+		}
+		KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_UNITS),
+				k < GS_KU_PAGES - 1 ? 1 : 0);
+		for (j = k + 1; j < GS_KU_PAGES; j++) {
+			KUNIT_EXPECT_EQ(test, gs_store_read(s, j, got), 0);
+			KUNIT_EXPECT_MEMEQ(test, got, run + j * PAGE_SIZE,
+					   PAGE_SIZE);
+		}
+		gs_ku_expect_counts(test, s);
+	}
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_UNIT_PAGES), 0);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_COMP_PAGES),
+			GS_KU_PAGES / 2);
+	gs_store_free_range(s, 0, GS_CLUSTER_SLOTS);
+	gs_ku_expect_empty(test, s);
+}
+
+/*
+ * Memory: 64 runs of 16 text pages take fewer pool pages as units than
+ * page by page (zstd), and every byte of their descriptors is counted.
+ */
+static void gs_unit_memory(struct kunit *test)
+{
+	struct gs_store *u = gs_ku_store(test, "zstd", 2 * GS_CLUSTER_SLOTS);
+	struct gs_store *p = gs_kunit_store(test, "zstd", 2 * GS_CLUSTER_SLOTS);
+	void *run = gs_ku_run_buf(test);
+	long meta_u, meta_p, meta0;
+	unsigned int r, k;
+	u64 first;
+	int ret;
+
+	meta0 = atomic_long_read(&u->stats.meta_bytes);
+	meta_u = meta0;
+	meta_p = atomic_long_read(&p->stats.meta_bytes);
+	for (r = 0; r < 64; r++) {
+		gs_ku_fill_run(run, r * GS_KU_PAGES, GS_KU_PAGES, 6);
+		first = r * GS_KU_PAGES;
+		ret = gs_store_write_unit_nowait(u, first, run, GS_KU_PAGES,
+						 GFP_KERNEL);
+		KUNIT_ASSERT_EQ(test, ret, 0);
+		for (k = 0; k < GS_KU_PAGES; k++) {
+			ret = gs_store_write(p, first + k, run + k * PAGE_SIZE,
+					     GFP_KERNEL);
+			KUNIT_ASSERT_EQ(test, ret, 0);
+		}
+	}
+	meta_u = atomic_long_read(&u->stats.meta_bytes) - meta_u;
+	meta_p = atomic_long_read(&p->stats.meta_bytes) - meta_p;
+	kunit_info(test, "1024 text pages: %lu pool pages, %ld bytes compressed, %ld of metadata as units; %lu, %ld, %ld page by page\n",
+		   gs_store_pool_pages(u),
+		   gs_stat_read(&u->stats, GS_STAT_COMPR_BYTES), meta_u,
+		   gs_store_pool_pages(p),
+		   gs_stat_read(&p->stats, GS_STAT_COMPR_BYTES), meta_p);
+	KUNIT_EXPECT_LT(test, gs_store_pool_pages(u), gs_store_pool_pages(p));
+	/* The clusters, and a descriptor of 64 bytes at most per unit. */
+	KUNIT_EXPECT_GE(test, meta_u, meta_p + 64L * 16);
+	KUNIT_EXPECT_LE(test, meta_u, meta_p + 64L * 64);
+	gs_store_free_range(u, 0, 2 * GS_CLUSTER_SLOTS);
+	gs_ku_expect_empty(test, u);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&u->stats.meta_bytes), meta0);
+}
+
+/* ------------------------------------------------ on two CPUs at once */
+
+#define GS_KU_RUNS	4	/* runs of 16 slots, the race's slots */
+#define GS_KU_READS	2000
+
+struct gs_ku_race {
+	struct gs_store *s;
+	struct gs_overlap rd, op;
+	unsigned int rd_cpu;
+	bool rd_in;
+	long windows;		/* reads of a unit that opened a window */
+	long ops;
+	atomic_t bad;		/* pages read that were never written there */
+	atomic_t errors;
+	bool stop;
+	struct completion done;
+};
+
+static struct gs_ku_race *gs_ku_race;
+
+/* A unit read's window: open until the other thread starts something. */
+static void gs_ku_race_window(struct gs_store *s, u64 slot)
+{
+	struct gs_ku_race *c = gs_ku_race;
+	long started;
+	int i;
+
+	c->rd_cpu = gs_overlap_enter_vs(&c->rd, &c->op);
+	c->rd_in = true;
+	c->windows++;
+	started = atomic_long_read(&c->op.windows);
+	for (i = 0; i < 2000 && atomic_long_read(&c->op.windows) == started; i++)
+		udelay(1);
+}
+
+/* Free or overwrite slots of the runs, or whole runs, as units or not. */
+static int gs_ku_race_fn(void *arg)
+{
+	struct gs_ku_race *c = arg;
+	void *run = kmalloc(GS_KU_PAGES * PAGE_SIZE, GFP_KERNEL);
+	void *tmp = kmalloc(PAGE_SIZE, GFP_KERNEL);
+	unsigned int cpu, v = 100;
+	u64 first, slot;
+	int ret;
+
+	while (run && tmp && !READ_ONCE(c->stop)) {
+		ret = 0;
+		first = get_random_u32_below(GS_KU_RUNS) * GS_KU_PAGES;
+		slot = first + get_random_u32_below(GS_KU_PAGES);
+		v = v % 900 + 100;
+		cpu = gs_overlap_enter_vs(&c->op, &c->rd);
+		switch (get_random_u32_below(4)) {
+		case 0:
+			gs_store_free(c->s, slot);
+			break;
+		case 1:
+			gs_kunit_fill_version(tmp, slot * 1000 + v++, false);
+			ret = gs_store_write(c->s, slot, tmp, GFP_KERNEL);
+			break;
+		case 2:
+			gs_ku_fill_run(run, first, GS_KU_PAGES, v++);
+			ret = gs_store_write_unit_nowait(c->s, first, run,
+							 GS_KU_PAGES,
+							 GFP_KERNEL);
+			break;
+		default:
+			gs_store_free_range(c->s, first, GS_KU_PAGES);
+			break;
+		}
+		gs_racer_turn_end(&c->op, cpu, ret, &c->errors, &c->ops);
+	}
+	return gs_racer_end(run, tmp, &c->errors, &c->done);
+}
+
+/*
+ * This thread reads the runs, whole (where they are one unit) and a page
+ * at a time, each read of a unit its window, while another thread frees
+ * and overwrites their slots and stores them again as units. Every page
+ * read is a version written to its slot, or zeroes; nothing stays held,
+ * the counters balance, and once all is freed nothing is left (KASAN
+ * sees a unit freed twice or read after its free).
+ */
+static void gs_unit_concurrent(struct kunit *test)
+{
+	void *run = gs_ku_run_buf(test), *tmp = gs_kunit_page(test);
+	struct gs_ku_race *c;
+	struct task_struct *t;
+	struct gs_store *s;
+	long whole = 0;
+	unsigned int k;
+	u64 first;
+	int i, ret;
+
+	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	s = gs_ku_store(test, "lz4", GS_CLUSTER_SLOTS);
+	c->s = s;
+	init_completion(&c->done);
+	for (i = 0; i < GS_KU_RUNS; i++) {
+		gs_ku_fill_run(run, i * GS_KU_PAGES, GS_KU_PAGES, 0);
+		ret = gs_store_write_unit_nowait(s, i * GS_KU_PAGES, run,
+						 GS_KU_PAGES, GFP_KERNEL);
+		KUNIT_ASSERT_EQ(test, ret, 0);
+	}
+
+	gs_ku_race = c;
+	kunit_activate_static_stub(test, gs_read_window, gs_ku_race_window);
+	t = kthread_run(gs_ku_race_fn, c, "gs-kunit-unit");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	for (i = 0; i < GS_KU_READS; i++) {
+		first = get_random_u32_below(GS_KU_RUNS) * GS_KU_PAGES;
+		if (i & 1) {
+			ret = gs_store_read_unit_nowait(s, first, run,
+							GS_KU_PAGES);
+			if (ret && ret != -ENOENT)
+				atomic_inc(&c->errors);
+			for (k = 0; !ret && k < GS_KU_PAGES; k++)
+				if (!gs_kunit_version_valid(first + k,
+							    run + k * PAGE_SIZE,
+							    tmp))
+					atomic_inc(&c->bad);
+			whole += !ret;
+		} else {
+			first += get_random_u32_below(GS_KU_PAGES);
+			if (gs_store_read(s, first, run))
+				atomic_inc(&c->errors);
+			else if (!gs_kunit_version_valid(first, run, tmp))
+				atomic_inc(&c->bad);
+		}
+		if (c->rd_in) {
+			c->rd_in = false;
+			gs_overlap_exit(&c->rd, c->rd_cpu);
+		}
+		cond_resched();
+	}
+	WRITE_ONCE(c->stop, true);
+	wait_for_completion(&c->done);
+	kunit_deactivate_static_stub(test, gs_read_window);
+
+	kunit_info(test, "%d reads (%ld whole units), %ld in a window; %ld operations\n",
+		   GS_KU_READS, whole, c->windows, c->ops);
+	gs_overlap_expect(test, &c->rd, "unit reads against the other thread");
+	gs_overlap_expect(test, &c->op, "frees and overwrites against unit reads");
+	KUNIT_EXPECT_EQ(test, atomic_read(&c->errors), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c->bad), 0);
+	KUNIT_EXPECT_GT(test, whole, 0L);
+	gs_ku_expect_counts(test, s);
+	gs_store_free_range(s, 0, GS_CLUSTER_SLOTS);
+	gs_ku_expect_empty(test, s);
+}
+
+/*
+ * Units are never written back: a store with units takes no backing
+ * device, a store with one takes no units; both say so and change
+ * nothing.
+ */
+static void gs_unit_no_backing(struct kunit *test)
+{
+	struct gs_store *s = gs_ku_store(test, "lz4", GS_CLUSTER_SLOTS);
+	struct gs_kbk *k;
+
+	KUNIT_EXPECT_EQ(test, gs_store_set_backing(s, gs_kbk_create(test, 64,
+								    &k)),
+			-EOPNOTSUPP);
+	KUNIT_EXPECT_NULL(test, s->bk);
+	KUNIT_EXPECT_EQ(test, gs_store_unit(s), GS_KU_PAGES);
+
+	s = gs_kunit_wb_store(test, "lz4", GS_CLUSTER_SLOTS, 64, &k);
+	KUNIT_EXPECT_EQ(test, gs_store_set_unit(s, GS_KU_PAGES), -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, gs_store_unit(s), 0U);
+	KUNIT_EXPECT_EQ(test, gs_store_set_unit(s, 0), 0);
+}
+
+static struct kunit_case gs_unit_cases[] = {
+	KUNIT_CASE_PARAM(gs_unit_roundtrip, gs_ku_alg_gen_params),
+	KUNIT_CASE(gs_unit_kinds),
+	KUNIT_CASE(gs_unit_frees),
+	KUNIT_CASE(gs_unit_memory),
+	KUNIT_CASE(gs_unit_no_backing),
+	KUNIT_CASE_SLOW(gs_unit_concurrent),
+	{}
+};
+
+static struct kunit_suite gs_unit_suite = {
+	.name = "ghostswap_unit",
+	.suite_init = gs_kunit_core_init,
+	.suite_exit = gs_kunit_core_exit,
+	.test_cases = gs_unit_cases,
+};
+
+kunit_test_suite(gs_unit_suite);
+
+MODULE_LICENSE("GPL");

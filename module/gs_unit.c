@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ghostswap units, their pool side: a run's held pages compressed into a
+ * chain of zsmalloc objects and a descriptor (gs_unit.h), read back, and
+ * freed. Where a unit's entries go in the table, and who may free it
+ * when, is the core's (gs_core.c).
+ */
+#define pr_fmt(fmt) "ghostswap: " fmt
+
+#include <linux/gfp.h>
+#include <linux/math.h>
+#include <linux/mm.h>
+#include <linux/overflow.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include "gs_comp.h"
+#include "gs_compat.h"
+#include "gs_core.h"
+#include "gs_unit.h"
+
+static void gs_unit_objs_free(struct gs_store *s, struct gs_unit *u,
+			      unsigned int n)
+{
+	while (n--)
+		zs_free(s->pool, u->obj[n]);
+}
+
+void gs_unit_free(struct gs_store *s, struct gs_unit *u)
+{
+	gs_unit_objs_free(s, u, u->nobj);
+	gs_stat_dec(&s->stats, GS_STAT_UNITS);
+	gs_stat_add(&s->stats, GS_STAT_COMPR_BYTES, -(long)u->len);
+	atomic_long_sub(ksize(u), &s->stats.meta_bytes);
+	kfree(u);
+}
+
+int gs_unit_pack(struct gs_store *s, struct gs_stream *st, const void *src,
+		 unsigned int pages, u16 held, gfp_t gfp, struct gs_unit **up)
+{
+	unsigned int n = hweight16(held), nobj, len, i, size;
+	unsigned long handle, pool_pages;
+	const u8 *data;
+	struct gs_unit *u;
+
+	if (gs_pool_over(s, zs_get_total_pages(s->pool)))
+		return -EAGAIN;
+	/*
+	 * Kept only if it takes at least a page less than its pages would
+	 * stored as they are: else each is better off on its own.
+	 */
+	len = gs_compress_unit(s->comp, st, GS_PRIMARY_COMP, src,
+			       n * PAGE_SIZE, (n - 1) * PAGE_SIZE);
+	gs_stat_inc(&s->stats, GS_STAT_COMPRESSIONS);
+	if (!len) {
+		atomic_long_inc(&s->stats.units_refused);
+		return -E2BIG;
+	}
+	nobj = DIV_ROUND_UP(len, PAGE_SIZE);
+	u = kmalloc(struct_size(u, obj, nobj), gfp | __GFP_NOWARN);
+	if (!u)
+		return -ENOMEM;
+	data = st->zbuf;
+	for (i = 0; i < nobj; i++) {
+		size = min_t(unsigned int, len - i * PAGE_SIZE, PAGE_SIZE);
+		handle = zs_malloc(s->pool, size, gfp | __GFP_NOWARN |
+				   __GFP_HIGHMEM | __GFP_MOVABLE,
+				   NUMA_NO_NODE);
+		if (IS_ERR_VALUE(handle))
+			goto nomem;
+		u->obj[i] = handle;
+		zs_obj_write(s->pool, handle, (void *)(data + i * PAGE_SIZE),
+			     size);
+	}
+	pool_pages = zs_get_total_pages(s->pool);
+	if (gs_pool_over(s, pool_pages)) {
+		gs_unit_objs_free(s, u, nobj);
+		kfree(u);
+		return -EAGAIN;
+	}
+	u->held = held;
+	u->live = 0;
+	u->readers = 0;
+	u->pages = pages;
+	u->prio = GS_PRIMARY_COMP;
+	u->len = len;
+	u->nobj = nobj;
+	gs_stat_inc(&s->stats, GS_STAT_UNITS);
+	atomic_long_inc(&s->stats.units_stored);
+	gs_stat_add(&s->stats, GS_STAT_COMPR_BYTES, len);
+	atomic_long_add(ksize(u), &s->stats.meta_bytes);
+	*up = u;
+	return 0;
+
+nomem:
+	gs_unit_objs_free(s, u, i);
+	kfree(u);
+	return -ENOMEM;
+}
+
+int gs_unit_unpack(struct gs_store *s, struct gs_stream *st,
+		   const struct gs_unit *u, void *dst)
+{
+	unsigned int i, size;
+	void *obj;
+
+	/* The chain, gathered where the compressor made it. */
+	for (i = 0; i < u->nobj; i++) {
+		size = min_t(unsigned int, u->len - i * PAGE_SIZE, PAGE_SIZE);
+		obj = zs_obj_read_begin(s->pool, u->obj[i], size,
+					st->zbuf + i * PAGE_SIZE);
+		if (obj != st->zbuf + i * PAGE_SIZE)
+			memcpy(st->zbuf + i * PAGE_SIZE, obj, size);
+		zs_obj_read_end(s->pool, u->obj[i], size, obj);
+	}
+	return gs_decompress_unit(s->comp, st, u->prio, st->zbuf, u->len, dst,
+				  gs_unit_held(u) * PAGE_SIZE);
+}
