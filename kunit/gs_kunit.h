@@ -8,6 +8,7 @@
 #include <linux/atomic.h>
 #include <linux/completion.h>
 #include <linux/cpumask.h>
+#include <linux/delay.h>
 #include <linux/err.h>
 #include <linux/irq_work.h>
 #include <linux/mm.h>
@@ -69,6 +70,25 @@ static inline unsigned int gs_overlap_enter(struct gs_overlap *o)
 static inline void gs_overlap_exit(struct gs_overlap *o, unsigned int cpu)
 {
 	atomic_dec(&o->inside[cpu]);
+}
+
+/*
+ * Enter a window of @o against @other and keep it open until the other
+ * side starts a new window of its own, for at most 2 ms: a window too
+ * short to see the other side begin anything but now and then proves
+ * little. Returns what gs_overlap_exit() wants back.
+ */
+static inline unsigned int gs_overlap_hold(struct gs_overlap *o,
+					   struct gs_overlap *other)
+{
+	unsigned int cpu = gs_overlap_enter_vs(o, other);
+	long started = atomic_long_read(&other->windows);
+	int i;
+
+	for (i = 0; i < 2000 && atomic_long_read(&other->windows) == started;
+	     i++)
+		udelay(1);
+	return cpu;
 }
 
 /*

@@ -526,15 +526,10 @@ static struct gs_read_conc *gs_conc;
 static void gs_read_conc_window(struct gs_store *s, u64 slot)
 {
 	struct gs_read_conc *c = gs_conc;
-	long started;
-	int i;
 
-	c->rd_cpu = gs_overlap_enter_vs(&c->rd, &c->op);
 	c->rd_in = true;
 	c->pinned++;
-	started = atomic_long_read(&c->op.windows);
-	for (i = 0; i < 2000 && atomic_long_read(&c->op.windows) == started; i++)
-		udelay(1);
+	c->rd_cpu = gs_overlap_hold(&c->rd, &c->op);
 }
 
 /*

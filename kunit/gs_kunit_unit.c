@@ -338,15 +338,10 @@ static struct gs_ku_race *gs_ku_race;
 static void gs_ku_race_window(struct gs_store *s, u64 slot)
 {
 	struct gs_ku_race *c = gs_ku_race;
-	long started;
-	int i;
 
-	c->rd_cpu = gs_overlap_enter_vs(&c->rd, &c->op);
 	c->rd_in = true;
 	c->windows++;
-	started = atomic_long_read(&c->op.windows);
-	for (i = 0; i < 2000 && atomic_long_read(&c->op.windows) == started; i++)
-		udelay(1);
+	c->rd_cpu = gs_overlap_hold(&c->rd, &c->op);
 }
 
 /* Free or overwrite slots of the runs, or whole runs, as units or not. */

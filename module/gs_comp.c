@@ -438,15 +438,15 @@ unsigned int gs_compress(struct gs_comp *comp, struct gs_stream *st,
 }
 
 /*
- * Every read of a compressed page comes here. The priority is checked
- * once, below: the bounds sanitizer's checks of the two arrays (where the
- * kernel has it, as Debian's does) would cost every read a stack frame to
- * call its report from.
+ * Every read of a compressed page or unit comes here. The priority is
+ * checked once, below: the bounds sanitizer's checks of the two arrays
+ * (where the kernel has it, as Debian's does) would cost every read a
+ * stack frame to call its report from.
  */
 __no_sanitize_undefined
-int gs_decompress(struct gs_comp *comp, struct gs_stream *st,
-		  unsigned int prio, const void *src, unsigned int len,
-		  void *dst)
+int gs_decompress_len(struct gs_comp *comp, struct gs_stream *st,
+		      unsigned int prio, const void *src, unsigned int len,
+		      void *dst, unsigned int dlen)
 {
 	struct gs_comp_params *p;
 	void *ctx;
@@ -457,7 +457,7 @@ int gs_decompress(struct gs_comp *comp, struct gs_stream *st,
 	ctx = st->ctx[prio];
 	if (unlikely(!p || !ctx))
 		return -EIO;	/* an entry of an algorithm not set up */
-	return p->be->decompress(p, ctx, src, len, dst, PAGE_SIZE);
+	return p->be->decompress(p, ctx, src, len, dst, dlen);
 }
 
 unsigned int gs_compress_unit(struct gs_comp *comp, struct gs_stream *st,
@@ -478,22 +478,6 @@ unsigned int gs_compress_unit(struct gs_comp *comp, struct gs_stream *st,
 	    len >= max)
 		return 0;
 	return len;
-}
-
-int gs_decompress_unit(struct gs_comp *comp, struct gs_stream *st,
-		       unsigned int prio, const void *src, unsigned int len,
-		       void *dst, unsigned int dlen)
-{
-	struct gs_comp_params *p;
-	void *ctx;
-
-	if (unlikely(prio >= GS_MAX_COMPS))
-		return -EIO;
-	p = comp->params[prio];
-	ctx = st->ctx[prio];
-	if (unlikely(!p || !ctx))
-		return -EIO;
-	return p->be->decompress(p, ctx, src, len, dst, dlen);
 }
 
 int gs_comp_init(void)

@@ -138,11 +138,21 @@ unsigned int gs_compress(struct gs_comp *comp, struct gs_stream *st,
 			 unsigned int prio, const void *src, unsigned int max);
 /*
  * Decompress @len bytes at @src (st->buf, or any other buffer in the
- * direct map) with the algorithm of @prio into the page at @dst.
+ * direct map) with the algorithm of @prio into the @dlen bytes at @dst
+ * (a page, or a unit's pages).
  */
-int gs_decompress(struct gs_comp *comp, struct gs_stream *st,
-		  unsigned int prio, const void *src, unsigned int len,
-		  void *dst);
+int gs_decompress_len(struct gs_comp *comp, struct gs_stream *st,
+		      unsigned int prio, const void *src, unsigned int len,
+		      void *dst, unsigned int dlen);
+
+/* The same for a page. */
+static inline int gs_decompress(struct gs_comp *comp, struct gs_stream *st,
+				unsigned int prio, const void *src,
+				unsigned int len, void *dst)
+{
+	return gs_decompress_len(comp, st, prio, src, len, dst, PAGE_SIZE);
+}
+
 /*
  * A unit: compress the @slen bytes (whole pages, at most unit_bytes) at
  * @src into st->zbuf. Returns the compressed length, or 0 if it did not
@@ -151,9 +161,5 @@ int gs_decompress(struct gs_comp *comp, struct gs_stream *st,
 unsigned int gs_compress_unit(struct gs_comp *comp, struct gs_stream *st,
 			      unsigned int prio, const void *src,
 			      unsigned int slen, unsigned int max);
-/* Decompress a unit of @dlen bytes from the @len bytes at @src to @dst. */
-int gs_decompress_unit(struct gs_comp *comp, struct gs_stream *st,
-		       unsigned int prio, const void *src, unsigned int len,
-		       void *dst, unsigned int dlen);
 
 #endif /* _GS_COMP_H */

@@ -112,6 +112,6 @@ int gs_unit_unpack(struct gs_store *s, struct gs_stream *st,
 			memcpy(st->zbuf + i * PAGE_SIZE, obj, size);
 		zs_obj_read_end(s->pool, u->obj[i], size, obj);
 	}
-	return gs_decompress_unit(s->comp, st, u->prio, st->zbuf, u->len, dst,
-				  gs_unit_held(u) * PAGE_SIZE);
+	return gs_decompress_len(s->comp, st, u->prio, st->zbuf, u->len, dst,
+				 gs_unit_held(u) * PAGE_SIZE);
 }
