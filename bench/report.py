@@ -254,6 +254,7 @@ def shape(rows, host, resdir):
            "static": [], "meta": [], "ratio": [],
            "ratio_swap": [], "workload": [], "fio": [], "writeback": {},
            "comp": [], "comp_recomp": [], "comp_dict": {}, "zswap": [],
+           "mthp": [],
            "profile": {}, "errors": [], "time": {}}
     wb_runs = []
     for r in rows:
@@ -293,7 +294,7 @@ def shape(rows, host, resdir):
         elif sec == "time":
             res["time"][r["name"]] = r["seconds"]
         elif sec in ("static", "meta", "ratio", "workload", "ratio_swap",
-                     "comp", "comp_recomp", "zswap"):
+                     "comp", "comp_recomp", "zswap", "mthp"):
             res[sec].append(r)
         elif sec == "comp_dict":
             res["comp_dict"] = r
@@ -322,6 +323,7 @@ def shape(rows, host, resdir):
     res["ratio_swap"] = merge_runs(res["ratio_swap"], ("driver", "alg"))
     res["comp"] = merge_runs(res["comp"], ("variant", "mix"))
     res["zswap"] = merge_runs(res["zswap"], ("driver", "mix"))
+    res["mthp"] = merge_runs(res["mthp"], ("variant", "mix", "alg"))
     res["fio"] = merge_runs(res["fio"],
                             ("driver", "rw", "iodepth", "numjobs"))
     res["scale"] = merge_runs(res["scale"], ("driver", "rw", "numjobs"))
@@ -634,6 +636,54 @@ def t_zswap(res):
                "at the fullest moment (zswap + ghostswap: both); *disk*: "
                "blocks allocated (du) at the peak and 2 s after the "
                "workload exited.")
+    return out
+
+
+MTHP_VARIANTS = (
+    ("zram", "zram"),
+    ("ghostswap", "ghostswap, page by page (multi_page=0)"),
+    ("ghostswap-units", "ghostswap, units of up to 16 pages "
+     "(multi_page=16)"),
+)
+
+
+def t_mthp(res):
+    out = ["| algorithm | mix | set-up | MiB/s | vs zram | data/memory "
+           "| vs zram | units stored | units read whole | pages read "
+           "alone | 64 KiB folios swapped in whole | verified |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for alg in ("zstd", "lz4"):
+        for mix in ("text", "zero-heavy"):
+            z = find(res["mthp"], variant="zram", mix=mix, alg=alg)
+            zthr = wl_get(z, "mib_s") if z else None
+            for var, label in MTHP_VARIANTS:
+                r = find(res["mthp"], variant=var, mix=mix, alg=alg)
+                if not r:
+                    continue
+                thr = wl_get(r, "mib_s")
+                ok = r.get("rc") == 0 and wl_get(r, "bad_pages") == 0
+                cs = r.get("comp_stat") or []
+                units = ("%d | %d | %d" % (cs[8], cs[10], cs[11])
+                         if len(cs) >= 12 else "- | - | -")
+                out.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s "
+                           "| %s |" % (
+                               alg, mix, label, with_spread(thr, r, "%.1f"),
+                               fmt_ratio(ratio(thr, zthr))
+                               if var != "zram" else "",
+                               fmt_ratio(peak_ratio(r)),
+                               fmt_ratio(ratio(peak_ratio(r), peak_ratio(z)))
+                               if var != "zram" else "",
+                               units, r.get("swpin_64k", "-"),
+                               "yes" if ok else
+                               "**NO (rc %s)**" % r.get("rc")))
+    out.append("")
+    out.append("The swap workload (usemem, 2x a 64 MiB cgroup) with 16 and "
+               "64 KiB mTHP on: large folios go out whole, and come back "
+               "whole on a synchronous device. Medians of the runs, "
+               "set-ups in rotating order. *data/memory*: data over pool "
+               "+ metadata at the fullest moment; *units*: comp_stat's "
+               "units ever stored, units read whole, pages read out of a "
+               "unit alone (over the run).")
     return out
 
 
@@ -1169,6 +1219,8 @@ def report(res, made, resdir):
                 md.extend(["", "![%s](%s)" % (img, img)])
     if res["zswap"]:
         sec("zswap in front", t_zswap(res))
+    if res["mthp"]:
+        sec("Large folios compressed whole", t_mthp(res))
     if res["comp"] or res["comp_recomp"]:
         sec("Compression engine", t_comp(res))
     if res["fio"]:

@@ -15,8 +15,9 @@
 # zswap"), ZSWAP_SETUPS and ZSWAP_MIXES (the zswap section's, default
 # all: see b_zswap in bench/guest/bench.sh), ZSWAP_GS_SETUP (sysfs writes
 # for mode zswap's set-ups before swapon, e.g. "echo 0
-# >\$SYS/writeback_checksum"), USEMEM_RUNS (usemem_series'
-# runs of each driver, default 8),
+# >\$SYS/writeback_checksum"), MTHP_ALGS and MTHP_MIXES (the mthp
+# section's, default "zstd lz4" and "text:t zero-heavy:zzzst"),
+# USEMEM_RUNS (usemem_series' runs of each driver, default 8),
 # GHOSTSWAP_KVM=0|1, GS_MEM (guest RAM, 2G), BENCH_SCALE_TCG
 # (single or multi: how QEMU runs the vCPUs of the scale section's guest
 # without KVM; default multi, one host thread a vCPU).
@@ -77,6 +78,7 @@ if [ $run_main = 1 ]; then
 		"BENCH_DRIVERS='${BENCH_DRIVERS:-ghostswap zram zswap}'" \
 		"ZSWAP_SETUPS='${ZSWAP_SETUPS:-}' ZSWAP_MIXES='${ZSWAP_MIXES:-}'" \
 		"ZSWAP_GS_SETUP='${ZSWAP_GS_SETUP:-}'" \
+		"MTHP_ALGS='${MTHP_ALGS:-}' MTHP_MIXES='${MTHP_MIXES:-}'" \
 		"bash /opt/gs-src/bench/guest/bench.sh ${main[*]}" || true
 	rm -f "$out"/guest/disk-*.img
 	gs_log "guest boot + benchmarks: $(($(date +%s) - t0)) s"

@@ -9,7 +9,7 @@
 # and the run goes on.
 #
 # usage: bench.sh [SECTION ...]   (default: all, in order)
-#   sections: static meta ratio workload zswap comp fio writeback profile
+#   sections: static meta ratio workload zswap mthp comp fio writeback profile
 #   (and scale, which wants 4 vCPUs, and icount and icount_profile,
 #   which want QEMU's instruction counter: bench/run.sh gives each kind
 #   a guest of its own; and usemem_series and zswap_path, which
@@ -433,7 +433,8 @@ vd_io() {
 workload_one() {
 	local drv=$1 name=$2 mix=$3 lim=$4 oc=$5 alg=${6:-lz4} sec=${7:-workload}
 	local cg=/sys/fs/cgroup/gsbench sampler res rc o=0 p=0 m=0 wb0=0 wb1=0 sw0 sw1
-	local dsampler dpeak=0 dafter cpu0 cpu1 io0 io1
+	local dsampler dpeak=0 dafter cpu0 cpu1 io0 io1 in0 in1
+	local t64=/sys/kernel/mm/transparent_hugepage/hugepages-64kB/stats
 	swap_only $drv $alg || {
 		jl section=$sec driver=$drv mix=$name alg=$alg fail="swapon failed"
 		return 1
@@ -441,6 +442,7 @@ workload_one() {
 	[[ $drv = zswap* ]] && wb0=$(cat $ZDBG/written_back_pages)
 	sw0=$(awk '$1 == "pswpout" { print $2 }' /proc/vmstat)
 	cpu0=$(cpu_ticks) io0=$(vd_io)
+	in0=$(cat $t64/swpin 2>/dev/null || echo 0)
 	mkdir -p $cg
 	echo $((lim << 20)) >$cg/memory.max
 	rm -f /tmp/peak /tmp/diskpeak
@@ -458,19 +460,22 @@ workload_one() {
 	sleep 2
 	dafter=$(disk_kib $drv)
 	cpu1=$(cpu_ticks) io1=$(vd_io)
+	in1=$(cat $t64/swpin 2>/dev/null || echo 0)
 	sw1=$(awk '$1 == "pswpout" { print $2 }' /proc/vmstat)
 	[[ $drv = zswap* ]] && wb1=$(cat $ZDBG/written_back_pages)
 	[ -s /tmp/peak ] && read -r o p m </tmp/peak
 	[ -s /tmp/diskpeak ] && read -r dpeak </tmp/diskpeak
 	rmdir $cg
 	[ -n "$res" ] || res=null
-	# ghostswap: compressions, pages stored, the heuristic's (comp_stat).
+	# ghostswap: comp_stat, every column (compressions, pages stored,
+	# the heuristic's, ..., the units').
 	local cs=null
-	[ $drv = ghostswap ] && cs="[$(awk '{ printf "%s, %s, %s", $1, $2, $3 }' $SYS/comp_stat)]"
+	[ $drv = ghostswap ] && cs="[$(awk '{ $1 = $1; gsub(/ /, ", "); print }' $SYS/comp_stat)]"
 	jl section=$sec driver=$drv variant=${VARIANT:-$drv} mix=$name \
 		overcommit=$oc limit_mib=$lim \
 		rep=${REP:-1} alg=$alg rc=$rc peak_orig=$o peak_pool=$p peak_meta=$m \
 		pswpout=$((sw1 - sw0)) zswap_written_back=$((wb1 - wb0)) \
+		swpin_64k=$((in1 - in0)) \
 		disk_peak_kib=$dpeak disk_after_kib=$dafter \
 		cpu_ticks="$(json_delta "user system idle iowait irq softirq" "$cpu0" "$cpu1")" \
 		disk_io="$(json_delta "reads reads_merged sectors_read writes writes_merged sectors_written" "$io0" "$io1")" \
@@ -650,6 +655,40 @@ b_zswap() {
 		done
 	done
 	echo N >$ZSW/enabled
+}
+
+# ------------------------------------------------- large folios whole
+
+# Large folios (16 and 64 KiB mTHP on) on the swap workload at 2x, each
+# mix with zstd and lz4: zram, ghostswap page by page (multi_page=0), and
+# ghostswap with units of up to 16 pages (multi_page=16, variant
+# ghostswap-units). Throughput, memory at the fullest, comp_stat (units
+# stored, read whole, pages read alone) and the kernel's 64 KiB folios
+# swapped in whole. MTHP_ALGS, MTHP_MIXES (NAME:MIX ...): fewer of them.
+b_mthp() {
+	local t=/sys/kernel/mm/transparent_hugepage lim=64 oc=2
+	local alg name mix rep drv sz
+	PASSES=2
+	[ "$QUICK" = 1 ] && lim=32 PASSES=1
+	for sz in 16 64; do echo always >$t/hugepages-${sz}kB/enabled; done
+	for alg in ${MTHP_ALGS:-zstd lz4}; do
+		for name in ${MTHP_MIXES:-text:t zero-heavy:zzzst}; do
+			mix=${name#*:} name=${name%%:*}
+			for ((rep = 1; rep <= REPS; rep++)); do
+				for drv in $(drivers_order $rep zram ghostswap ghostswap-units); do
+					log "mthp $drv $name $alg #$rep"
+					if [ $drv = ghostswap-units ]; then
+						# shellcheck disable=SC2016 # for swap_only's eval
+						REP=$rep VARIANT=$drv GS_SETUP='sysfs_write $SYS/multi_page 16' \
+							workload_one ghostswap $name $mix $lim $oc $alg mthp
+					else
+						REP=$rep workload_one $drv $name $mix $lim $oc $alg mthp
+					fi
+				done
+			done
+		done
+	done
+	for sz in 16 64; do echo never >$t/hugepages-${sz}kB/enabled; done
 }
 
 # ------------------------------------------------- the compression engine
@@ -1086,7 +1125,7 @@ jl section=env kernel="$(uname -r)" cpus=$(nproc) \
 	zswap_max_pool_percent=$(cat $ZSW/max_pool_percent) \
 	zswap_shrinker_default=$(cat $ZSW/shrinker_enabled 2>/dev/null || echo null) \
 	reps=$REPS
-for s in ${*:-static meta ratio workload zswap comp fio writeback profile}; do
+for s in ${*:-static meta ratio workload zswap mthp comp fio writeback profile}; do
 	log "section $s"
 	t0=$(secs)
 	if ! "b_$s" >"$OUT/section-$s.log" 2>&1; then
