@@ -287,7 +287,8 @@ static ssize_t mm_stat_show(struct device *dev, struct device_attribute *attr,
 	stored = gs_stat_read(st, GS_STAT_SAME_PAGES) +
 		 gs_stat_read(st, GS_STAT_COMP_PAGES) +
 		 gs_stat_read(st, GS_STAT_HUGE_PAGES) +
-		 gs_stat_read(st, GS_STAT_WB_PAGES);
+		 gs_stat_read(st, GS_STAT_WB_PAGES) +
+		 gs_stat_read(st, GS_STAT_UNIT_PAGES);
 	return sysfs_emit(buf, "%8llu %8ld %8llu %8llu %8llu %8ld %8lu %8ld %8ld\n",
 			  stored << PAGE_SHIFT,
 			  gs_stat_read(st, GS_STAT_COMPR_BYTES),

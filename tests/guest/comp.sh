@@ -134,13 +134,34 @@ t_heuristic() {
 	sysw $SYS/reset 1 ok
 }
 
+# units_sample: once units hold 1000 pages or more, mm_stat's stored
+# data is every slot that holds data, those in units too (the same
+# moment, within 10%: the workload runs on).
+units_sample() {
+	local i u n orig
+	for ((i = 0; i < 600; i++)); do
+		u=$(compstat unit_pages)
+		n=$(cstat slots)
+		read -r orig _ <$SYS/mm_stat
+		if [ "$u" -ge 1000 ]; then
+			echo "while running: $u pages in units, $n slots holding data, mm_stat orig_data_size $orig" >/tmp/units-sample
+			[ $((orig / 4096 * 10)) -ge $((n * 9)) ] &&
+				[ $((orig / 4096 * 10)) -le $((n * 11)) ]
+			return
+		fi
+		sleep 0.1
+	done
+	echo "units never held 1000 pages" >/tmp/units-sample
+	return 1
+}
+
 # Large folios compressed whole (multi_page=16): the verified workload
 # with 64K and 16K mTHP on. Folios swapped out whole are stored as units;
 # swapped in whole (where the kernel does that for a synchronous device)
 # they are read as units, else a page at a time out of them. Every page
 # checked by the workload, the table by the debug check; all freed after.
 t_workload_units() {
-	local t=/sys/kernel/mm/transparent_hugepage sz in0 in1 rc
+	local t=/sys/kernel/mm/transparent_hugepage sz in0 in1 rc wl sp
 	[ -d $t/hugepages-64kB ] || { echo "no 64K mTHP in this kernel"; return 1; }
 	gs_fresh lz4 || fail "reset"
 	sysw $SYS/multi_page 3 "Invalid argument"
@@ -151,8 +172,16 @@ t_workload_units() {
 	sysw $SYS/multi_page 8 "Device or resource busy"
 	for sz in 16 64; do echo always >$t/hugepages-${sz}kB/enabled; done
 	in0=$(cat $t/hugepages-64kB/stats/swpin)
-	run_cg gs-units "$(wl_limit 64)" gsverify "$(wl 192)" 2 11 zstr
+	# mm_stat counts the pages in units as stored data: sampled while
+	# the workload runs, once units hold pages.
+	run_cg gs-units "$(wl_limit 64)" gsverify "$(wl 192)" 2 11 zstr &
+	wl=$!
+	units_sample &
+	sp=$!
+	wait $wl
 	rc=$?
+	wait $sp || fail "$(cat /tmp/units-sample)"
+	cat /tmp/units-sample
 	in1=$(cat $t/hugepages-64kB/stats/swpin)
 	for sz in 16 64; do echo never >$t/hugepages-${sz}kB/enabled; done
 	echo "comp_stat: $(cat $SYS/comp_stat); 64K folios swapped in whole: $in0 -> $in1"
