@@ -652,8 +652,12 @@ def t_mthp(res):
            "| vs zram | units stored | units read whole | pages read "
            "alone | 64 KiB folios swapped in whole | verified |",
            "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    mixes = []
+    for r in res["mthp"]:
+        if r.get("mix") not in mixes:
+            mixes.append(r.get("mix"))
     for alg in ("zstd", "lz4"):
-        for mix in ("text", "zero-heavy"):
+        for mix in mixes:
             z = find(res["mthp"], variant="zram", mix=mix, alg=alg)
             zthr = wl_get(z, "mib_s") if z else None
             for var, label in MTHP_VARIANTS:

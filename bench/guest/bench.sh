@@ -9,7 +9,7 @@
 # and the run goes on.
 #
 # usage: bench.sh [SECTION ...]   (default: all, in order)
-#   sections: static meta ratio workload zswap mthp comp fio writeback profile
+#   sections: static meta ratio mthp workload zswap comp fio writeback profile
 #   (and scale, which wants 4 vCPUs, and icount and icount_profile,
 #   which want QEMU's instruction counter: bench/run.sh gives each kind
 #   a guest of its own; and usemem_series and zswap_path, which
@@ -276,7 +276,7 @@ swapfile_setup() {
 swap_only() {
 	local bdev
 	swapoff -a 2>/dev/null
-	echo N >$ZSW/enabled
+	zswap_off
 	case $1 in
 	zswap-gs | zswap-gsa | zswap-gsraw | zswap-gsmap | zswap-gschunks)
 		modprobe loop 2>/dev/null
@@ -488,7 +488,7 @@ workload_one() {
 # (after swapoff).
 swap_only_end() {
 	if [[ $1 = zswap-gs* ]]; then
-		echo N >$ZSW/enabled
+		zswap_off
 		gs_fresh
 		[ -z "$GSLOOP" ] || losetup -d "$GSLOOP"
 		rm -f $GSBACK
@@ -592,7 +592,7 @@ b_zswap_path() {
 			zpath_end "$cfg"
 		done
 	done
-	echo N >$ZSW/enabled
+	zswap_off
 }
 
 # drivers_order REP D1 D2 ...: the drivers, rotated by REP, so that no
@@ -625,7 +625,7 @@ workload_rows() {
 			done
 		done
 	done
-	echo N >$ZSW/enabled
+	zswap_off
 }
 
 b_workload() {
@@ -654,7 +654,7 @@ b_zswap() {
 			done
 		done
 	done
-	echo N >$ZSW/enabled
+	zswap_off
 }
 
 # ------------------------------------------------- large folios whole
@@ -665,6 +665,8 @@ b_zswap() {
 # ghostswap-units). Throughput, memory at the fullest, comp_stat (units
 # stored, read whole, pages read alone) and the kernel's 64 KiB folios
 # swapped in whole. MTHP_ALGS, MTHP_MIXES (NAME:MIX ...): fewer of them.
+# Before any section that sets zswap up: after that, the kernel swaps
+# large folios in a page at a time for the rest of the boot (zswap_off).
 b_mthp() {
 	local t=/sys/kernel/mm/transparent_hugepage lim=64 oc=2
 	local alg name mix rep drv sz
@@ -908,7 +910,7 @@ b_zswap_profile() {
 		rm -f /tmp/perf.data /tmp/perf.data.err
 		jl section=zswap_profile driver=$drv file=$f
 	done
-	echo N >$ZSW/enabled
+	zswap_off
 }
 
 # -------------------------------------------------------- icount profile
@@ -1125,7 +1127,7 @@ jl section=env kernel="$(uname -r)" cpus=$(nproc) \
 	zswap_max_pool_percent=$(cat $ZSW/max_pool_percent) \
 	zswap_shrinker_default=$(cat $ZSW/shrinker_enabled 2>/dev/null || echo null) \
 	reps=$REPS
-for s in ${*:-static meta ratio workload zswap mthp comp fio writeback profile}; do
+for s in ${*:-static meta ratio mthp workload zswap comp fio writeback profile}; do
 	log "section $s"
 	t0=$(secs)
 	if ! "b_$s" >"$OUT/section-$s.log" 2>&1; then

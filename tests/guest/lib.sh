@@ -37,16 +37,21 @@ fail() {
 
 # ------------------------------------------------------------ the guest
 
+# zswap_off: zswap off, its switch written only if it is on: any write
+# of it sets zswap up, and a kernel that ever had zswap set up swaps
+# large folios in a page at a time for the rest of the boot (mm/memory.c,
+# zswap_never_enabled()).
+zswap_off() {
+	[ "$(cat /sys/module/zswap/parameters/enabled 2>/dev/null)" != Y ] ||
+		echo N >/sys/module/zswap/parameters/enabled
+}
+
 # guest_setup: cgroup2 with the memory controller, debugfs, no swap, and
-# zswap off (it would sit in front of any swap device). Only written if
-# on: any write of zswap's "enabled" sets zswap up, and a kernel that
-# ever had zswap set up swaps large folios in a page at a time for the
-# rest of the boot (mm/memory.c, zswap_never_enabled()).
+# zswap off (it would sit in front of any swap device).
 guest_setup() {
 	mountpoint -q /sys/fs/cgroup || mount -t cgroup2 none /sys/fs/cgroup
 	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
-	[ "$(cat /sys/module/zswap/parameters/enabled 2>/dev/null)" != Y ] ||
-		echo N >/sys/module/zswap/parameters/enabled
+	zswap_off
 	swapoff -a 2>/dev/null
 	echo +memory >/sys/fs/cgroup/cgroup.subtree_control
 	# The first memory cgroup turns on the kernel's memcg static keys (a
