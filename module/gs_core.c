@@ -665,6 +665,21 @@ int gs_page_pack(struct gs_store *s, const void *src, gfp_t gfp,
 	return 0;
 }
 
+/*
+ * Slot @i of @cl (locked) holds @e (with @aux_hi) in place of what it
+ * held, stored at @now; the caller counts it in the store's stats.
+ */
+static void gs_slot_set(struct gs_store *s, struct gs_cluster *cl,
+			unsigned int i, unsigned long e, unsigned int aux_hi,
+			u32 now)
+{
+	gs_slot_clear(s, cl, i);
+	gs_age_touch(cl, i, now);
+	atomic_long_set(&cl->table[i], e);
+	gs_aux_hi_set(cl->aux_hi, i, aux_hi);
+	cl->used++;
+}
+
 /* Drop what a new entry that was never installed holds. */
 static void gs_entry_discard(struct gs_store *s, unsigned long e)
 {
@@ -697,12 +712,8 @@ int gs_slot_install(struct gs_store *s, u64 slot, unsigned long e,
 		gs_entry_discard(s, e);
 		return PTR_ERR(cl);
 	}
-	gs_slot_clear(s, cl, i);
 	/* The ages' clock: within a tick, a load and no call. */
-	gs_age_touch(cl, i, gs_age_now());
-	atomic_long_set(&cl->table[i], e);
-	gs_aux_hi_set(cl->aux_hi, i, aux_hi);
-	cl->used++;
+	gs_slot_set(s, cl, i, e, aux_hi, gs_age_now());
 	gs_cluster_unlock(cl);
 
 	gs_stat_inc(&s->stats, GS_STAT_SLOTS_USED);
@@ -1124,17 +1135,13 @@ int gs_store_write_unit_nowait(struct gs_store *s, u64 first, const void *src,
 	}
 	now = gs_age_now();
 	for (k = 0; k < pages; k++) {
-		gs_slot_clear(s, cl, i0 + k);
-		gs_age_touch(cl, i0 + k, now);
 		if (held & BIT(k)) {
 			e = gs_entry(GS_KIND_UNIT, 0, value);
 			aux = 0;
 		} else {
 			e = gs_same_entry(word[k], &aux);
 		}
-		atomic_long_set(&cl->table[i0 + k], e);
-		gs_aux_hi_set(cl->aux_hi, i0 + k, aux);
-		cl->used++;
+		gs_slot_set(s, cl, i0 + k, e, aux, now);
 	}
 	u->live = held;
 	gs_cluster_unlock(cl);
