@@ -650,8 +650,9 @@ MTHP_VARIANTS = (
 def t_mthp(res):
     out = ["| algorithm | mix | set-up | MiB/s | vs zram | data/memory "
            "| vs zram | units stored | units read whole | pages read "
-           "alone | 64 KiB folios swapped in whole | verified |",
-           "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+           "alone | of them copied | units split "
+           "| 64 KiB folios swapped in whole | verified |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     mixes = []
     for r in res["mthp"]:
         if r.get("mix") not in mixes:
@@ -667,8 +668,8 @@ def t_mthp(res):
                 thr = wl_get(r, "mib_s")
                 ok = r.get("rc") == 0 and wl_get(r, "bad_pages") == 0
                 cs = r.get("comp_stat") or []
-                units = ("%d | %d | %d" % (cs[8], cs[10], cs[11])
-                         if len(cs) >= 12 else "- | - | -")
+                units = " | ".join("%d" % cs[i] if len(cs) > i else "-"
+                                   for i in (8, 10, 11, 12, 13))
                 out.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s "
                            "| %s |" % (
                                alg, mix, label, with_spread(thr, r, "%.1f"),
@@ -687,7 +688,8 @@ def t_mthp(res):
                "set-ups in rotating order. *data/memory*: data over pool "
                "+ metadata at the fullest moment; *units*: comp_stat's "
                "units ever stored, units read whole, pages read out of a "
-               "unit alone (over the run).")
+               "unit alone, of them copied out of the CPU's copy of the "
+               "unit, units split (over the run).")
     return out
 
 

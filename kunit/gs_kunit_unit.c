@@ -227,9 +227,11 @@ static void gs_unit_kinds(struct kunit *test)
 }
 
 /*
- * Freeing the slots of a unit one at a time frees nothing until the last
- * goes; the others read back meanwhile. An overwrite of a slot of a unit
- * lets go of it the same way.
+ * Freeing the slots of a unit one at a time frees nothing while half of
+ * them or more are left; the others read back meanwhile. Once more than
+ * half are gone, the worker stores the rest one by one and the unit goes
+ * (a split); they still read back. An overwrite of a slot of a unit lets
+ * go of it the same way.
  */
 static void gs_unit_frees(struct kunit *test)
 {
@@ -253,18 +255,134 @@ static void gs_unit_frees(struct kunit *test)
 			KUNIT_ASSERT_EQ(test, gs_store_write(s, k, got,
 							     GFP_KERNEL), 0);
 		}
+		flush_work(&s->unit_split_work);
+		/* 16 - (k + 1) left: split once fewer than 8. */
 		KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_UNITS),
-				k < GS_KU_PAGES - 1 ? 1 : 0);
+				k < GS_KU_PAGES / 2 ? 1 : 0);
+		KUNIT_EXPECT_EQ(test,
+				gs_stat_read(&s->stats, GS_STAT_UNIT_PAGES),
+				k < GS_KU_PAGES / 2 ? GS_KU_PAGES - 1 - k : 0);
 		for (j = k + 1; j < GS_KU_PAGES; j++) {
+			KUNIT_EXPECT_EQ(test, gs_store_kind(s, j, NULL),
+					k < GS_KU_PAGES / 2 ? GS_KIND_UNIT :
+					GS_KIND_COMPRESSED);
 			KUNIT_EXPECT_EQ(test, gs_store_read(s, j, got), 0);
 			KUNIT_EXPECT_MEMEQ(test, got, run + j * PAGE_SIZE,
 					   PAGE_SIZE);
 		}
 		gs_ku_expect_counts(test, s);
 	}
-	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_UNIT_PAGES), 0);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.unit_splits), 1);
 	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_COMP_PAGES),
 			GS_KU_PAGES / 2);
+	gs_store_free_range(s, 0, GS_CLUSTER_SLOTS);
+	gs_ku_expect_empty(test, s);
+}
+
+/*
+ * The pages of a unit read alone one after the other: the first
+ * decompresses the unit into the stream's buffer, the others are copied
+ * out of it (on one CPU: its stream). A new unit, or a write through the
+ * buffer, makes the next read decompress again.
+ */
+static void gs_unit_part_cache(struct kunit *test)
+{
+	struct gs_store *s = gs_ku_store(test, "lz4", GS_CLUSTER_SLOTS);
+	void *run = gs_ku_run_buf(test), *got = gs_kunit_page(test);
+	struct gs_stats *st = &s->stats;
+	unsigned int k;
+
+	gs_ku_fill_run(run, 0, GS_KU_PAGES, 7);
+	KUNIT_ASSERT_EQ(test, gs_store_write_unit_nowait(s, 0, run,
+							 GS_KU_PAGES,
+							 GFP_KERNEL), 0);
+	migrate_disable();
+	for (k = 0; k < GS_KU_PAGES; k++) {
+		KUNIT_EXPECT_EQ(test, gs_store_read(s, k, got), 0);
+		KUNIT_EXPECT_MEMEQ(test, got, run + k * PAGE_SIZE, PAGE_SIZE);
+	}
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&st->unit_part_reads),
+			GS_KU_PAGES);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&st->unit_part_cached),
+			GS_KU_PAGES - 1);
+	/* The same slots, new data, as a unit: decompressed again. */
+	gs_ku_fill_run(run, 0, GS_KU_PAGES, 8);
+	KUNIT_ASSERT_EQ(test, gs_store_write_unit_nowait(s, 0, run,
+							 GS_KU_PAGES,
+							 GFP_KERNEL), 0);
+	KUNIT_EXPECT_EQ(test, gs_store_read(s, 3, got), 0);
+	KUNIT_EXPECT_MEMEQ(test, got, run + 3 * PAGE_SIZE, PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&st->unit_part_cached),
+			GS_KU_PAGES - 1);
+	/* A run with a zero page is gathered in the unit buffer. */
+	memset(run + 5 * PAGE_SIZE, 0, PAGE_SIZE);
+	KUNIT_ASSERT_EQ(test, gs_store_write_unit_nowait(s, GS_KU_PAGES, run,
+							 GS_KU_PAGES,
+							 GFP_KERNEL), 0);
+	KUNIT_EXPECT_EQ(test, gs_store_read(s, 4, got), 0);
+	KUNIT_EXPECT_MEMEQ(test, got, run + 4 * PAGE_SIZE, PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&st->unit_part_cached),
+			GS_KU_PAGES - 1);
+	migrate_enable();
+	gs_ku_expect_counts(test, s);
+	gs_store_free_range(s, 0, GS_CLUSTER_SLOTS);
+	gs_ku_expect_empty(test, s);
+}
+
+/* The split's window: free slot 9, overwrite slot 10. */
+static void gs_ku_split_window(struct gs_store *s, u64 first)
+{
+	void *page = kmalloc(PAGE_SIZE, GFP_KERNEL);
+
+	gs_store_free(s, first + 9);
+	if (page) {
+		gs_kunit_fill_version(page, (first + 10) * 1000 + 9, false);
+		WARN_ON(gs_store_write(s, first + 10, page, GFP_KERNEL));
+		kfree(page);
+	}
+}
+
+/*
+ * A split whose unit changes between its compressions and their
+ * install: a slot freed, one overwritten meanwhile. Their new objects
+ * are dropped, the rest are installed; the freed slot stays empty, the
+ * overwritten one holds the new data; no pool object is left over.
+ */
+static void gs_unit_split_window(struct kunit *test)
+{
+	struct gs_store *s = gs_ku_store(test, "zstd", GS_CLUSTER_SLOTS);
+	void *run = gs_ku_run_buf(test), *got = gs_kunit_page(test);
+	void *want = gs_kunit_page(test);
+	unsigned int k;
+
+	disable_work_sync(&s->unit_split_work);
+	gs_ku_fill_run(run, 0, GS_KU_PAGES, 3);
+	KUNIT_ASSERT_EQ(test, gs_store_write_unit_nowait(s, 0, run,
+							 GS_KU_PAGES,
+							 GFP_KERNEL), 0);
+	for (k = 0; k < 9; k++)
+		gs_store_free(s, k);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_UNITS), 1);
+	kunit_activate_static_stub(test, gs_read_window, gs_ku_split_window);
+	s->unit_split_work.func(&s->unit_split_work);
+	kunit_deactivate_static_stub(test, gs_read_window);
+	enable_work(&s->unit_split_work);
+
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_UNITS), 0);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.unit_splits), 1);
+	KUNIT_EXPECT_EQ(test, gs_store_kind(s, 9, NULL), GS_KIND_EMPTY);
+	gs_kunit_fill_version(want, 10 * 1000 + 9, false);
+	KUNIT_EXPECT_EQ(test, gs_store_read(s, 10, got), 0);
+	KUNIT_EXPECT_MEMEQ(test, got, want, PAGE_SIZE);
+	for (k = 11; k < GS_KU_PAGES; k++) {
+		KUNIT_EXPECT_EQ(test, gs_store_kind(s, k, NULL),
+				GS_KIND_COMPRESSED);
+		KUNIT_EXPECT_EQ(test, gs_store_read(s, k, got), 0);
+		KUNIT_EXPECT_MEMEQ(test, got, run + k * PAGE_SIZE, PAGE_SIZE);
+	}
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_SLOTS_USED),
+			GS_KU_PAGES - 10);
+	gs_ku_expect_counts(test, s);
 	gs_store_free_range(s, 0, GS_CLUSTER_SLOTS);
 	gs_ku_expect_empty(test, s);
 }
@@ -350,7 +468,7 @@ static int gs_ku_race_fn(void *arg)
 	struct gs_ku_race *c = arg;
 	void *run = kmalloc(GS_KU_PAGES * PAGE_SIZE, GFP_KERNEL);
 	void *tmp = kmalloc(PAGE_SIZE, GFP_KERNEL);
-	unsigned int cpu, v = 100;
+	unsigned int cpu, k, v = 100;
 	u64 first, slot;
 	int ret;
 
@@ -360,9 +478,14 @@ static int gs_ku_race_fn(void *arg)
 		slot = first + get_random_u32_below(GS_KU_PAGES);
 		v = v % 900 + 100;
 		cpu = gs_overlap_enter_vs(&c->op, &c->rd);
-		switch (get_random_u32_below(4)) {
+		switch (get_random_u32_below(5)) {
 		case 0:
 			gs_store_free(c->s, slot);
+			break;
+		case 4:
+			/* Most of a unit gone: one to split. */
+			for (k = 0; k < GS_KU_PAGES / 2 + 1; k++)
+				gs_store_free(c->s, first + k);
 			break;
 		case 1:
 			gs_kunit_fill_version(tmp, slot * 1000 + v++, false);
@@ -385,11 +508,13 @@ static int gs_ku_race_fn(void *arg)
 
 /*
  * This thread reads the runs, whole (where they are one unit) and a page
- * at a time, each read of a unit its window, while another thread frees
- * and overwrites their slots and stores them again as units. Every page
- * read is a version written to its slot, or zeroes; nothing stays held,
- * the counters balance, and once all is freed nothing is left (KASAN
- * sees a unit freed twice or read after its free).
+ * at a time, and splits the units that are mostly gone (the worker's
+ * job, done here), each read or split of a unit its window, while
+ * another thread frees and overwrites their slots and stores them again
+ * as units. Every page read is a version written to its slot, or zeroes;
+ * nothing stays held, the counters balance, and once all is freed
+ * nothing is left (KASAN sees a unit freed twice or read after its free,
+ * or an object of a split lost).
  */
 static void gs_unit_concurrent(struct kunit *test)
 {
@@ -415,10 +540,13 @@ static void gs_unit_concurrent(struct kunit *test)
 	}
 
 	gs_ku_race = c;
+	disable_work_sync(&s->unit_split_work);
 	kunit_activate_static_stub(test, gs_read_window, gs_ku_race_window);
 	t = kthread_run(gs_ku_race_fn, c, "gs-kunit-unit");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
 	for (i = 0; i < GS_KU_READS; i++) {
+		if (i % 4 == 3)
+			s->unit_split_work.func(&s->unit_split_work);
 		first = get_random_u32_below(GS_KU_RUNS) * GS_KU_PAGES;
 		if (i & 1) {
 			ret = gs_store_read_unit_nowait(s, first, run,
@@ -447,14 +575,18 @@ static void gs_unit_concurrent(struct kunit *test)
 	WRITE_ONCE(c->stop, true);
 	wait_for_completion(&c->done);
 	kunit_deactivate_static_stub(test, gs_read_window);
+	enable_work(&s->unit_split_work);
+	flush_work(&s->unit_split_work);
 
-	kunit_info(test, "%d reads (%ld whole units), %ld in a window; %ld operations\n",
-		   GS_KU_READS, whole, c->windows, c->ops);
+	kunit_info(test, "%d reads (%ld whole units), %ld units split, %ld in a window; %ld operations\n",
+		   GS_KU_READS, whole, atomic_long_read(&s->stats.unit_splits),
+		   c->windows, c->ops);
 	gs_overlap_expect(test, &c->rd, "unit reads against the other thread");
 	gs_overlap_expect(test, &c->op, "frees and overwrites against unit reads");
 	KUNIT_EXPECT_EQ(test, atomic_read(&c->errors), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&c->bad), 0);
 	KUNIT_EXPECT_GT(test, whole, 0L);
+	KUNIT_EXPECT_GT(test, atomic_long_read(&s->stats.unit_splits), 0L);
 	gs_ku_expect_counts(test, s);
 	gs_store_free_range(s, 0, GS_CLUSTER_SLOTS);
 	gs_ku_expect_empty(test, s);
@@ -486,6 +618,8 @@ static struct kunit_case gs_unit_cases[] = {
 	KUNIT_CASE_PARAM(gs_unit_roundtrip, gs_ku_alg_gen_params),
 	KUNIT_CASE(gs_unit_kinds),
 	KUNIT_CASE(gs_unit_frees),
+	KUNIT_CASE(gs_unit_part_cache),
+	KUNIT_CASE(gs_unit_split_window),
 	KUNIT_CASE(gs_unit_memory),
 	KUNIT_CASE(gs_unit_no_backing),
 	KUNIT_CASE_SLOW(gs_unit_concurrent),

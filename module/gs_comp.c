@@ -87,6 +87,7 @@ static void gs_stream_free(struct gs_comp *comp, struct gs_stream *st)
 	gs_unit_bufs_free(comp, comp->unit_bytes, st->ubuf, st->zbuf);
 	st->ubuf = NULL;
 	st->zbuf = NULL;
+	st->ubuf_seq = 0;
 	for (prio = 0; prio < GS_MAX_COMPS; prio++)
 		if (comp->params[prio])
 			gs_ctx_destroy(comp->params[prio], &st->ctx[prio]);
@@ -361,6 +362,7 @@ int gs_comp_set_unit(struct gs_comp *comp, unsigned int bytes)
 		gs_unit_bufs_free(comp, old, st->ubuf, st->zbuf);
 		st->ubuf = bufs[2 * cpu];
 		st->zbuf = bufs[2 * cpu + 1];
+		st->ubuf_seq = 0;
 	}
 	comp->unit_bytes = bytes;
 	cpus_read_unlock();

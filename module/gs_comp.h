@@ -47,6 +47,8 @@ struct gs_stream {
 	 */
 	u8 *ubuf;
 	u8 *zbuf;
+	/* The unit whose pages @ubuf holds (its seq, gs_unit.h), 0: none. */
+	u64 ubuf_seq;
 };
 
 /*

@@ -55,6 +55,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
+#include <linux/workqueue.h>
 #include <kunit/static_stub.h>
 #include "gs_backing.h"
 #include "gs_backend.h"
@@ -482,15 +483,22 @@ static void gs_unit_read_end(struct gs_store *s, struct gs_cluster *cl,
 }
 
 /*
- * The entry of slot @i (of the unit's cluster, locked) no longer refers
- * to unit @u: the unit goes if nothing else refers to it or reads it.
+ * The entry of @slot (in the unit's cluster, locked) no longer refers to
+ * unit @u: the unit goes if nothing else refers to it or reads it. If it
+ * is mostly gone, it is marked for gs_unit_split_work(), which never runs
+ * here: this may be swap_slot_free_notify(), under the swap core's lock.
  */
-static void gs_unit_let_go(struct gs_store *s, struct gs_unit *u,
-			   unsigned int i)
+static void gs_unit_let_go(struct gs_store *s, struct gs_unit *u, u64 slot)
 {
-	u->live &= ~BIT(i & (u->pages - 1));
-	if (!u->live && !u->readers)
+	u->live &= ~BIT(slot & (u->pages - 1));
+	if (!u->live && !u->readers) {
 		gs_unit_free(s, u);
+	} else if (!u->split && gs_unit_mostly_gone(u) &&
+		   !READ_ONCE(s->unit_split_off)) {
+		u->split = GS_UNIT_SPLIT_MARKED;
+		gs_index_mark(&s->clusters, slot >> GS_CLUSTER_SHIFT);
+		queue_work(system_dfl_wq, &s->unit_split_work);
+	}
 }
 
 /*
@@ -498,8 +506,9 @@ static void gs_unit_let_go(struct gs_store *s, struct gs_unit *u,
  * Returns false if it was empty. Never sleeps: zs_free() is atomic-safe.
  */
 static bool gs_slot_clear(struct gs_store *s, struct gs_cluster *cl,
-			  unsigned int i)
+			  u64 slot)
 {
+	unsigned int i = slot & (GS_CLUSTER_SLOTS - 1);
 	unsigned long e = atomic_long_read(&cl->table[i]);
 
 	if (gs_entry_kind(e) == GS_KIND_EMPTY)
@@ -527,7 +536,7 @@ static bool gs_slot_clear(struct gs_store *s, struct gs_cluster *cl,
 		break;
 	case GS_KIND_UNIT:
 		gs_stat_dec(&s->stats, GS_STAT_UNIT_PAGES);
-		gs_unit_let_go(s, gs_entry_unit(e), i);
+		gs_unit_let_go(s, gs_entry_unit(e), slot);
 		break;
 	default:
 		WARN_ONCE(1, "ghostswap: bad entry %lx\n", e);
@@ -580,14 +589,16 @@ static bool gs_direct_wanted(struct gs_store *s, enum gs_direct direct,
 /*
  * Compress @src (unless the heuristic says it is no use) and put it into
  * the pool: gs_page_pack() but SAME. Each page is compressed at most once
- * here: a pool over its limit is found before, not after.
+ * here: a pool over its limit is found before, not after. With stream
+ * @held, which the caller holds, or one of its own (@held NULL).
  */
-static int gs_pool_pack(struct gs_store *s, const void *src, gfp_t gfp,
-			enum gs_direct direct, struct gs_packed *p)
+static int gs_pool_pack(struct gs_store *s, struct gs_stream *held,
+			const void *src, gfp_t gfp, enum gs_direct direct,
+			struct gs_packed *p)
 {
 	enum gs_kind kind = GS_KIND_COMPRESSED;
 	unsigned long handle, value, pages, flags = 0;
-	struct gs_stream *st = NULL;
+	struct gs_stream *st = held;
 	unsigned int len = 0;
 	const void *data;
 
@@ -601,11 +612,12 @@ static int gs_pool_pack(struct gs_store *s, const void *src, gfp_t gfp,
 		   gs_page_looks_incompressible(src)) {
 		gs_stat_inc(&s->stats, GS_STAT_HEUR_RAW);
 	} else {
-		st = gs_stream_get(s->comp);
+		if (!st)
+			st = gs_stream_get(s->comp);
 		len = gs_compress(s->comp, st, GS_PRIMARY_COMP, src, PAGE_SIZE);
 		gs_stat_inc(&s->stats, GS_STAT_COMPRESSIONS);
 	}
-	data = st ? st->buf : NULL;
+	data = len ? st->buf : NULL;
 	if (!len && direct < GS_DIRECT_ALL)
 		flags = GS_FLAG_INCOMP;
 	if (!len || len >= s->huge_size) {
@@ -614,7 +626,7 @@ static int gs_pool_pack(struct gs_store *s, const void *src, gfp_t gfp,
 		data = src;
 	}
 	if (gs_direct_wanted(s, direct, kind, flags)) {
-		if (st)
+		if (st != held)
 			gs_stream_put(st);
 		return GS_PACK_DIRECT;
 	}
@@ -630,7 +642,7 @@ static int gs_pool_pack(struct gs_store *s, const void *src, gfp_t gfp,
 		goto out_full;
 	}
 	zs_obj_write(s->pool, handle, (void *)data, len);
-	if (st)
+	if (st != held)
 		gs_stream_put(st);
 	if (WARN_ONCE(!gs_handle_encode(handle, &value),
 		      "ghostswap: zsmalloc handle %lx does not fit the table\n",
@@ -647,7 +659,7 @@ static int gs_pool_pack(struct gs_store *s, const void *src, gfp_t gfp,
 	return 0;
 
 out_full:
-	if (st)
+	if (st != held)
 		gs_stream_put(st);
 	/* No room: the page goes to the backing device as it is. */
 	return s->bk ? GS_PACK_DIRECT : -ENOMEM;
@@ -659,25 +671,33 @@ int gs_page_pack(struct gs_store *s, const void *src, gfp_t gfp,
 	unsigned long word;
 
 	if (!gs_page_same_filled(src, &word))
-		return gs_pool_pack(s, src, gfp, direct, p);
+		return gs_pool_pack(s, NULL, src, gfp, direct, p);
 	p->entry = gs_same_entry(word, &p->aux_hi);
 	p->pool_pages = 0;
 	return 0;
 }
 
 /*
- * Slot @i of @cl (locked) holds @e (with @aux_hi) in place of what it
- * held, stored at @now; the caller counts it in the store's stats.
+ * @slot, in @cl (locked), holds @e (with @aux_hi) in place of what it
+ * held, its age left as it was; the caller counts it in the store's stats.
  */
-static void gs_slot_set(struct gs_store *s, struct gs_cluster *cl,
-			unsigned int i, unsigned long e, unsigned int aux_hi,
-			u32 now)
+static void gs_slot_put(struct gs_store *s, struct gs_cluster *cl, u64 slot,
+			unsigned long e, unsigned int aux_hi)
 {
-	gs_slot_clear(s, cl, i);
-	gs_age_touch(cl, i, now);
+	unsigned int i = slot & (GS_CLUSTER_SLOTS - 1);
+
+	gs_slot_clear(s, cl, slot);
 	atomic_long_set(&cl->table[i], e);
 	gs_aux_hi_set(cl->aux_hi, i, aux_hi);
 	cl->used++;
+}
+
+/* gs_slot_put(), stored at @now. */
+static void gs_slot_set(struct gs_store *s, struct gs_cluster *cl, u64 slot,
+			unsigned long e, unsigned int aux_hi, u32 now)
+{
+	gs_slot_put(s, cl, slot, e, aux_hi);
+	gs_age_touch(cl, slot & (GS_CLUSTER_SLOTS - 1), now);
 }
 
 /* Drop what a new entry that was never installed holds. */
@@ -696,29 +716,10 @@ static void gs_entry_discard(struct gs_store *s, unsigned long e)
 	}
 }
 
-/*
- * Install a new entry, replacing what the slot held. On failure (no
- * memory for a new cluster) what @e holds is given back.
- */
-int gs_slot_install(struct gs_store *s, u64 slot, unsigned long e,
-		    unsigned int aux_hi, gfp_t gfp)
+/* Count what new entry @e (with @aux_hi), now in a slot, holds. */
+static void gs_stat_entry_in(struct gs_store *s, unsigned long e,
+			     unsigned int aux_hi)
 {
-	unsigned long ci = slot >> GS_CLUSTER_SHIFT;
-	unsigned int i = slot & (GS_CLUSTER_SLOTS - 1);
-	struct gs_cluster *cl;
-
-	cl = gs_cluster_get(s, ci, gfp);
-	if (IS_ERR(cl)) {
-		gs_entry_discard(s, e);
-		return PTR_ERR(cl);
-	}
-	/* The ages' clock: within a tick, a load and no call. */
-	gs_slot_set(s, cl, i, e, aux_hi, gs_age_now());
-	gs_cluster_unlock(cl);
-
-	gs_stat_inc(&s->stats, GS_STAT_SLOTS_USED);
-	if (gs_entry_kind(e) != GS_KIND_SAME)
-		gs_stat_inc(&s->stats, GS_STAT_PACKED);
 	switch (gs_entry_kind(e)) {
 	case GS_KIND_SAME:
 		gs_stat_inc(&s->stats, GS_STAT_SAME_PAGES);
@@ -737,6 +738,31 @@ int gs_slot_install(struct gs_store *s, u64 slot, unsigned long e,
 		gs_stat_inc(&s->stats, GS_STAT_WB_PAGES);
 		break;
 	}
+}
+
+/*
+ * Install a new entry, replacing what the slot held. On failure (no
+ * memory for a new cluster) what @e holds is given back.
+ */
+int gs_slot_install(struct gs_store *s, u64 slot, unsigned long e,
+		    unsigned int aux_hi, gfp_t gfp)
+{
+	unsigned long ci = slot >> GS_CLUSTER_SHIFT;
+	struct gs_cluster *cl;
+
+	cl = gs_cluster_get(s, ci, gfp);
+	if (IS_ERR(cl)) {
+		gs_entry_discard(s, e);
+		return PTR_ERR(cl);
+	}
+	/* The ages' clock: within a tick, a load and no call. */
+	gs_slot_set(s, cl, slot, e, aux_hi, gs_age_now());
+	gs_cluster_unlock(cl);
+
+	gs_stat_inc(&s->stats, GS_STAT_SLOTS_USED);
+	if (gs_entry_kind(e) != GS_KIND_SAME)
+		gs_stat_inc(&s->stats, GS_STAT_PACKED);
+	gs_stat_entry_in(s, e, aux_hi);
 	return 0;
 }
 
@@ -1004,7 +1030,7 @@ again:
 		if (!st)
 			st = gs_stream_get(s->comp);
 		/* All of it, for one page: see gs_unit.h. */
-		ret = gs_unit_unpack(s, st, u, st->ubuf);
+		ret = gs_unit_unpack_cached(s, st, u);
 		if (!ret)
 			copy_page(dst, st->ubuf + PAGE_SIZE *
 				  gs_unit_index(u, i & (u->pages - 1)));
@@ -1070,7 +1096,7 @@ int gs_store_read_unit_nowait(struct gs_store *s, u64 first, void *dst,
 	if (!same) {
 		ret = gs_unit_unpack(s, st, u, dst);
 	} else {
-		ret = gs_unit_unpack(s, st, u, st->ubuf);
+		ret = gs_unit_unpack_cached(s, st, u);
 		for (k = 0; k < pages && !ret; k++)
 			if (u->held & BIT(k))
 				copy_page(dst + k * PAGE_SIZE,
@@ -1089,7 +1115,7 @@ int gs_store_write_unit_nowait(struct gs_store *s, u64 first, const void *src,
 			       unsigned int pages, gfp_t gfp)
 {
 	unsigned long ci = first >> GS_CLUSTER_SHIFT, word[GS_UNIT_MAX_PAGES];
-	unsigned int i0 = first & (GS_CLUSTER_SLOTS - 1), k, n = 0, aux;
+	unsigned int k, n = 0, aux;
 	unsigned long value, e;
 	struct gs_cluster *cl;
 	struct gs_stream *st;
@@ -1113,6 +1139,7 @@ int gs_store_write_unit_nowait(struct gs_store *s, u64 first, const void *src,
 		return -E2BIG;
 	st = gs_stream_get(s->comp);
 	if (held != GENMASK(pages - 1, 0)) {
+		st->ubuf_seq = 0;
 		for (k = 0; k < pages; k++)
 			if (held & BIT(k))
 				memcpy(st->ubuf + n++ * PAGE_SIZE,
@@ -1141,7 +1168,7 @@ int gs_store_write_unit_nowait(struct gs_store *s, u64 first, const void *src,
 		} else {
 			e = gs_same_entry(word[k], &aux);
 		}
-		gs_slot_set(s, cl, i0 + k, e, aux, now);
+		gs_slot_set(s, cl, first + k, e, aux, now);
 	}
 	u->live = held;
 	gs_cluster_unlock(cl);
@@ -1152,6 +1179,116 @@ int gs_store_write_unit_nowait(struct gs_store *s, u64 first, const void *src,
 	gs_stat_add(&s->stats, GS_STAT_UNIT_PAGES, n);
 	gs_stat_add(&s->stats, GS_STAT_PACKED, n);
 	return 0;
+}
+
+/*
+ * Store the live pages of unit @u (of @cl, locked, which the caller
+ * unlocks) one by one, each in place of its UNIT entry where that is
+ * still there: what gs_unit_let_go() marked it for. @first: its run's
+ * first slot. A page that cannot be stored (no memory, the pool over
+ * its limit) stays in the unit. Returns the pages moved. May sleep.
+ */
+static unsigned int gs_unit_split(struct gs_store *s, struct gs_cluster *cl,
+				  unsigned long ci, struct gs_unit *u,
+				  u64 first)
+{
+	struct gs_packed p[GS_UNIT_MAX_PAGES];
+	unsigned int i0 = first & (GS_CLUSTER_SLOTS - 1), k, moved = 0;
+	u16 live = u->live, packed = 0;
+	struct gs_stream *st;
+	unsigned long e;
+	int ret;
+
+	gs_unit_read_begin(cl, u);
+	gs_cluster_unlock(cl);
+
+	st = gs_stream_get(s->comp);
+	ret = gs_unit_unpack_cached(s, st, u);
+	for (k = 0; k < u->pages && !ret; k++) {
+		if (!(live & BIT(k)))
+			continue;
+		if (gs_pool_pack(s, st, st->ubuf + PAGE_SIZE * gs_unit_index(u, k),
+				 GFP_NOIO, GS_DIRECT_NONE, &p[k]))
+			break;
+		packed |= BIT(k);
+	}
+	gs_stream_put(st);
+	gs_read_window(s, first);
+
+	spin_lock(&cl->lock);
+	for (k = 0; k < u->pages; k++) {
+		if (!(packed & BIT(k)))
+			continue;
+		e = atomic_long_read(&cl->table[i0 + k]);
+		if (gs_entry_kind(e) != GS_KIND_UNIT || gs_entry_unit(e) != u) {
+			/* Freed or written meanwhile. */
+			gs_entry_discard(s, p[k].entry);
+			continue;
+		}
+		gs_slot_put(s, cl, first + k, p[k].entry | (e & GS_FLAG_COLD),
+			    p[k].aux_hi);
+		gs_stat_inc(&s->stats, GS_STAT_SLOTS_USED);
+		gs_stat_entry_in(s, p[k].entry, p[k].aux_hi);
+		moved++;
+	}
+	spin_unlock(&cl->lock);
+	gs_unit_read_end(s, cl, ci, u, first, ret);
+	if (moved)
+		atomic_long_inc(&s->stats.unit_splits);
+	return moved;
+}
+
+/* Split the units of cluster @ci that are marked for it. */
+static void gs_cluster_units_split(struct gs_store *s, unsigned long ci)
+{
+	u64 base = (u64)ci << GS_CLUSTER_SHIFT;
+	unsigned int i = 0, first;
+	struct gs_cluster *cl;
+	struct gs_unit *u;
+	unsigned long e;
+
+	while (i < GS_CLUSTER_SLOTS) {
+		cl = gs_cluster_find(s, ci);
+		if (!cl)
+			return;
+		for (u = NULL; i < GS_CLUSTER_SLOTS && !u; i++) {
+			e = atomic_long_read(&cl->table[i]);
+			if (gs_entry_kind(e) == GS_KIND_UNIT &&
+			    gs_entry_unit(e)->split == GS_UNIT_SPLIT_MARKED)
+				u = gs_entry_unit(e);
+		}
+		if (!u) {
+			gs_cluster_unlock(cl);
+			return;
+		}
+		u->split = GS_UNIT_SPLIT_DONE;
+		first = (i - 1) & ~(u->pages - 1U);
+		i = first + u->pages;
+		/* Unlocks the cluster. */
+		gs_unit_split(s, cl, ci, u, base + first);
+		cond_resched();
+	}
+}
+
+static void gs_unit_split_work(struct work_struct *work)
+{
+	struct gs_store *s = container_of(work, struct gs_store,
+					  unit_split_work);
+	unsigned long ci = 0;
+
+	while (!READ_ONCE(s->unit_split_off) &&
+	       gs_index_take_marked(&s->clusters, &ci, ULONG_MAX)) {
+		gs_cluster_units_split(s, ci);
+		if (ci == ULONG_MAX)
+			break;
+		ci++;
+	}
+}
+
+void gs_unit_split_stop(struct gs_store *s)
+{
+	WRITE_ONCE(s->unit_split_off, true);
+	cancel_work_sync(&s->unit_split_work);
 }
 
 /*
@@ -1299,7 +1436,7 @@ bool gs_slot_drop(struct gs_store *s, u64 slot, unsigned long e)
 		return false;
 	same = atomic_long_read(&cl->table[i]) == e;
 	if (same)
-		gs_slot_clear(s, cl, i);
+		gs_slot_clear(s, cl, slot);
 	gs_cluster_put(s, ci, cl);
 	return same;
 }
@@ -1314,7 +1451,7 @@ void gs_store_free(struct gs_store *s, u64 slot)
 	cl = gs_cluster_get(s, ci, 0);
 	if (!cl)
 		return;
-	gs_slot_clear(s, cl, slot & (GS_CLUSTER_SLOTS - 1));
+	gs_slot_clear(s, cl, slot);
 	gs_cluster_put(s, ci, cl);
 }
 
@@ -1342,7 +1479,7 @@ static u64 __gs_store_free_range(struct gs_store *s, u64 first, u64 end)
 		hi = min3(end, ((u64)ci + 1) << GS_CLUSTER_SHIFT,
 			  first + GS_FREE_BATCH);
 		for (i = first; i < hi; i++)
-			freed += gs_slot_clear(s, cl, i & (GS_CLUSTER_SLOTS - 1));
+			freed += gs_slot_clear(s, cl, i);
 		gs_cluster_put(s, ci, cl);
 		first = hi;
 		cond_resched();
@@ -1541,6 +1678,7 @@ struct gs_store *gs_core_create(const char *alg, u64 nr_slots)
 	/* Its first reading: 0 in the low bits could pass for a tick's. */
 	gs_age_clock_read();
 	s->nr_slots = nr_slots;
+	INIT_WORK(&s->unit_split_work, gs_unit_split_work);
 	/* zsmalloc wants a distinct name per pool (debugfs). */
 	snprintf(name, sizeof(name), "ghostswap%d",
 		 atomic_inc_return(&pool_id));

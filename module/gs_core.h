@@ -242,8 +242,19 @@ int gs_unit_pack(struct gs_store *s, struct gs_stream *st, const void *src,
  */
 int gs_unit_unpack(struct gs_store *s, struct gs_stream *st,
 		   const struct gs_unit *u, void *dst);
+/*
+ * gs_unit_unpack() into @st's unit buffer, unless it holds @u's pages
+ * already (see gs_unit.h). Returns 0 or -EIO.
+ */
+int gs_unit_unpack_cached(struct gs_store *s, struct gs_stream *st,
+			  const struct gs_unit *u);
 /* Free @u: never installed, or neither referred to nor read. Atomic-safe. */
 void gs_unit_free(struct gs_store *s, struct gs_unit *u);
+/*
+ * Stop splitting units and wait for a split under way: before the store's
+ * last frees, which would otherwise start more.
+ */
+void gs_unit_split_stop(struct gs_store *s);
 
 /* ----------------------------------------------------------- clusters */
 

@@ -262,3 +262,19 @@ out:
 	xas_unlock(&xas);
 	return old;
 }
+
+void *gs_index_take_marked(struct gs_index *ix, unsigned long *i,
+			   unsigned long last)
+{
+	XA_STATE(xas, &ix->xa, *i);
+	void *entry;
+
+	xas_lock(&xas);
+	entry = xas_find_marked(&xas, last, XA_MARK_0);
+	if (entry) {
+		xas_clear_mark(&xas, XA_MARK_0);
+		*i = xas.xa_index;
+	}
+	xas_unlock(&xas);
+	return entry;
+}

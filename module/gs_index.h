@@ -110,4 +110,21 @@ static inline void *gs_index_find(struct gs_index *ix, unsigned long *i,
 	return xa_find(&ix->xa, i, last, XA_PRESENT);
 }
 
+/*
+ * Mark the entry at @i for gs_index_take_marked(). The caller keeps the
+ * entry from being erased meanwhile (erasing it drops the mark). Never
+ * sleeps, never allocates; takes xa_lock.
+ */
+static inline void gs_index_mark(struct gs_index *ix, unsigned long i)
+{
+	xa_set_mark(&ix->xa, i, XA_MARK_0);
+}
+
+/*
+ * The first marked entry from *@i on, up to @last, its mark cleared and
+ * its index in *@i; NULL if there is none.
+ */
+void *gs_index_take_marked(struct gs_index *ix, unsigned long *i,
+			   unsigned long last);
+
 #endif /* _GS_INDEX_H */

@@ -38,14 +38,15 @@ struct gs_store *gs_store_create(const char *alg, u64 nr_slots)
 void gs_store_destroy(struct gs_store *s)
 {
 	/*
-	 * Stop what runs on its own (the shrinker, the background writeback;
-	 * waits for them), then free every slot: all clusters there are,
+	 * Stop what runs on its own (the shrinker, the background writeback,
+	 * unit splits; waits for them), then free every slot: all clusters there are,
 	 * wherever they are. The backing store goes whatever it still holds
 	 * (it would only hold something if I/O ran concurrently, which the
 	 * caller excludes): nothing of it is ever left behind.
 	 */
 	gs_recomp_stop(s);
 	gs_wb_stop(s);
+	gs_unit_split_stop(s);
 	gs_core_free_all(s);
 	gs_wb_detach(s);
 	gs_wb_destroy(s);

@@ -91,6 +91,9 @@ struct gs_stats {
 	atomic_long_t units_refused;	/* runs that did not shrink enough */
 	atomic_long_t unit_reads;	/* units read whole, in one bio */
 	atomic_long_t unit_part_reads;	/* a page of a unit read alone */
+	/* of them: copied out of the stream's unit, not decompressed */
+	atomic_long_t unit_part_cached;
+	atomic_long_t unit_splits;	/* units whose live pages went singly */
 };
 
 static inline void gs_stat_add(struct gs_stats *st, enum gs_hot_stat i,
@@ -240,6 +243,10 @@ struct gs_store {
 	/* Store pages the heuristic finds incompressible as they are. */
 	bool incomp_check;
 	struct gs_recomp recomp;
+	atomic64_t unit_seq;		/* units made, gs_unit.h's seq */
+	/* Splits units that are mostly gone (gs_unit.h), from a mark. */
+	struct work_struct unit_split_work;
+	bool unit_split_off;		/* the store is going: no more work */
 	/*
 	 * Where WRITTEN_BACK entries live, NULL without a backing device.
 	 * The writeback tier attaches and detaches it (the store empty);

@@ -273,29 +273,40 @@ static DEVICE_ATTR_RW(incompressible_check);
  * compressions / stored is the compressions per page), pages stored as
  * they are because the heuristic found them incompressible, pages
  * recompressed, recompressions that gained nothing, pages recompressed
- * by the background sweep.
+ * by the background sweep; then units (gs_unit.h): now, their pages now,
+ * ever stored, runs refused, read whole, pages read alone, of them copied
+ * out of a stream's copy of the unit, units split.
  */
 static ssize_t comp_stat_show(struct device *dev,
 			      struct device_attribute *attr, char *buf)
 {
 	struct gs_dev *d = dev_to_gs(dev);
-	struct gs_stats *st;
 
 	guard(rwsem_read)(&d->conf_lock);
-	st = &d->store->stats;
-	return sysfs_emit(buf, "%8ld %8ld %8ld %8ld %8ld %8ld %8ld %8ld %8ld %8ld %8ld %8ld\n",
-			  gs_stat_read(st, GS_STAT_COMPRESSIONS),
-			  gs_stat_read(st, GS_STAT_PACKED),
-			  gs_stat_read(st, GS_STAT_HEUR_RAW),
-			  atomic_long_read(&st->recompressed),
-			  atomic_long_read(&st->recomp_no_gain),
-			  atomic_long_read(&st->recomp_auto),
-			  gs_stat_read(st, GS_STAT_UNITS),
-			  gs_stat_read(st, GS_STAT_UNIT_PAGES),
-			  atomic_long_read(&st->units_stored),
-			  atomic_long_read(&st->units_refused),
-			  atomic_long_read(&st->unit_reads),
-			  atomic_long_read(&st->unit_part_reads));
+	struct gs_stats *st = &d->store->stats;
+	const long v[] = {
+		gs_stat_read(st, GS_STAT_COMPRESSIONS),
+		gs_stat_read(st, GS_STAT_PACKED),
+		gs_stat_read(st, GS_STAT_HEUR_RAW),
+		atomic_long_read(&st->recompressed),
+		atomic_long_read(&st->recomp_no_gain),
+		atomic_long_read(&st->recomp_auto),
+		gs_stat_read(st, GS_STAT_UNITS),
+		gs_stat_read(st, GS_STAT_UNIT_PAGES),
+		atomic_long_read(&st->units_stored),
+		atomic_long_read(&st->units_refused),
+		atomic_long_read(&st->unit_reads),
+		atomic_long_read(&st->unit_part_reads),
+		atomic_long_read(&st->unit_part_cached),
+		atomic_long_read(&st->unit_splits),
+	};
+	unsigned int i;
+	int n = 0;
+
+	for (i = 0; i < ARRAY_SIZE(v); i++)
+		n += sysfs_emit_at(buf, n, "%8ld%c", v[i],
+				   i + 1 < ARRAY_SIZE(v) ? ' ' : '\n');
+	return n;
 }
 static DEVICE_ATTR_RO(comp_stat);
 

@@ -27,7 +27,7 @@ static void gs_unit_objs_free(struct gs_store *s, struct gs_unit *u,
 
 void gs_unit_free(struct gs_store *s, struct gs_unit *u)
 {
-	gs_unit_objs_free(s, u, u->nobj);
+	gs_unit_objs_free(s, u, gs_unit_nobj(u));
 	gs_stat_dec(&s->stats, GS_STAT_UNITS);
 	gs_stat_add(&s->stats, GS_STAT_COMPR_BYTES, -(long)u->len);
 	atomic_long_sub(ksize(u), &s->stats.meta_bytes);
@@ -83,7 +83,8 @@ int gs_unit_pack(struct gs_store *s, struct gs_stream *st, const void *src,
 	u->pages = pages;
 	u->prio = GS_PRIMARY_COMP;
 	u->len = len;
-	u->nobj = nobj;
+	u->split = 0;
+	u->seq = atomic64_inc_return(&s->unit_seq);
 	gs_stat_inc(&s->stats, GS_STAT_UNITS);
 	atomic_long_inc(&s->stats.units_stored);
 	gs_stat_add(&s->stats, GS_STAT_COMPR_BYTES, len);
@@ -104,7 +105,7 @@ int gs_unit_unpack(struct gs_store *s, struct gs_stream *st,
 	void *obj;
 
 	/* The chain, gathered where the compressor made it. */
-	for (i = 0; i < u->nobj; i++) {
+	for (i = 0; i < gs_unit_nobj(u); i++) {
 		size = min_t(unsigned int, u->len - i * PAGE_SIZE, PAGE_SIZE);
 		obj = zs_obj_read_begin(s->pool, u->obj[i], size,
 					st->zbuf + i * PAGE_SIZE);
@@ -114,4 +115,18 @@ int gs_unit_unpack(struct gs_store *s, struct gs_stream *st,
 	}
 	return gs_decompress_len(s->comp, st, u->prio, st->zbuf, u->len, dst,
 				 gs_unit_held(u) * PAGE_SIZE);
+}
+
+int gs_unit_unpack_cached(struct gs_store *s, struct gs_stream *st,
+			  const struct gs_unit *u)
+{
+	int ret;
+
+	if (st->ubuf_seq == u->seq) {
+		atomic_long_inc(&s->stats.unit_part_cached);
+		return 0;
+	}
+	ret = gs_unit_unpack(s, st, u, st->ubuf);
+	st->ubuf_seq = ret ? 0 : u->seq;
+	return ret;
 }

@@ -18,11 +18,22 @@
  * its last slot, or the end of its last read. A reader counts itself in
  * readers and in its cluster's pins (which keep the cluster alive),
  * decompresses with no lock held, then takes the lock again to leave.
+ *
+ * A page read alone decompresses the whole unit into its stream's unit
+ * buffer; the stream remembers which unit that was (by seq), so that
+ * the next pages of the same unit read there are copied out of it, not
+ * decompressed again (a folio swapped in a page at a time reads them in
+ * a row). A unit whose slots are more than half gone is split: the
+ * free that makes it so only marks it (frees may come from
+ * swap_slot_free_notify(), under the swap core's spinlock), and a
+ * worker stores its live pages one by one and lets the unit go. So a
+ * unit never holds memory for long for fewer than half of its pages.
  */
 #ifndef _GS_UNIT_H
 #define _GS_UNIT_H
 
 #include <linux/bitops.h>
+#include <linux/math.h>
 #include <linux/types.h>
 #include "gs_backend.h"
 #include "gs_store.h"
@@ -34,15 +45,19 @@ static_assert(GS_CLUSTER_SLOTS % GS_UNIT_MAX_PAGES == 0,
 	      "an aligned unit must lie inside one cluster");
 
 struct gs_unit {
+	u64 seq;	/* the store's count of units at its making: unique */
+	u32 len;	/* compressed bytes */
 	u16 held;	/* the run's pages it holds: bit k, slot first + k */
 	u16 live;	/* of those, slots whose entries still refer to it */
 	u16 readers;	/* reads under way, each one of its cluster's pins */
 	u8 pages;	/* the run's length, a power of two */
 	u8 prio;	/* the algorithm that compressed it */
-	u32 len;	/* compressed bytes */
-	u32 nobj;	/* objects in the chain */
+	u8 split;	/* GS_UNIT_SPLIT_*: each unit is split at most once */
 	unsigned long obj[];	/* zsmalloc handles: full pages, then the tail */
 };
+
+#define GS_UNIT_SPLIT_MARKED	1	/* mostly gone, for the worker */
+#define GS_UNIT_SPLIT_DONE	2	/* split, or its split under way */
 
 /* The unit of a UNIT entry. */
 static __always_inline struct gs_unit *gs_entry_unit(unsigned long e)
@@ -55,6 +70,20 @@ static inline unsigned int gs_unit_index(const struct gs_unit *u,
 					 unsigned int k)
 {
 	return hweight16(u->held & (BIT(k) - 1));
+}
+
+/* Objects in its chain. */
+static inline unsigned int gs_unit_nobj(const struct gs_unit *u)
+{
+	return DIV_ROUND_UP(u->len, PAGE_SIZE);
+}
+
+/* More than half of the pages it held are gone, and some are left. */
+static inline bool gs_unit_mostly_gone(const struct gs_unit *u)
+{
+	unsigned int live = hweight16(u->live);
+
+	return live && 2 * live < hweight16(u->held);
 }
 
 /* The pages the unit holds. */

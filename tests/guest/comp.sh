@@ -11,7 +11,8 @@
 compstat() {
 	stat_col $SYS/comp_stat "$1" compressions stored heuristic_raw \
 		recompressed no_gain auto units unit_pages units_stored \
-		units_refused unit_reads unit_part_reads
+		units_refused unit_reads unit_part_reads unit_part_cached \
+		unit_splits
 }
 
 # zram's documented algorithm_params, recomp_algorithm and recompress
@@ -158,8 +159,10 @@ units_sample() {
 # Large folios compressed whole (multi_page=16): the verified workload
 # with 64K and 16K mTHP on. Folios swapped out whole are stored as units;
 # swapped in whole (where the kernel does that for a synchronous device)
-# they are read as units, else a page at a time out of them. Every page
-# checked by the workload, the table by the debug check; all freed after.
+# they are read as units, else a page at a time out of them (after the
+# first, out of the stream's copy), and units mostly freed are split.
+# Every page checked by the workload, the table by the debug check; all
+# freed after.
 t_workload_units() {
 	local t=/sys/kernel/mm/transparent_hugepage sz in0 in1 rc wl sp
 	[ -d $t/hugepages-64kB ] || { echo "no 64K mTHP in this kernel"; return 1; }
@@ -191,6 +194,14 @@ t_workload_units() {
 		fail "no unit read"
 	[ "$in1" = "$in0" ] || [ "$(compstat unit_reads)" -gt 0 ] ||
 		fail "64K folios swapped in whole, no unit read whole"
+	# Pages read alone in a row out of one unit are copied out of the
+	# stream's copy; units mostly freed are split.
+	if [ "$(compstat unit_part_reads)" -gt 100 ]; then
+		[ "$(compstat unit_part_cached)" -gt 0 ] ||
+			fail "$(compstat unit_part_reads) pages read alone, none out of a stream's copy"
+		[ "$(compstat unit_splits)" -gt 0 ] ||
+			fail "$(compstat unit_part_reads) pages read alone, no unit split"
+	fi
 	gs_check
 	swapoff $DEV || fail swapoff
 	[ "$(compstat units)" = 0 ] || fail "units left after swapoff: $(compstat units)"
