@@ -17,6 +17,7 @@
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/zsmalloc.h>
 #include "gs_comp.h"
 #include "gs_core.h"
 #include "gs_store.h"
@@ -387,6 +388,81 @@ static void gs_unit_split_window(struct kunit *test)
 	gs_ku_expect_empty(test, s);
 }
 
+static int gs_ku_obj_calls;
+
+/* The third object of a chain cannot be had. */
+static unsigned long gs_ku_obj_alloc_third_fails(struct gs_store *s,
+						 unsigned int size, gfp_t gfp)
+{
+	if (++gs_ku_obj_calls == 3)
+		return (unsigned long)ERR_PTR(-ENOMEM);
+	return zs_malloc(s->pool, size, gfp | __GFP_NOWARN, NUMA_NO_NODE);
+}
+
+/*
+ * No memory in the middle of a unit's chain: the write fails, the run
+ * keeps the unit it held (every page reads back), the objects already
+ * taken are given back. A split with no memory for its first page
+ * leaves the pages in the unit, which is not marked again.
+ */
+static void gs_unit_no_memory(struct kunit *test)
+{
+	struct gs_store *s = gs_ku_store(test, "lz4", GS_CLUSTER_SLOTS);
+	void *run = gs_ku_run_buf(test), *run2 = gs_ku_run_buf(test);
+	void *got = gs_kunit_page(test);
+	unsigned long pool;
+	long bytes;
+	unsigned int k;
+
+	gs_ku_fill_run(run, 0, GS_KU_PAGES, 1);
+	KUNIT_ASSERT_EQ(test, gs_store_write_unit_nowait(s, 0, run,
+							 GS_KU_PAGES,
+							 GFP_KERNEL), 0);
+	pool = gs_store_pool_pages(s);
+	bytes = gs_stat_read(&s->stats, GS_STAT_COMPR_BYTES);
+	/* 16 pages of text take more than two pool pages with lz4. */
+	gs_ku_fill_run(run2, 0, GS_KU_PAGES, 2);
+	gs_ku_obj_calls = 0;
+	kunit_activate_static_stub(test, gs_unit_obj_alloc,
+				   gs_ku_obj_alloc_third_fails);
+	KUNIT_EXPECT_EQ(test, gs_store_write_unit_nowait(s, 0, run2,
+							 GS_KU_PAGES,
+							 GFP_KERNEL), -ENOMEM);
+	kunit_deactivate_static_stub(test, gs_unit_obj_alloc);
+	KUNIT_EXPECT_EQ(test, gs_ku_obj_calls, 3);
+	KUNIT_EXPECT_EQ(test, gs_store_pool_pages(s), pool);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_COMPR_BYTES),
+			bytes);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_UNITS), 1);
+	for (k = 0; k < GS_KU_PAGES; k++) {
+		KUNIT_EXPECT_EQ(test, gs_store_read(s, k, got), 0);
+		KUNIT_EXPECT_MEMEQ(test, got, run + k * PAGE_SIZE, PAGE_SIZE);
+	}
+	gs_ku_expect_counts(test, s);
+
+	/* The split's first page finds no memory. */
+	disable_work_sync(&s->unit_split_work);
+	for (k = 0; k < 9; k++)
+		gs_store_free(s, k);
+	atomic_set(&s->fail_alloc, 1);
+	s->unit_split_work.func(&s->unit_split_work);
+	KUNIT_EXPECT_EQ(test, atomic_read(&s->fail_alloc), 0);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_UNITS), 1);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.unit_splits), 0);
+	gs_store_free(s, 9);
+	s->unit_split_work.func(&s->unit_split_work);
+	enable_work(&s->unit_split_work);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_UNITS), 1);
+	for (k = 10; k < GS_KU_PAGES; k++) {
+		KUNIT_EXPECT_EQ(test, gs_store_kind(s, k, NULL), GS_KIND_UNIT);
+		KUNIT_EXPECT_EQ(test, gs_store_read(s, k, got), 0);
+		KUNIT_EXPECT_MEMEQ(test, got, run + k * PAGE_SIZE, PAGE_SIZE);
+	}
+	gs_ku_expect_counts(test, s);
+	gs_store_free_range(s, 0, GS_CLUSTER_SLOTS);
+	gs_ku_expect_empty(test, s);
+}
+
 /*
  * Memory: 64 runs of 16 text pages take fewer pool pages as units than
  * page by page (zstd), and every byte of their descriptors is counted.
@@ -620,6 +696,7 @@ static struct kunit_case gs_unit_cases[] = {
 	KUNIT_CASE(gs_unit_frees),
 	KUNIT_CASE(gs_unit_part_cache),
 	KUNIT_CASE(gs_unit_split_window),
+	KUNIT_CASE(gs_unit_no_memory),
 	KUNIT_CASE(gs_unit_memory),
 	KUNIT_CASE(gs_unit_no_backing),
 	KUNIT_CASE_SLOW(gs_unit_concurrent),

@@ -132,7 +132,7 @@ static void gs_cluster_free_rcu(struct rcu_head *head)
 }
 
 /* Fault injection: should this allocation fail? */
-static bool gs_fail_alloc(struct gs_store *s)
+bool gs_fail_alloc(struct gs_store *s)
 {
 	if (likely(!atomic_read(&s->fail_alloc)) ||
 	    !atomic_add_unless(&s->fail_alloc, -1, 0))
@@ -563,6 +563,13 @@ static bool gs_page_same_filled(const void *src, unsigned long *word)
 	return true;
 }
 
+bool gs_pool_grew(struct gs_store *s, unsigned long *pages)
+{
+	*pages = zs_get_total_pages(s->pool);
+	gs_stat_max(&s->stats.max_used_pages, *pages);
+	return gs_pool_over(s, *pages);
+}
+
 bool gs_pool_over(struct gs_store *s, unsigned long pages)
 {
 	unsigned long limit = READ_ONCE(s->limit_pages);
@@ -635,9 +642,7 @@ static int gs_pool_pack(struct gs_store *s, struct gs_stream *held,
 			   __GFP_MOVABLE, page_to_nid(virt_to_page(src)));
 	if (IS_ERR_VALUE(handle))
 		goto out_full;
-	pages = zs_get_total_pages(s->pool);
-	gs_stat_max(&s->stats.max_used_pages, pages);
-	if (gs_pool_over(s, pages)) {
+	if (gs_pool_grew(s, &pages)) {
 		zs_free(s->pool, handle);
 		goto out_full;
 	}

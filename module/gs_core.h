@@ -221,6 +221,13 @@ void gs_obj_copy(struct gs_store *s, unsigned long e, void *dst,
 		 unsigned int len);
 /* Pool above @pages? (With no limit set, never.) */
 bool gs_pool_over(struct gs_store *s, unsigned long pages);
+/*
+ * The pool took new objects: its high-water mark follows it (*@pages:
+ * its size now). Is it over its limit now? Then the caller frees them.
+ */
+bool gs_pool_grew(struct gs_store *s, unsigned long *pages);
+/* Fault injection (debugfs fail_alloc): fail this allocation? */
+bool gs_fail_alloc(struct gs_store *s);
 
 /* -------------------------------------------------- units (gs_unit.c) */
 
@@ -236,6 +243,9 @@ struct gs_unit;
  */
 int gs_unit_pack(struct gs_store *s, struct gs_stream *st, const void *src,
 		 unsigned int pages, u16 held, gfp_t gfp, struct gs_unit **up);
+/* A pool object of @size for a unit's chain (a seam for the tests). */
+unsigned long gs_unit_obj_alloc(struct gs_store *s, unsigned int size,
+				gfp_t gfp);
 /*
  * Decompress unit @u, which the caller reads (gs_unit.h), into its held
  * pages at @dst, with stream @st. Returns 0 or -EIO.

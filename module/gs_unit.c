@@ -13,10 +13,26 @@
 #include <linux/overflow.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <kunit/static_stub.h>
 #include "gs_comp.h"
 #include "gs_compat.h"
 #include "gs_core.h"
 #include "gs_unit.h"
+
+/*
+ * A pool object of @size for a unit's chain: fault injection first
+ * (debugfs fail_alloc), and a seam for the KUnit suites, which fail one
+ * in the middle of a chain (a static stub; a plain call without KUnit).
+ */
+unsigned long gs_unit_obj_alloc(struct gs_store *s, unsigned int size,
+				gfp_t gfp)
+{
+	KUNIT_STATIC_STUB_REDIRECT(gs_unit_obj_alloc, s, size, gfp);
+	if (gs_fail_alloc(s))
+		return (unsigned long)ERR_PTR(-ENOMEM);
+	return zs_malloc(s->pool, size, gfp | __GFP_NOWARN | __GFP_HIGHMEM |
+			 __GFP_MOVABLE, NUMA_NO_NODE);
+}
 
 static void gs_unit_objs_free(struct gs_store *s, struct gs_unit *u,
 			      unsigned int n)
@@ -62,17 +78,14 @@ int gs_unit_pack(struct gs_store *s, struct gs_stream *st, const void *src,
 	data = st->zbuf;
 	for (i = 0; i < nobj; i++) {
 		size = min_t(unsigned int, len - i * PAGE_SIZE, PAGE_SIZE);
-		handle = zs_malloc(s->pool, size, gfp | __GFP_NOWARN |
-				   __GFP_HIGHMEM | __GFP_MOVABLE,
-				   NUMA_NO_NODE);
+		handle = gs_unit_obj_alloc(s, size, gfp);
 		if (IS_ERR_VALUE(handle))
 			goto nomem;
 		u->obj[i] = handle;
 		zs_obj_write(s->pool, handle, (void *)(data + i * PAGE_SIZE),
 			     size);
 	}
-	pool_pages = zs_get_total_pages(s->pool);
-	if (gs_pool_over(s, pool_pages)) {
+	if (gs_pool_grew(s, &pool_pages)) {
 		gs_unit_objs_free(s, u, nobj);
 		kfree(u);
 		return -EAGAIN;
