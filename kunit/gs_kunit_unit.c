@@ -20,6 +20,7 @@
 #include <linux/zsmalloc.h>
 #include "gs_comp.h"
 #include "gs_core.h"
+#include "gs_recomp.h"
 #include "gs_store.h"
 #include "gs_unit.h"
 #include "gs_kunit.h"
@@ -463,6 +464,126 @@ static void gs_unit_no_memory(struct kunit *test)
 	gs_ku_expect_empty(test, s);
 }
 
+/* zstd as the secondary algorithm (priority 1) of @s. */
+static void gs_ku_secondary(struct kunit *test, struct gs_store *s)
+{
+	struct gs_comp_params *p = kzalloc_obj(*p);
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_ASSERT_EQ(test, gs_comp_params_init(p, "zstd"), 0);
+	KUNIT_ASSERT_EQ(test, gs_comp_params_setup(p), 0);
+	KUNIT_ASSERT_EQ(test, gs_store_set_comp(s, 1, p), 0);
+}
+
+/* The recompression's window: free slot 2, overwrite slot 3 of the run. */
+static void gs_ku_recomp_window(struct gs_store *s, u64 first)
+{
+	void *page = kmalloc(PAGE_SIZE, GFP_KERNEL);
+
+	gs_store_free(s, first + 2);
+	if (page) {
+		gs_kunit_fill_version(page, (first + 3) * 1000 + 9, false);
+		WARN_ON(gs_store_write(s, first + 3, page, GFP_KERNEL));
+		kfree(page);
+	}
+}
+
+/*
+ * Recompression takes a unit whole: lz4 units recompressed with zstd
+ * (by request, every page) take fewer bytes and read back, whole and a
+ * page at a time; a unit with pages gone keeps only its live ones; a
+ * second pass finds nothing to do; the secondary algorithm is in use
+ * while a unit holds pages compressed with it. A unit whose slots are
+ * freed and overwritten while it is being recompressed: the new unit
+ * takes only the slots that still refer to the old one.
+ */
+static void gs_unit_recompress(struct kunit *test)
+{
+	struct gs_store *s = gs_ku_store(test, "lz4", GS_CLUSTER_SLOTS);
+	struct gs_recomp_req req = { .type = GS_RECOMP_ALL, .prio_min = 1,
+				     .prio_max = 1 };
+	void *run = gs_ku_run_buf(test), *got = gs_ku_run_buf(test);
+	void *want = gs_kunit_page(test);
+	long bytes, meta;
+	unsigned int r, k;
+	u64 done, first;
+	int ret;
+
+	gs_ku_secondary(test, s);
+	for (r = 0; r < 4; r++) {
+		first = r * GS_KU_PAGES;
+		gs_ku_fill_run(run, first, GS_KU_PAGES, 1);
+		ret = gs_store_write_unit_nowait(s, first, run, GS_KU_PAGES,
+						 GFP_KERNEL);
+		KUNIT_ASSERT_EQ(test, ret, 0);
+	}
+	/* Three pages of the third run gone. */
+	for (k = 0; k < 3; k++)
+		gs_store_free(s, 2 * GS_KU_PAGES + 5 + k);
+	bytes = gs_stat_read(&s->stats, GS_STAT_COMPR_BYTES);
+	meta = atomic_long_read(&s->stats.meta_bytes);
+	KUNIT_EXPECT_EQ(test, gs_store_recompress(s, &req, &done), 0);
+	KUNIT_EXPECT_EQ(test, done, 4ULL * GS_KU_PAGES - 3);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_UNITS), 4);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_UNIT_PAGES),
+			4 * GS_KU_PAGES - 3);
+	kunit_info(test, "4 units of text: %ld bytes with lz4, %ld with zstd\n",
+		   bytes, gs_stat_read(&s->stats, GS_STAT_COMPR_BYTES));
+	KUNIT_EXPECT_LT(test, gs_stat_read(&s->stats, GS_STAT_COMPR_BYTES),
+			bytes);
+	KUNIT_EXPECT_LE(test, atomic_long_read(&s->stats.meta_bytes), meta);
+	for (r = 0; r < 4; r++) {
+		first = r * GS_KU_PAGES;
+		gs_ku_fill_run(run, first, GS_KU_PAGES, 1);
+		if (r != 2) {
+			ret = gs_store_read_unit_nowait(s, first, got,
+							GS_KU_PAGES);
+			KUNIT_EXPECT_EQ(test, ret, 0);
+			KUNIT_EXPECT_MEMEQ(test, got, run,
+					   GS_KU_PAGES * PAGE_SIZE);
+		}
+		for (k = 0; k < GS_KU_PAGES; k++) {
+			KUNIT_EXPECT_EQ(test, gs_store_read(s, first + k, got),
+					0);
+			if (r == 2 && k >= 5 && k < 8)
+				memset(run + k * PAGE_SIZE, 0, PAGE_SIZE);
+			KUNIT_EXPECT_MEMEQ(test, got, run + k * PAGE_SIZE,
+					   PAGE_SIZE);
+		}
+	}
+	KUNIT_EXPECT_EQ(test, gs_store_recompress(s, &req, &done), 0);
+	KUNIT_EXPECT_EQ(test, done, 0ULL);
+	KUNIT_EXPECT_EQ(test, gs_store_set_comp(s, 1, NULL), -EBUSY);
+	gs_ku_expect_counts(test, s);
+	gs_store_free_range(s, 0, GS_CLUSTER_SLOTS);
+
+	/* Changes in the window between repack and install. */
+	gs_ku_fill_run(run, 0, GS_KU_PAGES, 2);
+	KUNIT_ASSERT_EQ(test, gs_store_write_unit_nowait(s, 0, run,
+							 GS_KU_PAGES,
+							 GFP_KERNEL), 0);
+	kunit_activate_static_stub(test, gs_read_window, gs_ku_recomp_window);
+	KUNIT_EXPECT_EQ(test, gs_store_recompress(s, &req, &done), 0);
+	kunit_deactivate_static_stub(test, gs_read_window);
+	KUNIT_EXPECT_EQ(test, done, (u64)GS_KU_PAGES - 2);
+	KUNIT_EXPECT_EQ(test, gs_store_kind(s, 2, NULL), GS_KIND_EMPTY);
+	KUNIT_EXPECT_EQ(test, gs_store_kind(s, 3, NULL), GS_KIND_COMPRESSED);
+	gs_kunit_fill_version(want, 3 * 1000 + 9, false);
+	KUNIT_EXPECT_EQ(test, gs_store_read(s, 3, got), 0);
+	KUNIT_EXPECT_MEMEQ(test, got, want, PAGE_SIZE);
+	for (k = 4; k < GS_KU_PAGES; k++) {
+		KUNIT_EXPECT_EQ(test, gs_store_kind(s, k, NULL), GS_KIND_UNIT);
+		KUNIT_EXPECT_EQ(test, gs_store_read(s, k, got), 0);
+		KUNIT_EXPECT_MEMEQ(test, got, run + k * PAGE_SIZE, PAGE_SIZE);
+	}
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_UNITS), 1);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_UNIT_PAGES),
+			GS_KU_PAGES - 2);
+	gs_ku_expect_counts(test, s);
+	gs_store_free_range(s, 0, GS_CLUSTER_SLOTS);
+	gs_ku_expect_empty(test, s);
+}
+
 /*
  * Memory: 64 runs of 16 text pages take fewer pool pages as units than
  * page by page (zstd), and every byte of their descriptors is counted.
@@ -584,8 +705,9 @@ static int gs_ku_race_fn(void *arg)
 
 /*
  * This thread reads the runs, whole (where they are one unit) and a page
- * at a time, and splits the units that are mostly gone (the worker's
- * job, done here), each read or split of a unit its window, while
+ * at a time, splits the units that are mostly gone (the worker's job,
+ * done here) and recompresses them, each read, split or recompression of
+ * a unit its window, while
  * another thread frees and overwrites their slots and stores them again
  * as units. Every page read is a version written to its slot, or zeroes;
  * nothing stays held, the counters balance, and once all is freed
@@ -598,14 +720,15 @@ static void gs_unit_concurrent(struct kunit *test)
 	struct gs_ku_race *c;
 	struct task_struct *t;
 	struct gs_store *s;
-	long whole = 0;
+	long whole = 0, recomp = 0;
 	unsigned int k;
-	u64 first;
+	u64 first, slot;
 	int i, ret;
 
 	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, c);
 	s = gs_ku_store(test, "lz4", GS_CLUSTER_SLOTS);
+	gs_ku_secondary(test, s);
 	c->s = s;
 	init_completion(&c->done);
 	for (i = 0; i < GS_KU_RUNS; i++) {
@@ -621,8 +744,25 @@ static void gs_unit_concurrent(struct kunit *test)
 	t = kthread_run(gs_ku_race_fn, c, "gs-kunit-unit");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
 	for (i = 0; i < GS_KU_READS; i++) {
+		if (i % 64 == 1) {
+			/* A unit most of which goes, whatever the other does. */
+			first = get_random_u32_below(GS_KU_RUNS) * GS_KU_PAGES;
+			gs_ku_fill_run(run, first, GS_KU_PAGES, 50);
+			if (gs_store_write_unit_nowait(s, first, run,
+						       GS_KU_PAGES, GFP_KERNEL))
+				atomic_inc(&c->errors);
+			for (k = 0; k < GS_KU_PAGES / 2 + 1; k++)
+				gs_store_free(s, first + k);
+		}
 		if (i % 4 == 3)
 			s->unit_split_work.func(&s->unit_split_work);
+		if (i % 4 == 1) {
+			slot = get_random_u32_below(GS_KU_RUNS * GS_KU_PAGES);
+			ret = gs_slot_recompress(s, slot, 1, false, tmp);
+			if (ret == -EIO)
+				atomic_inc(&c->errors);
+			recomp += ret > 0 ? ret : 0;
+		}
 		first = get_random_u32_below(GS_KU_RUNS) * GS_KU_PAGES;
 		if (i & 1) {
 			ret = gs_store_read_unit_nowait(s, first, run,
@@ -654,15 +794,16 @@ static void gs_unit_concurrent(struct kunit *test)
 	enable_work(&s->unit_split_work);
 	flush_work(&s->unit_split_work);
 
-	kunit_info(test, "%d reads (%ld whole units), %ld units split, %ld in a window; %ld operations\n",
+	kunit_info(test, "%d reads (%ld whole units), %ld units split, %ld pages recompressed, %ld in a window; %ld operations\n",
 		   GS_KU_READS, whole, atomic_long_read(&s->stats.unit_splits),
-		   c->windows, c->ops);
+		   recomp, c->windows, c->ops);
 	gs_overlap_expect(test, &c->rd, "unit reads against the other thread");
 	gs_overlap_expect(test, &c->op, "frees and overwrites against unit reads");
 	KUNIT_EXPECT_EQ(test, atomic_read(&c->errors), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&c->bad), 0);
 	KUNIT_EXPECT_GT(test, whole, 0L);
 	KUNIT_EXPECT_GT(test, atomic_long_read(&s->stats.unit_splits), 0L);
+	KUNIT_EXPECT_GT(test, recomp, 0L);
 	gs_ku_expect_counts(test, s);
 	gs_store_free_range(s, 0, GS_CLUSTER_SLOTS);
 	gs_ku_expect_empty(test, s);
@@ -697,6 +838,7 @@ static struct kunit_case gs_unit_cases[] = {
 	KUNIT_CASE(gs_unit_part_cache),
 	KUNIT_CASE(gs_unit_split_window),
 	KUNIT_CASE(gs_unit_no_memory),
+	KUNIT_CASE(gs_unit_recompress),
 	KUNIT_CASE(gs_unit_memory),
 	KUNIT_CASE(gs_unit_no_backing),
 	KUNIT_CASE_SLOW(gs_unit_concurrent),

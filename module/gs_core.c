@@ -1351,6 +1351,69 @@ static int gs_obj_replace(struct gs_store *s, struct gs_cluster *cl,
 	return 1;
 }
 
+/*
+ * Unit @u of @cl (locked; this unlocks it), @slot one of its slots,
+ * compressed again with @prio: its live pages, kept in a new unit if its
+ * chain is smaller (a unit that lost pages leaves them behind too). The
+ * slots that still refer to it then refer to the new one. Returns the
+ * pages moved, 0 if no gain (@mark_nogain: never try it again), an errno.
+ */
+static int gs_unit_recompress(struct gs_store *s, struct gs_cluster *cl,
+			      u64 slot, struct gs_unit *u, unsigned int prio,
+			      bool mark_nogain)
+{
+	unsigned long ci = slot >> GS_CLUSTER_SHIFT, e, value;
+	u64 first = slot & ~(u64)(u->pages - 1);
+	unsigned int i0 = first & (GS_CLUSTER_SLOTS - 1), k;
+	struct gs_unit *nu = NULL;
+	struct gs_stream *st;
+	u16 live = u->live;
+	int ret;
+
+	if (u->prio >= prio || u->split || u->nogain || hweight16(live) < 2) {
+		gs_cluster_unlock(cl);
+		return -EAGAIN;
+	}
+	gs_unit_read_begin(cl, u);
+	gs_cluster_unlock(cl);
+
+	st = gs_stream_get(s->comp);
+	ret = gs_unit_repack(s, st, u, live, prio, GFP_NOIO, &nu);
+	gs_stream_put(st);
+	gs_read_window(s, first);
+	if (!ret && WARN_ONCE(!gs_handle_encode((unsigned long)nu, &value),
+			      "ghostswap: unit %p does not fit the table\n",
+			      nu)) {
+		gs_unit_free(s, nu);
+		ret = -EIO;
+	}
+
+	spin_lock(&cl->lock);
+	if (ret == -E2BIG) {
+		u->nogain |= mark_nogain;
+		ret = 0;
+	} else if (!ret) {
+		/* Slots only ever leave a unit: those left were live. */
+		for (k = 0; k < u->pages; k++) {
+			e = atomic_long_read(&cl->table[i0 + k]);
+			if (gs_entry_kind(e) != GS_KIND_UNIT ||
+			    gs_entry_unit(e) != u)
+				continue;
+			atomic_long_set(&cl->table[i0 + k],
+					gs_entry(GS_KIND_UNIT, gs_entry_flags(e),
+						 value));
+			u->live &= ~BIT(k);
+			nu->live |= BIT(k);
+		}
+		ret = hweight16(nu->live);
+		if (!ret)
+			gs_unit_free(s, nu);
+	}
+	spin_unlock(&cl->lock);
+	gs_unit_read_end(s, cl, ci, u, slot, 0);
+	return ret;
+}
+
 int gs_slot_recompress(struct gs_store *s, u64 slot, unsigned int prio,
 		       bool mark_nogain, void *page)
 {
@@ -1366,6 +1429,9 @@ int gs_slot_recompress(struct gs_store *s, u64 slot, unsigned int prio,
 	if (!cl)
 		return -EAGAIN;
 	e = atomic_long_read(&cl->table[i]);
+	if (gs_entry_kind(e) == GS_KIND_UNIT)
+		return gs_unit_recompress(s, cl, slot, gs_entry_unit(e), prio,
+					  mark_nogain);
 	if ((gs_entry_kind(e) != GS_KIND_COMPRESSED &&
 	     gs_entry_kind(e) != GS_KIND_RAW) ||
 	    e & (GS_FLAG_PINNED | GS_FLAG_WB) ||
@@ -1589,10 +1655,13 @@ static bool gs_store_uses_prio(struct gs_store *s, unsigned int prio)
 	for (; !used && (cl = gs_cluster_next(s, &ci, ULONG_MAX)); ci++) {
 		for (i = 0; !used && i < GS_CLUSTER_SLOTS; i++) {
 			e = atomic_long_read(&cl->table[i]);
-			used = (gs_entry_kind(e) == GS_KIND_COMPRESSED ||
-				(gs_entry_kind(e) == GS_KIND_WRITTEN_BACK &&
-				 gs_slot_aux(cl, i, e))) &&
-			       gs_entry_prio(e) == prio;
+			if (gs_entry_kind(e) == GS_KIND_UNIT)
+				used = gs_entry_unit(e)->prio == prio;
+			else
+				used = (gs_entry_kind(e) == GS_KIND_COMPRESSED ||
+					(gs_entry_kind(e) == GS_KIND_WRITTEN_BACK &&
+					 gs_slot_aux(cl, i, e))) &&
+				       gs_entry_prio(e) == prio;
 		}
 		gs_cluster_unlock(cl);
 		cond_resched();

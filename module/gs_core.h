@@ -196,9 +196,11 @@ int gs_slot_install(struct gs_store *s, u64 slot, unsigned long e,
  * Recompress the COMPRESSED or RAW entry of @slot with the algorithm of
  * @prio (a COMPRESSED one only if it was compressed with a lower one):
  * kept if it lands in a smaller zsmalloc size class, else the entry is
- * left as it was, with GS_FLAG_NOGAIN if @mark_nogain. @page is a
- * PAGE_SIZE buffer. Returns 1 if recompressed, 0 if no gain, -EAGAIN if
- * the entry is not a candidate (any more), or an errno. May sleep.
+ * left as it was, with GS_FLAG_NOGAIN if @mark_nogain. A UNIT entry: its
+ * unit's live pages together, kept if the chain gets smaller (the unit
+ * marked, not the entry). @page is a PAGE_SIZE buffer. Returns the pages
+ * recompressed (1, or a unit's), 0 if no gain, -EAGAIN if the entry is
+ * not a candidate (any more), or an errno. May sleep.
  */
 int gs_slot_recompress(struct gs_store *s, u64 slot, unsigned int prio,
 		       bool mark_nogain, void *page);
@@ -258,6 +260,15 @@ int gs_unit_unpack(struct gs_store *s, struct gs_stream *st,
  */
 int gs_unit_unpack_cached(struct gs_store *s, struct gs_stream *st,
 			  const struct gs_unit *u);
+/*
+ * Unit @u, which the caller reads, compressed again with @prio: its @live
+ * pages alone, in a new unit (not installed), with stream @st. Returns 0
+ * and *@up, -E2BIG if its chain would not be smaller, or -ENOMEM,
+ * -EAGAIN (the pool over its limit), -EIO.
+ */
+int gs_unit_repack(struct gs_store *s, struct gs_stream *st,
+		   const struct gs_unit *u, u16 live, unsigned int prio,
+		   gfp_t gfp, struct gs_unit **up);
 /* Free @u: never installed, or neither referred to nor read. Atomic-safe. */
 void gs_unit_free(struct gs_store *s, struct gs_unit *u);
 /*

@@ -4,6 +4,9 @@
  * as they are, RAW) compressed again with a secondary one, kept where
  * that takes less pool memory.
  *
+ * A unit (gs_unit.h) is recompressed whole, its live pages together,
+ * once per pass, and counts as its pages.
+ *
  * By request, with zram's syntax and semantics (the sysfs `recompress`
  * attribute): which pages (all, idle, huge, huge and idle), from what
  * compressed size on (threshold), how many at most (max_pages), with
@@ -37,6 +40,7 @@
 #include "gs_core.h"
 #include "gs_recomp.h"
 #include "gs_store.h"
+#include "gs_unit.h"
 
 /* Candidates taken from one hold of a cluster lock, then recompressed. */
 #define GS_RECOMP_BATCH		16
@@ -46,6 +50,24 @@
 #define GS_RECOMP_AUTO_BATCH	64
 #define GS_RECOMP_AUTO_REST	(10 * HZ)
 
+/*
+ * Is the unit of @e, at @i of @cl, wanted by @r, as far as the unit goes?
+ * Once per unit: at its first live slot. Its compressed bytes per page
+ * stand for a page's size.
+ */
+static bool gs_recomp_unit_wanted(const struct gs_recomp_req *r,
+				  unsigned int i, unsigned long e)
+{
+	struct gs_unit *u = gs_entry_unit(e);
+	unsigned int live = hweight16(u->live);
+
+	return live >= 2 && !u->split && !u->nogain &&
+	       u->prio < r->prio_max &&
+	       __ffs(u->live) == (i & (u->pages - 1)) &&
+	       (!r->threshold ||
+		u->len / gs_unit_held(u) >= r->threshold);
+}
+
 /* Is @e, at @i of @cl, wanted by @r? */
 static bool gs_recomp_wanted(const struct gs_recomp_req *r,
 			     struct gs_cluster *cl, unsigned int i,
@@ -54,14 +76,22 @@ static bool gs_recomp_wanted(const struct gs_recomp_req *r,
 	enum gs_kind kind = gs_entry_kind(e);
 	bool idle;
 
-	if ((kind != GS_KIND_COMPRESSED && kind != GS_KIND_RAW) ||
-	    e & (GS_FLAG_PINNED | GS_FLAG_WB | GS_FLAG_NOGAIN))
+	if (kind == GS_KIND_UNIT) {
+		/* Units are never stored as they are: not huge. */
+		if (r->type == GS_RECOMP_HUGE ||
+		    r->type == GS_RECOMP_HUGE_IDLE ||
+		    !gs_recomp_unit_wanted(r, i, e))
+			return false;
+	} else if ((kind != GS_KIND_COMPRESSED && kind != GS_KIND_RAW) ||
+		   e & (GS_FLAG_PINNED | GS_FLAG_WB | GS_FLAG_NOGAIN)) {
 		return false;
-	if (kind == GS_KIND_COMPRESSED && gs_entry_prio(e) >= r->prio_max)
+	} else if (kind == GS_KIND_COMPRESSED &&
+		   gs_entry_prio(e) >= r->prio_max) {
 		return false;
-	if (r->threshold && (kind == GS_KIND_RAW ? PAGE_SIZE :
-			     gs_slot_aux(cl, i, e)) < r->threshold)
+	} else if (r->threshold && (kind == GS_KIND_RAW ? PAGE_SIZE :
+				    gs_slot_aux(cl, i, e)) < r->threshold) {
 		return false;
+	}
 	idle = cl->age[i] & GS_AGE_IDLE ||
 	       (r->age && gs_age_secs(cl, i, now) >= r->age);
 	switch (r->type) {
@@ -106,8 +136,9 @@ static unsigned int gs_recomp_collect(struct gs_store *s,
 }
 
 /*
- * One slot with the algorithms r->prio_min..prio_max in turn until one
- * gains. Returns 1 if recompressed, 0 if not, an errno on failure.
+ * One slot (or its unit) with the algorithms r->prio_min..prio_max in
+ * turn until one gains. Returns the pages recompressed (0 if none), an
+ * errno on failure.
  */
 static int gs_recomp_slot(struct gs_store *s, const struct gs_recomp_req *r,
 			  u64 slot, void *page)
@@ -119,8 +150,8 @@ static int gs_recomp_slot(struct gs_store *s, const struct gs_recomp_req *r,
 		if (!gs_store_comp_name(s, prio))
 			continue;
 		ret = gs_slot_recompress(s, slot, prio, prio == top, page);
-		if (ret == 1)
-			return 1;
+		if (ret > 0)
+			return ret;
 		if (ret == -EAGAIN)
 			return 0;	/* changed, or not a candidate for it */
 		if (ret)

@@ -50,13 +50,59 @@ void gs_unit_free(struct gs_store *s, struct gs_unit *u)
 	kfree(u);
 }
 
+/*
+ * A unit of the run of @pages whose @held pages, compressed with @prio,
+ * are the @len bytes in @st's zbuf: its chain and descriptor.
+ */
+static int gs_unit_make(struct gs_store *s, struct gs_stream *st,
+			unsigned int prio, unsigned int len,
+			unsigned int pages, u16 held, gfp_t gfp,
+			struct gs_unit **up)
+{
+	unsigned int nobj = DIV_ROUND_UP(len, PAGE_SIZE), i, size;
+	unsigned long handle, pool_pages;
+	struct gs_unit *u;
+
+	u = kmalloc(struct_size(u, obj, nobj), gfp | __GFP_NOWARN);
+	if (!u)
+		return -ENOMEM;
+	for (i = 0; i < nobj; i++) {
+		size = min_t(unsigned int, len - i * PAGE_SIZE, PAGE_SIZE);
+		handle = gs_unit_obj_alloc(s, size, gfp);
+		if (IS_ERR_VALUE(handle)) {
+			gs_unit_objs_free(s, u, i);
+			kfree(u);
+			return -ENOMEM;
+		}
+		u->obj[i] = handle;
+		zs_obj_write(s->pool, handle, st->zbuf + i * PAGE_SIZE, size);
+	}
+	if (gs_pool_grew(s, &pool_pages)) {
+		gs_unit_objs_free(s, u, nobj);
+		kfree(u);
+		return -EAGAIN;
+	}
+	u->held = held;
+	u->live = 0;
+	u->readers = 0;
+	u->pages = pages;
+	u->prio = prio;
+	u->len = len;
+	u->split = 0;
+	u->nogain = false;
+	u->seq = atomic64_inc_return(&s->unit_seq);
+	gs_stat_inc(&s->stats, GS_STAT_UNITS);
+	gs_stat_add(&s->stats, GS_STAT_COMPR_BYTES, len);
+	atomic_long_add(ksize(u), &s->stats.meta_bytes);
+	*up = u;
+	return 0;
+}
+
 int gs_unit_pack(struct gs_store *s, struct gs_stream *st, const void *src,
 		 unsigned int pages, u16 held, gfp_t gfp, struct gs_unit **up)
 {
-	unsigned int n = hweight16(held), nobj, len, i, size;
-	unsigned long handle, pool_pages;
-	const u8 *data;
-	struct gs_unit *u;
+	unsigned int n = hweight16(held), len;
+	int ret;
 
 	if (gs_pool_over(s, zs_get_total_pages(s->pool)))
 		return -EAGAIN;
@@ -71,44 +117,51 @@ int gs_unit_pack(struct gs_store *s, struct gs_stream *st, const void *src,
 		atomic_long_inc(&s->stats.units_refused);
 		return -E2BIG;
 	}
-	nobj = DIV_ROUND_UP(len, PAGE_SIZE);
-	u = kmalloc(struct_size(u, obj, nobj), gfp | __GFP_NOWARN);
-	if (!u)
-		return -ENOMEM;
-	data = st->zbuf;
-	for (i = 0; i < nobj; i++) {
-		size = min_t(unsigned int, len - i * PAGE_SIZE, PAGE_SIZE);
-		handle = gs_unit_obj_alloc(s, size, gfp);
-		if (IS_ERR_VALUE(handle))
-			goto nomem;
-		u->obj[i] = handle;
-		zs_obj_write(s->pool, handle, (void *)(data + i * PAGE_SIZE),
-			     size);
-	}
-	if (gs_pool_grew(s, &pool_pages)) {
-		gs_unit_objs_free(s, u, nobj);
-		kfree(u);
-		return -EAGAIN;
-	}
-	u->held = held;
-	u->live = 0;
-	u->readers = 0;
-	u->pages = pages;
-	u->prio = GS_PRIMARY_COMP;
-	u->len = len;
-	u->split = 0;
-	u->seq = atomic64_inc_return(&s->unit_seq);
-	gs_stat_inc(&s->stats, GS_STAT_UNITS);
-	atomic_long_inc(&s->stats.units_stored);
-	gs_stat_add(&s->stats, GS_STAT_COMPR_BYTES, len);
-	atomic_long_add(ksize(u), &s->stats.meta_bytes);
-	*up = u;
-	return 0;
+	ret = gs_unit_make(s, st, GS_PRIMARY_COMP, len, pages, held, gfp, up);
+	if (!ret)
+		atomic_long_inc(&s->stats.units_stored);
+	return ret;
+}
 
-nomem:
-	gs_unit_objs_free(s, u, i);
-	kfree(u);
-	return -ENOMEM;
+/* Pool bytes of a chain of @len: its full pages, and its tail's class. */
+static bool gs_unit_chain_smaller(struct gs_store *s, unsigned int len,
+				  unsigned int than)
+{
+	unsigned int full = (len - 1) / PAGE_SIZE, old = (than - 1) / PAGE_SIZE;
+
+	if (full != old)
+		return full < old;
+	return zs_lookup_class_index(s->pool, len - full * PAGE_SIZE) <
+	       zs_lookup_class_index(s->pool, than - old * PAGE_SIZE);
+}
+
+int gs_unit_repack(struct gs_store *s, struct gs_stream *st,
+		   const struct gs_unit *u, u16 live, unsigned int prio,
+		   gfp_t gfp, struct gs_unit **up)
+{
+	unsigned int k, j, n = 0, len;
+	int ret;
+
+	ret = gs_unit_unpack_cached(s, st, u);
+	if (ret)
+		return ret;
+	/* Its live pages only, gathered in place (each moves down). */
+	for (k = 0; k < u->pages; k++) {
+		if (!(live & BIT(k)))
+			continue;
+		j = gs_unit_index(u, k);
+		if (j != n)
+			memcpy(st->ubuf + n * PAGE_SIZE,
+			       st->ubuf + j * PAGE_SIZE, PAGE_SIZE);
+		n++;
+	}
+	if (live != u->held)
+		st->ubuf_seq = 0;
+	len = gs_compress_unit(s->comp, st, prio, st->ubuf, n * PAGE_SIZE,
+			       (n - 1) * PAGE_SIZE);
+	if (!len || !gs_unit_chain_smaller(s, len, u->len))
+		return -E2BIG;
+	return gs_unit_make(s, st, prio, len, u->pages, live, gfp, up);
 }
 
 int gs_unit_unpack(struct gs_store *s, struct gs_stream *st,

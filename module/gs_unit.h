@@ -53,6 +53,7 @@ struct gs_unit {
 	u8 pages;	/* the run's length, a power of two */
 	u8 prio;	/* the algorithm that compressed it */
 	u8 split;	/* GS_UNIT_SPLIT_*: each unit is split at most once */
+	bool nogain;	/* recompression with the top algorithm did not gain */
 	unsigned long obj[];	/* zsmalloc handles: full pages, then the tail */
 };
 
