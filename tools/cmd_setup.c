@@ -207,7 +207,8 @@ static int set_backing(const struct settings *s)
 		ret = write_attr("backing_dev", dev);
 		if (ret == -EBUSY)
 			return write_attr_retrying("backing_dev", dev);
-		if (ret != -EOPNOTSUPP)
+		/* EOPNOTSUPP with multi_page on: no loop device helps. */
+		if (ret != -EOPNOTSUPP || multi_page_on())
 			return ret ? write_failed("backing_dev", dev, ret) : RC_OK;
 		printf("%s: its filesystem cannot map it as it maps a swap file: on a loop device instead\n",
 		       dev);
@@ -223,6 +224,22 @@ static int set_backing(const struct settings *s)
 	if (loopfd >= 0)
 		close(loopfd);
 	return rc;
+}
+
+/*
+ * multi_page, written while the device holds no data: before disksize.
+ * Units and a backing device exclude each other (the module refuses
+ * either while the other is set), so 0 goes before the backing device
+ * and a number of pages after it, which may have detached one.
+ */
+static int set_multi_page(const struct settings *s, bool after_backing)
+{
+	char val[16];
+
+	if (!s->has_multi_page || (s->multi_page != 0) != after_backing)
+		return RC_OK;
+	bfmt(val, sizeof(val), "%u", s->multi_page);
+	return write_attr_retrying("multi_page", val);
 }
 
 /*
@@ -270,6 +287,7 @@ int cmd_setup(int argc, char **argv)
 		{ "disable-zswap", no_argument, NULL, 'Z' },
 		{ "mode", required_argument, NULL, 'M' },
 		{ "backing-discard", required_argument, NULL, 'G' },
+		{ "multi-page", required_argument, NULL, 'U' },
 		{ "no-swapon", no_argument, NULL, 'N' },
 		{ "config", required_argument, NULL, 'c' },
 		{ "system-config", no_argument, NULL, 'C' },
@@ -284,7 +302,7 @@ int cmd_setup(int argc, char **argv)
 		['E'] = "writeback_encrypt",
 		['p'] = "algorithm_params", ['P'] = "priority",
 		['b'] = "backing_size", ['M'] = "mode",
-		['G'] = "backing_discard",
+		['G'] = "backing_discard", ['U'] = "multi_page",
 	};
 	struct settings cli = { 0 }, s = { 0 };
 	char err[PATH_MAX + 128], val[96], sz[32], params[300];
@@ -303,7 +321,7 @@ int cmd_setup(int argc, char **argv)
 		case 's': case 'a': case 'm': case 'B': case 'w': case 'P':
 		case 'b':
 		case 'D': case 'S': case 'K': case 'Q': case 'E':
-		case 'M': case 'G':
+		case 'M': case 'G': case 'U':
 			if (!set_setting(&cli, keys[c], optarg, err, sizeof(err)))
 				return fail(RC_USAGE, "%s", err);
 			break;
@@ -328,6 +346,10 @@ int cmd_setup(int argc, char **argv)
 	if (rc || off)
 		return rc;
 	merge_settings(&s, &cli);
+	if (s.has_multi_page && s.multi_page && s.has_backing_dev &&
+	    strcmp(s.backing_dev, "none"))
+		return fail(RC_USAGE, "multi_page %u and a backing device exclude each other: units are not written back in this version (multi_page = 0, or backing_dev = none)",
+			    s.multi_page);
 	rc = zswap_mode(&s);
 	if (rc)
 		return rc;
@@ -364,11 +386,17 @@ int cmd_setup(int argc, char **argv)
 	} else {
 		zswap_warning();
 	}
+	rc = set_multi_page(&s, false);
+	if (rc)
+		return rc;
 	if (s.has_backing_dev) {
 		rc = set_backing(&s);
 		if (rc)
 			return rc;
 	}
+	rc = set_multi_page(&s, true);
+	if (rc)
+		return rc;
 	if (s.has_algorithm) {
 		rc = write_attr_retrying("comp_algorithm", s.algorithm);
 		if (rc)

@@ -18,7 +18,7 @@
 /* The keys of ghostswap.conf(5), in the order "config" prints them. */
 const char *const config_keys[N_CONFIG_KEYS] = {
 	"mode", "size", "algorithm", "algorithm_params",
-	"compression_algorithm", "mem_limit", "backing_dev",
+	"compression_algorithm", "multi_page", "mem_limit", "backing_dev",
 	"backing_size", "backing_discard", "writeback_limit",
 	"writeback_direct", "writeback_shrinker", "writeback_checksum",
 	"writeback_encrypt", "writeback_batch_size", "idle_writeback",
@@ -156,6 +156,7 @@ static bool set_compression(struct settings *s, const char *val, char *err,
 bool set_setting(struct settings *s, const char *key, const char *val,
 		      char *err, size_t errlen)
 {
+	uint64_t n;
 	int ret = 0;
 	bool b;
 
@@ -178,6 +179,14 @@ bool set_setting(struct settings *s, const char *key, const char *val,
 	} else if (!strcmp(key, "compression_algorithm")) {
 		if (!set_compression(s, val, err, errlen))
 			return false;
+	} else if (!strcmp(key, "multi_page")) {
+		if (!parse_count(val, &n, 0) ||
+		    (n != 0 && n != 4 && n != 8 && n != 16)) {
+			bfmt(err, errlen, "bad multi_page '%s' (want 0 (off), 4, 8 or 16)", val);
+			return false;
+		}
+		s->multi_page = (unsigned int)n;
+		s->has_multi_page = true;
 	} else if (!strcmp(key, "backing_size")) {
 		ret = size_value(key, val, false, &s->backing_size, err, errlen);
 		if (ret)
@@ -447,6 +456,8 @@ void merge_settings(struct settings *dst, const struct settings *cli)
 		dst->backing_discard = cli->backing_discard;
 	if (cli->has_mode)
 		dst->has_mode = true, dst->mode_zswap = cli->mode_zswap;
+	if (cli->has_multi_page)
+		dst->has_multi_page = true, dst->multi_page = cli->multi_page;
 	if (cli->has_disable_zswap)
 		dst->has_disable_zswap = true,
 		dst->disable_zswap = cli->disable_zswap;

@@ -147,6 +147,7 @@ static long online_cpus(void)
 int read_dev_info(struct dev_info *d)
 {
 	char buf[PATH_MAX];
+	uint64_t n;
 	int ret;
 
 	memset(d, 0, sizeof(*d));
@@ -180,6 +181,10 @@ int read_dev_info(struct dev_info *d)
 	if (read_attr("backing_dev", d->backing, sizeof(d->backing)) ||
 	    !d->backing[0])
 		bfmt(d->backing, sizeof(d->backing), "none");
+	/* multi_page: only newer modules; without it, every page alone. */
+	if (!read_attr("multi_page", buf, sizeof(buf)) &&
+	    parse_count(buf, &n, 0))
+		d->multi_page = (unsigned int)n;
 	d->prio = 0;
 	d->swap = swapped_on(&d->prio);
 	d->streams = online_cpus();

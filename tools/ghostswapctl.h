@@ -107,6 +107,7 @@ struct dev_info {
 	bool has_bd;
 	uint64_t bd[BD_STAT_COLS];	/* bd_stat; 0 for missing columns */
 	char backing[PATH_MAX];
+	unsigned int multi_page;	/* 0: off, or an older module */
 	bool swap;
 	long prio;
 	long streams;			/* online CPUs; -1: unknown */
@@ -125,6 +126,8 @@ struct settings {
 	bool has_writeback_encrypt, writeback_encrypt;
 	bool has_backing_discard, backing_discard;
 	bool has_mode, mode_zswap;	/* mode: standalone or zswap */
+	bool has_multi_page;
+	unsigned int multi_page;	/* pages: 0 (off), 4, 8 or 16 */
 	uint64_t size, mem_limit, writeback_limit, idle_writeback, backing_size;
 	uint64_t writeback_batch_size;
 	bool writeback_limit_none, writeback_shrinker, writeback_checksum;
@@ -141,7 +144,7 @@ struct settings {
 };
 
 /* The keys of ghostswap.conf(5) (config.c). */
-#define N_CONFIG_KEYS	19
+#define N_CONFIG_KEYS	20
 extern const char *const config_keys[N_CONFIG_KEYS];
 
 /* Where a key of the configuration was set: FILE:LINE and its text. */
@@ -177,6 +180,7 @@ void sys_path(char *buf, size_t n, const char *rel);
 bool sys_exists(const char *rel);
 bool attr_exists(const char *attr);
 bool dev_present(void);
+bool multi_page_on(void);
 int read_sys(const char *rel, char *buf, size_t n);
 int read_attr(const char *attr, char *buf, size_t n);
 int write_sys(const char *rel, const char *val);

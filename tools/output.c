@@ -67,7 +67,7 @@ enum {
 	COL_HUGE, COL_MIGRATED, COL_SLOTS, COL_PEAK_CLUSTERS, COL_STREAMS,
 	COL_STREAM_MEM, COL_COMP_RATIO,
 	COL_PRIORITY, COL_BACKING, COL_BD_READS, COL_BD_WRITES, COL_BD_META,
-	COL_FAILED_READS, COL_FAILED_WRITES,
+	COL_FAILED_READS, COL_FAILED_WRITES, COL_MULTI_PAGE,
 	NCOLS
 };
 
@@ -115,6 +115,7 @@ static const struct column columns[NCOLS] = {
 	[COL_BD_META] = { "BD-META", CT_SIZE, "memory of the backing device's reverse map" },
 	[COL_FAILED_READS] = { "FAILED-READS", CT_NUM, "failed reads" },
 	[COL_FAILED_WRITES] = { "FAILED-WRITES", CT_NUM, "failed writes" },
+	[COL_MULTI_PAGE] = { "MULTI-PAGE", CT_NUM, "most pages compressed as one unit (0: off)" },
 };
 
 static const int default_cols[] = {
@@ -222,6 +223,7 @@ static void cell_value(int col, const struct dev_info *d, struct cell *c)
 	case COL_BD_META: c->num = d->bd[BD_META]; break;
 	case COL_FAILED_READS: c->num = d->io[IO_FAILED_READS]; break;
 	case COL_FAILED_WRITES: c->num = d->io[IO_FAILED_WRITES]; break;
+	case COL_MULTI_PAGE: c->num = d->multi_page; break;
 	}
 }
 

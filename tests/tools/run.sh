@@ -215,7 +215,7 @@ same "status: a column's old name is refused, naming the new one" "$bad" ""
 
 ctl --output-all --raw --noheadings --bytes
 same "status --output-all: every column" "$out" \
-"/dev/ghostswap lz4 1099511627776 419430400 120586240 128028736 3.48 409600 210  0 130023424 127000576 1028160 12345 678 12 102400 250 4 16384 3.2761  none 7 100 4896 0 2"
+"/dev/ghostswap lz4 1099511627776 419430400 120586240 128028736 3.48 409600 210  0 130023424 127000576 1028160 12345 678 12 102400 250 4 16384 3.2761  none 7 100 4896 0 2 0"
 
 ctl -o name,nosuch
 expect "status --output with an unknown column: usage error" 2 "unknown column: 'nosuch'"
@@ -323,6 +323,18 @@ echo "lz4" >"$S/comp_algorithm"
 echo /dev/vdb >"$S/backing_dev"
 ctl -n -o ALGORITHM,BACKING
 same "status: comp_algorithm without brackets; backing device path" "$out" "lz4       /dev/vdb"
+echo 16 >"$S/multi_page"
+ctl -o NAME,MULTI-PAGE
+same "status -o MULTI-PAGE: multi_page" "$out" \
+"NAME           MULTI-PAGE
+/dev/ghostswap         16"
+ctl -J -o multi-page
+t "status --json: multi-page a number" python3 -c '
+import json, sys
+assert json.load(open(sys.argv[1]))["blockdevices"][0] == {"multi-page": 16}' "$F/out"
+rm "$S/multi_page"
+ctl -n -o MULTI-PAGE
+same "status -o MULTI-PAGE, a module without multi_page: 0" "$rc $out" "0          0"
 
 rm -rf "$F/sys/block/ghostswap"
 ctl
@@ -496,6 +508,83 @@ ctl setup --writeback-direct sometimes
 expect "setup: bad --writeback-direct" 2 "bad writeback_direct 'sometimes' (want none, huge, incompressible or all)"
 ctl setup --writeback-shrinker perhaps
 expect "setup: bad --writeback-shrinker" 2 "bad value 'perhaps' for writeback_shrinker"
+
+# --multi-page: written while the device holds no data, so before
+# disksize; units and a backing device exclude each other (the module
+# refuses either while the other is set): 0 goes before backing_dev, a
+# number after it, and a number with a backing device is refused.
+mkfake "$F"
+echo 0 >"$S/multi_page"
+ctl setup --multi-page 16 --size 1G -a zstd --no-swapon
+same "setup --multi-page 16: multi_page written first, before disksize" "$rc
+$tr" "0
+run udevadm settle
+write block/ghostswap/multi_page 16
+write block/ghostswap/comp_algorithm zstd
+write block/ghostswap/disksize 1073741824
+run mkswap /dev/ghostswap"
+same "setup --multi-page 16: the value reaches the file" "$(cat "$S/multi_page")" 16
+bad=
+for v in 3 32 -1 abc 2 1 64 "" "16 "; do
+	ctl setup --multi-page "$v" --size 1G
+	[ $rc = 2 ] && [ -z "$tr" ] &&
+		[ "$err" = "ghostswapctl: bad multi_page '$v' (want 0 (off), 4, 8 or 16)" ] ||
+		bad="$bad [$v]: rc $rc $err"
+done
+same "setup: bad --multi-page (3, 32, -1, abc, ...): usage error naming 0, 4, 8, 16; nothing written" "$bad" ""
+same "setup: bad --multi-page: multi_page unchanged" "$(cat "$S/multi_page")" 16
+ctl setup --multi-page 8 --backing-dev /dev/vdb
+expect "setup: --multi-page with --backing-dev: usage error" 2 \
+	"multi_page 8 and a backing device exclude each other: units are not written back in this version (multi_page = 0, or backing_dev = none)"
+same "setup: --multi-page with --backing-dev: nothing written" "$tr" ""
+ctl setup --multi-page 4 --backing-dev "$tmp/backing.img" --backing-size 1G
+expect "setup: --multi-page with a backing file: usage error" 2 "exclude each other"
+same "setup: --multi-page with a backing file: nothing written or created" \
+	"$tr$(ls "$tmp/backing.img" 2>/dev/null)" ""
+printf 'backing_dev = /dev/vdb\n' >"$tmp/mp.conf"
+ctl setup -c "$tmp/mp.conf" --multi-page 16
+expect "setup: --multi-page with the configuration's backing_dev: usage error" 2 \
+	"multi_page 16 and a backing device exclude each other"
+same "setup: --multi-page with the configuration's backing_dev: nothing written" "$tr" ""
+echo /dev/vdc >"$S/backing_dev"
+ctl setup --multi-page 16 --backing-dev none --no-swapon
+same "setup --multi-page 16 --backing-dev none: the backing device detached first" "$rc
+$(grep write <<<"$tr")" "0
+write block/ghostswap/backing_dev none
+write block/ghostswap/multi_page 16"
+echo none >"$S/backing_dev"
+ctl setup --multi-page 0 --backing-dev /dev/vdb --no-swapon
+same "setup --multi-page 0 --backing-dev: units off first, then the backing device" "$rc
+$(grep write <<<"$tr")" "0
+write block/ghostswap/multi_page 0
+write block/ghostswap/backing_dev /dev/vdb"
+mkfake "$F"
+echo 0 >"$S/multi_page"
+ctl_fault multi_page=EBUSY setup --multi-page 16 --size 1G
+expect "setup: EBUSY from multi_page: exit 4, clear message" 4 \
+	"cannot set multi_page to 16: the device must hold no data and not be open (swapoff and reset first: 'ghostswapctl reset')"
+same "setup: EBUSY from multi_page: settle, retry once, then stop before disksize" "$tr" \
+"run udevadm settle
+write block/ghostswap/multi_page 16
+run udevadm settle
+write block/ghostswap/multi_page 16"
+same "setup: EBUSY from multi_page: the file unchanged" "$(cat "$S/multi_page")" 0
+ctl_fault multi_page=EBUSY:1 setup --multi-page 16 --no-swapon
+expect "setup: EBUSY from multi_page once (udev probing): the retry succeeds" 0
+ctl_fault multi_page=EOPNOTSUPP setup --multi-page 8
+expect "setup: EOPNOTSUPP from multi_page (a backing device attached)" 1 \
+	"cannot set multi_page to 8: the device has a backing device, and units are not written back in this version (detach it: --backing-dev none)"
+ctl_fault multi_page=EINVAL setup --multi-page 4
+expect "setup: EINVAL from multi_page" 1 "multi_page: the module refused '4' (want 0, 4, 8 or 16)"
+echo 16 >"$S/multi_page"
+ctl_fault backing_dev=EOPNOTSUPP setup --no-swapon --backing-dev "$tmp/backing.img" --backing-size 1G
+expect "setup: EOPNOTSUPP from backing_dev with multi_page on: named, exit 1" 1 \
+	"cannot set backing device '$tmp/backing.img': multi_page is on, and units are not written back in this version (turn it off first: --multi-page 0)"
+same "setup: EOPNOTSUPP from backing_dev with multi_page on: no loop device tried" \
+	"$(grep -c attach <<<"$tr")" 0
+rm "$S/multi_page"
+ctl setup --multi-page 16
+expect "setup --multi-page on a module without multi_page: exit 3" 3 "has no 'multi_page' attribute"
 
 # mode zswap: zswap turned on, pages stored as they are, discards.
 mkfake "$F"
@@ -923,6 +1012,32 @@ cfgerr "bad idle_writeback" 1 "bad idle_writeback '0' (want seconds, at least 1)
 cfgerr "keys are case sensitive" 1 "unknown key 'Size'" "Size = 1G\n"
 cfgerr "algorithm with a blank" 1 "bad value 'lz4 zstd' for algorithm" \
 	"algorithm = lz4 zstd\n"
+cfgerr "bad multi_page" 2 "bad multi_page '32' (want 0 (off), 4, 8 or 16)" \
+	"size = 1G\nmulti_page = 32\n"
+cfgerr "multi_page not a number" 1 "bad multi_page 'on' (want 0 (off), 4, 8 or 16)" \
+	"multi_page = on\n"
+
+# multi_page from the file: before disksize; with backing_dev refused.
+mkfake "$F"
+echo 0 >"$S/multi_page"
+printf 'size = 2G\nalgorithm = zstd\nmulti_page = 8\n' >"$cfg"
+ctl setup --no-swapon -c "$cfg"
+same "config: multi_page written before comp_algorithm and disksize" "$rc
+$(grep write <<<"$tr")" "0
+write block/ghostswap/multi_page 8
+write block/ghostswap/comp_algorithm zstd
+write block/ghostswap/disksize 2147483648"
+ctl setup --no-swapon -c "$cfg" --multi-page 0
+same "config: --multi-page wins over the file's multi_page" "$(grep multi_page <<<"$tr")" \
+	"write block/ghostswap/multi_page 0"
+ctl config -c "$cfg"
+same "config -c: multi_page shown with its line" "$(grep multi_page <<<"$out")" \
+	"multi_page = 8                  # $cfg:3"
+printf 'multi_page = 16\nbacking_dev = /dev/vdb\n' >"$cfg"
+ctl setup -c "$cfg"
+expect "config: multi_page with backing_dev: refused, nothing written" 2 \
+	"multi_page 16 and a backing device exclude each other"
+same "config: multi_page with backing_dev: nothing written" "$tr" ""
 ctl setup --config "$tmp/nonexistent.conf"
 expect "config: a missing file: usage error" 2 "cannot read $tmp/nonexistent.conf"
 
