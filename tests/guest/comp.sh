@@ -156,8 +156,29 @@ units_sample() {
 	return 1
 }
 
+# 2 MiB huge pages (THP) alone: each goes out as one bio of 512 pages,
+# stored as up to 32 units of 16 (runs that do not shrink page by page);
+# the workload verifies every page.
+units_thp() {
+	local f=/sys/kernel/mm/transparent_hugepage/hugepages-2048kB o0 o1 u0 u1 rc
+	[ -d $f ] || fail "no 2M THP in this kernel"
+	u0=$(compstat units_stored)
+	o0=$(cat $f/stats/swpout)
+	echo always >$f/enabled
+	run_cg gs-units-thp "$(wl_limit 64)" gsverify "$(wl 192)" 2 11 zstr
+	rc=$?
+	echo never >$f/enabled
+	o1=$(cat $f/stats/swpout)
+	u1=$(compstat units_stored)
+	echo "2M THP swpout: $o0 -> $o1; units stored: $u0 -> $u1"
+	[ $rc = 0 ] || fail "gsverify with 2M THP and units"
+	[ "$o1" -gt "$o0" ] || fail "no 2M THP was swapped out whole"
+	[ "$u1" -gt "$u0" ] || fail "$((o1 - o0)) 2M THP swapped out, no unit stored"
+}
+
 # Large folios compressed whole (multi_page=16): the verified workload
-# with 64K and 16K mTHP on. Folios swapped out whole are stored as units;
+# with 16K, 32K and 64K mTHP on, then with 2 MiB THP alone. Folios
+# swapped out whole are stored as units;
 # swapped in whole (where the kernel does that for a synchronous device)
 # they are read as units, else a page at a time out of them (after the
 # first, out of the stream's copy), and units mostly freed are split.
@@ -173,7 +194,7 @@ t_workload_units() {
 	sysfs_write $SYS/disksize 1T && mkswap $DEV >/dev/null && swapon $DEV ||
 		fail swapon
 	sysw $SYS/multi_page 8 "Device or resource busy"
-	for sz in 16 64; do echo always >$t/hugepages-${sz}kB/enabled; done
+	for sz in 16 32 64; do echo always >$t/hugepages-${sz}kB/enabled; done
 	in0=$(cat $t/hugepages-64kB/stats/swpin)
 	# mm_stat counts the pages in units as stored data: sampled while
 	# the workload runs, once units hold pages.
@@ -186,7 +207,7 @@ t_workload_units() {
 	wait $sp || fail "$(cat /tmp/units-sample)"
 	cat /tmp/units-sample
 	in1=$(cat $t/hugepages-64kB/stats/swpin)
-	for sz in 16 64; do echo never >$t/hugepages-${sz}kB/enabled; done
+	for sz in 16 32 64; do echo never >$t/hugepages-${sz}kB/enabled; done
 	echo "comp_stat: $(cat $SYS/comp_stat); 64K folios swapped in whole: $in0 -> $in1"
 	[ $rc = 0 ] || fail "gsverify with units"
 	[ "$(compstat units_stored)" -gt 0 ] || fail "no unit stored"
@@ -202,6 +223,8 @@ t_workload_units() {
 		[ "$(compstat unit_splits)" -gt 0 ] ||
 			fail "$(compstat unit_part_reads) pages read alone, no unit split"
 	fi
+	gs_check
+	units_thp
 	gs_check
 	swapoff $DEV || fail swapoff
 	[ "$(compstat units)" = 0 ] || fail "units left after swapoff: $(compstat units)"
