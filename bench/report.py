@@ -254,7 +254,7 @@ def shape(rows, host, resdir):
            "static": [], "meta": [], "ratio": [],
            "ratio_swap": [], "workload": [], "fio": [], "writeback": {},
            "comp": [], "comp_recomp": [], "comp_dict": {}, "zswap": [],
-           "mthp": [],
+           "mthp": [], "icount_mthp": [],
            "profile": {}, "errors": [], "time": {}}
     wb_runs = []
     for r in rows:
@@ -265,7 +265,7 @@ def shape(rows, host, resdir):
         # The fio guests of their own: lane, section and guest share a name.
         lane = r.get("lane")
         if lane in ("scale", "icount"):
-            if sec in ("icount_workload", "usemem_series"):
+            if sec in ("icount_workload", "usemem_series", "icount_mthp"):
                 res[sec].append(r)
             elif sec == "icount_profile":
                 if "file" in r:
@@ -324,6 +324,8 @@ def shape(rows, host, resdir):
     res["comp"] = merge_runs(res["comp"], ("variant", "mix"))
     res["zswap"] = merge_runs(res["zswap"], ("driver", "mix"))
     res["mthp"] = merge_runs(res["mthp"], ("variant", "mix", "alg"))
+    res["icount_mthp"] = merge_runs(res["icount_mthp"],
+                                    ("variant", "mix", "alg"))
     res["fio"] = merge_runs(res["fio"],
                             ("driver", "rw", "iodepth", "numjobs"))
     res["scale"] = merge_runs(res["scale"], ("driver", "rw", "numjobs"))
@@ -647,6 +649,13 @@ MTHP_VARIANTS = (
 )
 
 
+def fmt_verified(r):
+    """A workload row's verdict: every page verified, the run clean."""
+    if r.get("rc") == 0 and wl_get(r, "bad_pages") == 0:
+        return "yes"
+    return "**NO (rc %s)**" % r.get("rc")
+
+
 def t_mthp(res):
     out = ["| algorithm | mix | set-up | MiB/s | vs zram | data/memory "
            "| vs zram | units stored | units read whole | pages read "
@@ -666,7 +675,6 @@ def t_mthp(res):
                 if not r:
                     continue
                 thr = wl_get(r, "mib_s")
-                ok = r.get("rc") == 0 and wl_get(r, "bad_pages") == 0
                 cs = r.get("comp_stat") or []
                 units = " | ".join("%d" % cs[i] if len(cs) > i else "-"
                                    for i in (8, 10, 11, 12, 13))
@@ -679,8 +687,7 @@ def t_mthp(res):
                                fmt_ratio(ratio(peak_ratio(r), peak_ratio(z)))
                                if var != "zram" else "",
                                units, r.get("swpin_64k", "-"),
-                               "yes" if ok else
-                               "**NO (rc %s)**" % r.get("rc")))
+                               fmt_verified(r)))
     out.append("")
     out.append("The swap workload (usemem, 2x a 64 MiB cgroup) with 16 and "
                "64 KiB mTHP on: large folios go out whole, and come back "
@@ -690,6 +697,61 @@ def t_mthp(res):
                "units ever stored, units read whole, pages read out of a "
                "unit alone, of them copied out of the CPU's copy of the "
                "unit, units split (over the run).")
+    return out
+
+
+def kinstr_per_swapped_page(r):
+    """Thousands of instructions of the whole guest per page swapped out
+    or in, over usemem's run (its fill and sweep), on the icount guest."""
+    pages = (r.get("pswpout") or 0) + (r.get("pswpin") or 0)
+    fill, sweep = wl_get(r, "fill_s"), wl_get(r, "sweep_s")
+    if not pages or fill is None or sweep is None:
+        return None
+    return (fill + sweep) * 1e6 / pages
+
+
+def t_icount_mthp(res):
+    """The mthp section on the instruction counter."""
+    rows = res["icount_mthp"]
+    out = ["| algorithm | mix | set-up | MiB/Ginstr | vs zram "
+           "| kinstr per page swapped | vs zram | p99 swap-in, kinstr "
+           "| data/memory | verified |",
+           "|---|---|---|---|---|---|---|---|---|---|"]
+    mixes = []
+    for r in rows:
+        if r.get("mix") not in mixes:
+            mixes.append(r.get("mix"))
+    for alg in ("zstd", "lz4"):
+        for mix in mixes:
+            z = find(rows, variant="zram", mix=mix, alg=alg)
+            zk = kinstr_per_swapped_page(z) if z else None
+            for var, label in MTHP_VARIANTS:
+                r = find(rows, variant=var, mix=mix, alg=alg)
+                if not r:
+                    continue
+                k = kinstr_per_swapped_page(r)
+                p99 = wl_get(r, "lat_p99")
+                out.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s "
+                           "| %s |" % (
+                               alg, mix, label,
+                               with_spread(wl_get(r, "mib_s"), r, "%.1f"),
+                               fmt_ratio(ratio(wl_get(r, "mib_s"),
+                                               wl_get(z, "mib_s") if z
+                                               else None))
+                               if var != "zram" else "",
+                               "%.1f" % k if k else "-",
+                               fmt_ratio(ratio(zk, k))
+                               if var != "zram" else "",
+                               "%.1f" % p99 if p99 is not None else "-",
+                               fmt_ratio(peak_ratio(r)), fmt_verified(r)))
+    out.append("")
+    out.append("The mthp section on the guest of the instruction counter "
+               "(1 ns an instruction): *MiB/Ginstr*: MiB swept per 10^9 "
+               "instructions of the whole guest; *kinstr per page "
+               "swapped*: the guest's instructions over usemem's run "
+               "divided by the pages swapped out and in (pswpout + "
+               "pswpin), and *vs zram* how many times fewer; p99 of a "
+               "swap-in's first access in thousands of instructions.")
     return out
 
 
@@ -1237,6 +1299,8 @@ def report(res, made, resdir):
         sec("fio counted in instructions", t_icount(res))
     if res["icount_workload"]:
         sec("Swap workload counted in instructions", t_icount_workload(res))
+    if res["icount_mthp"]:
+        sec("Large folios counted in instructions", t_icount_mthp(res))
     if res["usemem_series"]:
         sec("The swap-table series' usemem, counted in instructions",
             t_usemem_series(res))

@@ -25,9 +25,10 @@
 # The section "scale" (fio with 1, 2 and 4 jobs) runs in a guest of its
 # own with 4 vCPUs, booted after the main one; "icount" (the fio rows and
 # the swap workload, ghostswap and zram, counted in instructions) and
-# "icount_profile" (where the workload's instructions go) and
-# "usemem_series" (the swap-table series' own workload) in one on QEMU's
-# instruction counter, where there is no KVM.
+# "icount_profile" (where the workload's instructions go),
+# "icount_mthp" (the mthp section counted in instructions; on demand
+# only) and "usemem_series" (the swap-table series' own workload) in one
+# on QEMU's instruction counter, where there is no KVM.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -60,7 +61,7 @@ main=() scale=0 icount=()
 for s in ${*:-scale icount icount_profile usemem_series}; do
 	case $s in
 	scale) scale=1 ;;
-	icount | icount_profile | usemem_series) icount+=("$s") ;;
+	icount | icount_profile | icount_mthp | usemem_series) icount+=("$s") ;;
 	*) main+=("$s") ;;
 	esac
 done
@@ -109,6 +110,7 @@ elif [ ${#icount[@]} != 0 ]; then
 		GS_GUEST_TIMEOUT=5400 "$GS_TOP/testbed/guest.sh" "$out/guest-icount" \
 		"BENCH_QUICK=${BENCH_QUICK:-0} BENCH_REPS=${BENCH_REPS:-2}" \
 		"USEMEM_RUNS=${USEMEM_RUNS:-}" \
+		"MTHP_ALGS='${MTHP_ALGS:-}' MTHP_MIXES='${MTHP_MIXES:-}'" \
 		"bash /opt/gs-src/bench/guest/bench.sh ${icount[*]}" || true
 	gs_log "icount guest: $(($(date +%s) - t0)) s"
 	[ -f "$out/guest-icount/done" ] ||

@@ -293,6 +293,7 @@ static void gs_unit_part_cache(struct kunit *test)
 	void *run = gs_ku_run_buf(test), *got = gs_kunit_page(test);
 	struct gs_stats *st = &s->stats;
 	unsigned int k;
+	int ret;
 
 	gs_ku_fill_run(run, 0, GS_KU_PAGES, 7);
 	KUNIT_ASSERT_EQ(test, gs_store_write_unit_nowait(s, 0, run,
@@ -307,41 +308,47 @@ static void gs_unit_part_cache(struct kunit *test)
 			GS_KU_PAGES);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&st->unit_part_cached),
 			GS_KU_PAGES - 1);
-	/* The same slots, new data, as a unit: decompressed again. */
+	/*
+	 * The same slots, new data, as a unit; then a run with a zero page,
+	 * gathered in the unit buffer: each time, the next page read alone
+	 * out of the first run is decompressed again.
+	 */
 	gs_ku_fill_run(run, 0, GS_KU_PAGES, 8);
-	KUNIT_ASSERT_EQ(test, gs_store_write_unit_nowait(s, 0, run,
-							 GS_KU_PAGES,
-							 GFP_KERNEL), 0);
-	KUNIT_EXPECT_EQ(test, gs_store_read(s, 3, got), 0);
-	KUNIT_EXPECT_MEMEQ(test, got, run + 3 * PAGE_SIZE, PAGE_SIZE);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&st->unit_part_cached),
-			GS_KU_PAGES - 1);
-	/* A run with a zero page is gathered in the unit buffer. */
-	memset(run + 5 * PAGE_SIZE, 0, PAGE_SIZE);
-	KUNIT_ASSERT_EQ(test, gs_store_write_unit_nowait(s, GS_KU_PAGES, run,
-							 GS_KU_PAGES,
-							 GFP_KERNEL), 0);
-	KUNIT_EXPECT_EQ(test, gs_store_read(s, 4, got), 0);
-	KUNIT_EXPECT_MEMEQ(test, got, run + 4 * PAGE_SIZE, PAGE_SIZE);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&st->unit_part_cached),
-			GS_KU_PAGES - 1);
+	for (k = 0; k < 2; k++) {
+		if (k)
+			memset(run + 5 * PAGE_SIZE, 0, PAGE_SIZE);
+		ret = gs_store_write_unit_nowait(s, k * GS_KU_PAGES, run,
+						 GS_KU_PAGES, GFP_KERNEL);
+		KUNIT_ASSERT_EQ(test, ret, 0);
+		KUNIT_EXPECT_EQ(test, gs_store_read(s, 3 + k, got), 0);
+		KUNIT_EXPECT_MEMEQ(test, got, run + (3 + k) * PAGE_SIZE,
+				   PAGE_SIZE);
+		KUNIT_EXPECT_EQ(test, atomic_long_read(&st->unit_part_cached),
+				GS_KU_PAGES - 1);
+	}
 	migrate_enable();
 	gs_ku_expect_counts(test, s);
 	gs_store_free_range(s, 0, GS_CLUSTER_SLOTS);
 	gs_ku_expect_empty(test, s);
 }
 
-/* The split's window: free slot 9, overwrite slot 10. */
-static void gs_ku_split_window(struct gs_store *s, u64 first)
+/* Free slot @f; write version 9 of slot @w to it. */
+static void gs_ku_free_and_write(struct gs_store *s, u64 f, u64 w)
 {
 	void *page = kmalloc(PAGE_SIZE, GFP_KERNEL);
 
-	gs_store_free(s, first + 9);
+	gs_store_free(s, f);
 	if (page) {
-		gs_kunit_fill_version(page, (first + 10) * 1000 + 9, false);
-		WARN_ON(gs_store_write(s, first + 10, page, GFP_KERNEL));
+		gs_kunit_fill_version(page, w * 1000 + 9, false);
+		WARN_ON(gs_store_write(s, w, page, GFP_KERNEL));
 		kfree(page);
 	}
+}
+
+/* The split's window: free slot 9, overwrite slot 10. */
+static void gs_ku_split_window(struct gs_store *s, u64 first)
+{
+	gs_ku_free_and_write(s, first + 9, first + 10);
 }
 
 /*
@@ -478,14 +485,7 @@ static void gs_ku_secondary(struct kunit *test, struct gs_store *s)
 /* The recompression's window: free slot 2, overwrite slot 3 of the run. */
 static void gs_ku_recomp_window(struct gs_store *s, u64 first)
 {
-	void *page = kmalloc(PAGE_SIZE, GFP_KERNEL);
-
-	gs_store_free(s, first + 2);
-	if (page) {
-		gs_kunit_fill_version(page, (first + 3) * 1000 + 9, false);
-		WARN_ON(gs_store_write(s, first + 3, page, GFP_KERNEL));
-		kfree(page);
-	}
+	gs_ku_free_and_write(s, first + 2, first + 3);
 }
 
 /*

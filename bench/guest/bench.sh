@@ -433,6 +433,7 @@ vd_io() {
 workload_one() {
 	local drv=$1 name=$2 mix=$3 lim=$4 oc=$5 alg=${6:-lz4} sec=${7:-workload}
 	local cg=/sys/fs/cgroup/gsbench sampler res rc o=0 p=0 m=0 wb0=0 wb1=0 sw0 sw1
+	local si0 si1
 	local dsampler dpeak=0 dafter cpu0 cpu1 io0 io1 in0 in1
 	local t64=/sys/kernel/mm/transparent_hugepage/hugepages-64kB/stats
 	swap_only $drv $alg || {
@@ -441,6 +442,7 @@ workload_one() {
 	}
 	[[ $drv = zswap* ]] && wb0=$(cat $ZDBG/written_back_pages)
 	sw0=$(awk '$1 == "pswpout" { print $2 }' /proc/vmstat)
+	si0=$(awk '$1 == "pswpin" { print $2 }' /proc/vmstat)
 	cpu0=$(cpu_ticks) io0=$(vd_io)
 	in0=$(cat $t64/swpin 2>/dev/null || echo 0)
 	mkdir -p $cg
@@ -462,6 +464,7 @@ workload_one() {
 	cpu1=$(cpu_ticks) io1=$(vd_io)
 	in1=$(cat $t64/swpin 2>/dev/null || echo 0)
 	sw1=$(awk '$1 == "pswpout" { print $2 }' /proc/vmstat)
+	si1=$(awk '$1 == "pswpin" { print $2 }' /proc/vmstat)
 	[[ $drv = zswap* ]] && wb1=$(cat $ZDBG/written_back_pages)
 	[ -s /tmp/peak ] && read -r o p m </tmp/peak
 	[ -s /tmp/diskpeak ] && read -r dpeak </tmp/diskpeak
@@ -474,7 +477,8 @@ workload_one() {
 	jl section=$sec driver=$drv variant=${VARIANT:-$drv} mix=$name \
 		overcommit=$oc limit_mib=$lim \
 		rep=${REP:-1} alg=$alg rc=$rc peak_orig=$o peak_pool=$p peak_meta=$m \
-		pswpout=$((sw1 - sw0)) zswap_written_back=$((wb1 - wb0)) \
+		pswpout=$((sw1 - sw0)) pswpin=$((si1 - si0)) \
+		zswap_written_back=$((wb1 - wb0)) \
 		swpin_64k=$((in1 - in0)) \
 		disk_peak_kib=$dpeak disk_after_kib=$dafter \
 		cpu_ticks="$(json_delta "user system idle iowait irq softirq" "$cpu0" "$cpu1")" \
@@ -667,8 +671,9 @@ b_zswap() {
 # swapped in whole. MTHP_ALGS, MTHP_MIXES (NAME:MIX ...): fewer of them.
 # Before any section that sets zswap up: after that, the kernel swaps
 # large folios in a page at a time for the rest of the boot (zswap_off).
+# Its rows go to section $1 (default mthp).
 b_mthp() {
-	local t=/sys/kernel/mm/transparent_hugepage lim=64 oc=2
+	local sec=${1:-mthp} t=/sys/kernel/mm/transparent_hugepage lim=64 oc=2
 	local alg name mix rep drv sz
 	PASSES=2
 	[ "$QUICK" = 1 ] && lim=32 PASSES=1
@@ -678,13 +683,13 @@ b_mthp() {
 			mix=${name#*:} name=${name%%:*}
 			for ((rep = 1; rep <= REPS; rep++)); do
 				for drv in $(drivers_order $rep zram ghostswap ghostswap-units); do
-					log "mthp $drv $name $alg #$rep"
+					log "$sec $drv $name $alg #$rep"
 					if [ $drv = ghostswap-units ]; then
 						# shellcheck disable=SC2016 # for swap_only's eval
 						REP=$rep VARIANT=$drv GS_SETUP='sysfs_write $SYS/multi_page 16' \
-							workload_one ghostswap $name $mix $lim $oc $alg mthp
+							workload_one ghostswap $name $mix $lim $oc $alg $sec
 					else
-						REP=$rep workload_one $drv $name $mix $lim $oc $alg mthp
+						REP=$rep workload_one $drv $name $mix $lim $oc $alg $sec
 					fi
 				done
 			done
@@ -875,6 +880,14 @@ b_icount() {
 		FIO_CPUS=1 fio_rows icount 2 256M 1
 	fi || return 1
 	workload_rows icount_workload ghostswap zram
+}
+
+# The mthp section on the guest of the instruction counter: MiB/s are
+# MiB per 10^9 instructions of the whole guest, latencies thousands of
+# instructions; with pswpout and pswpin, the instructions per page
+# swapped. MTHP_ALGS and MTHP_MIXES as there.
+b_icount_mthp() {
+	b_mthp icount_mthp
 }
 
 # -------------------------------------------------- zswap in front, profiled
