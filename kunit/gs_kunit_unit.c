@@ -154,6 +154,7 @@ static void gs_unit_kinds(struct kunit *test)
 	struct gs_store *s = gs_ku_store(test, "lz4", GS_CLUSTER_SLOTS);
 	void *run = gs_ku_run_buf(test), *got = gs_ku_run_buf(test);
 	unsigned int k;
+	long comps;
 
 	gs_ku_fill_run(run, 0, GS_KU_PAGES, 2);
 	memset(run + 3 * PAGE_SIZE, 0, PAGE_SIZE);
@@ -181,13 +182,27 @@ static void gs_unit_kinds(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, gs_store_write_unit_nowait(s, 32, run,
 							 GS_KU_PAGES,
 							 GFP_KERNEL), -E2BIG);
-	/* Random pages: refused, counted. */
+	/*
+	 * Random pages: refused, counted; not even compressed where the
+	 * heuristic is on (the default), compressed and found not to
+	 * shrink where it is off.
+	 */
 	for (k = 0; k < GS_KU_PAGES; k++)
 		get_random_bytes(run + k * PAGE_SIZE, PAGE_SIZE);
+	comps = gs_stat_read(&s->stats, GS_STAT_COMPRESSIONS);
 	KUNIT_EXPECT_EQ(test, gs_store_write_unit_nowait(s, 32, run,
 							 GS_KU_PAGES,
 							 GFP_KERNEL), -E2BIG);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.units_refused), 1);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_COMPRESSIONS),
+			comps);
+	s->incomp_check = false;
+	KUNIT_EXPECT_EQ(test, gs_store_write_unit_nowait(s, 32, run,
+							 GS_KU_PAGES,
+							 GFP_KERNEL), -E2BIG);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_COMPRESSIONS),
+			comps + 1);
+	s->incomp_check = true;
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.units_refused), 2);
 	gs_ku_fill_run(run, 64, GS_KU_PAGES, 3);
 	/* Misaligned, too short, too long, past the end. */
 	KUNIT_EXPECT_EQ(test, gs_store_write_unit_nowait(s, 68, run, 8,

@@ -1142,6 +1142,21 @@ int gs_store_write_unit_nowait(struct gs_store *s, u64 first, const void *src,
 	/* Nothing to compress together. */
 	if (hweight16(held) < 2)
 		return -E2BIG;
+	/*
+	 * Every page the heuristic would store as it is: so would the unit
+	 * be, so it is not compressed (the first page that may compress
+	 * ends the look).
+	 */
+	if (READ_ONCE(s->incomp_check)) {
+		for (k = 0; k < pages; k++)
+			if (held & BIT(k) &&
+			    !gs_page_looks_incompressible(src + k * PAGE_SIZE))
+				break;
+		if (k == pages) {
+			atomic_long_inc(&s->stats.units_refused);
+			return -E2BIG;
+		}
+	}
 	st = gs_stream_get(s->comp);
 	if (held != GENMASK(pages - 1, 0)) {
 		st->ubuf_seq = 0;
