@@ -1714,8 +1714,7 @@ int gs_core_set_algorithm(struct gs_store *s, const char *alg)
 
 int gs_core_set_unit(struct gs_store *s, unsigned int pages)
 {
-	if (pages && (pages < GS_UNIT_MIN_PAGES ||
-		      pages > GS_UNIT_MAX_PAGES || !is_power_of_2(pages)))
+	if (!gs_unit_pages_valid(pages))
 		return -EINVAL;
 	if (gs_stat_read(&s->stats, GS_STAT_SLOTS_USED))
 		return -EBUSY;

@@ -20,6 +20,7 @@
 #define _GS_STORE_H
 
 #include <linux/atomic.h>
+#include <linux/log2.h>
 #include <linux/mempool.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
@@ -316,6 +317,13 @@ int gs_store_read_nowait(struct gs_store *s, u64 slot, void *dst);
 #define GS_UNIT_MAX_PAGES	16
 /* Smaller runs are stored page by page. */
 #define GS_UNIT_MIN_PAGES	4
+
+/* A unit size one may set: 0 (none), or a power of two in between. */
+static inline bool gs_unit_pages_valid(unsigned int pages)
+{
+	return !pages || (pages >= GS_UNIT_MIN_PAGES &&
+			  pages <= GS_UNIT_MAX_PAGES && is_power_of_2(pages));
+}
 
 /*
  * Units (gs_unit.h): the aligned run of @pages slots from @first, 4 to

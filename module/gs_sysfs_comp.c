@@ -335,8 +335,7 @@ static ssize_t multi_page_store(struct device *dev,
 	ret = kstrtouint(buf, 10, &pages);
 	if (ret)
 		return ret;
-	if (pages && (pages < GS_UNIT_MIN_PAGES ||
-		      pages > GS_UNIT_MAX_PAGES || !is_power_of_2(pages))) {
+	if (!gs_unit_pages_valid(pages)) {
 		pr_info_ratelimited("multi_page: %u pages, valid: 0 (off), %u, %u or %u\n",
 				    pages, GS_UNIT_MIN_PAGES,
 				    GS_UNIT_MIN_PAGES * 2, GS_UNIT_MAX_PAGES);
