@@ -825,25 +825,65 @@ static void gs_unit_concurrent(struct kunit *test)
 }
 
 /*
- * Units are never written back: a store with units takes no backing
- * device, a store with one takes no units; both say so and change
- * nothing.
+ * Units beside a backing device: either may be set first. Writeback of
+ * every page splits the units and writes their pages back one by one
+ * (huge and incompressible modes never take a unit); the cold sweep
+ * takes a unit's pages once they were passed over once; all read back.
  */
-static void gs_unit_no_backing(struct kunit *test)
+static void gs_unit_writeback(struct kunit *test)
 {
 	struct gs_store *s = gs_ku_store(test, "lz4", GS_CLUSTER_SLOTS);
-	struct gs_kbk *k;
+	void *run = gs_ku_run_buf(test), *got = gs_kunit_page(test);
+	struct gs_stats *st;
+	unsigned int r, k;
+	struct gs_kbk *kb;
+	u64 done;
 
 	KUNIT_EXPECT_EQ(test, gs_store_set_backing(s, gs_kbk_create(test, 64,
-								    &k)),
-			-EOPNOTSUPP);
-	KUNIT_EXPECT_NULL(test, s->bk);
-	KUNIT_EXPECT_EQ(test, gs_store_unit(s), GS_KU_PAGES);
-
-	s = gs_kunit_wb_store(test, "lz4", GS_CLUSTER_SLOTS, 64, &k);
-	KUNIT_EXPECT_EQ(test, gs_store_set_unit(s, GS_KU_PAGES), -EOPNOTSUPP);
-	KUNIT_EXPECT_EQ(test, gs_store_unit(s), 0U);
-	KUNIT_EXPECT_EQ(test, gs_store_set_unit(s, 0), 0);
+								    &kb)), 0);
+	s = gs_kunit_wb_store(test, "lz4", GS_CLUSTER_SLOTS, 64, &kb);
+	KUNIT_ASSERT_EQ(test, gs_store_set_unit(s, GS_KU_PAGES), 0);
+	st = &s->stats;
+	for (r = 0; r < 3; r++) {
+		gs_ku_fill_run(run, r * GS_KU_PAGES, GS_KU_PAGES, 4);
+		KUNIT_ASSERT_EQ(test, gs_store_write_unit_nowait(s,
+				r * GS_KU_PAGES, run, GS_KU_PAGES,
+				GFP_KERNEL), 0);
+	}
+	KUNIT_EXPECT_EQ(test, gs_store_writeback(s, GS_WB_HUGE, U64_MAX,
+						 &done), 0);
+	KUNIT_EXPECT_EQ(test, gs_store_writeback(s, GS_WB_INCOMP, U64_MAX,
+						 &done), 0);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(st, GS_STAT_UNITS), 3);
+	/* Every page of the first two runs. */
+	KUNIT_EXPECT_EQ(test, gs_store_writeback_range(s, GS_WB_ALL, 0,
+						       2 * GS_KU_PAGES,
+						       U64_MAX, &done), 0);
+	KUNIT_EXPECT_EQ(test, done, 2ULL * GS_KU_PAGES);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(st, GS_STAT_UNITS), 1);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&st->unit_splits), 2);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(st, GS_STAT_WB_PAGES),
+			2 * GS_KU_PAGES);
+	/* The cold sweep: the third run's pages on its second pass. */
+	KUNIT_EXPECT_EQ(test, gs_store_writeback(s, GS_WB_COLD, U64_MAX,
+						 &done), 0);
+	KUNIT_EXPECT_EQ(test, done, (u64)GS_KU_PAGES);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(st, GS_STAT_UNITS), 0);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(st, GS_STAT_WB_PAGES),
+			3 * GS_KU_PAGES);
+	for (r = 0; r < 3; r++) {
+		gs_ku_fill_run(run, r * GS_KU_PAGES, GS_KU_PAGES, 4);
+		for (k = 0; k < GS_KU_PAGES; k++) {
+			KUNIT_EXPECT_EQ(test, gs_store_read(s,
+					r * GS_KU_PAGES + k, got), 0);
+			KUNIT_EXPECT_MEMEQ(test, got, run + k * PAGE_SIZE,
+					   PAGE_SIZE);
+		}
+	}
+	gs_ku_expect_counts(test, s);
+	gs_store_free_range(s, 0, GS_CLUSTER_SLOTS);
+	KUNIT_EXPECT_EQ(test, gs_backing_used(s->bk), 0ULL);
+	gs_ku_expect_empty(test, s);
 }
 
 static struct kunit_case gs_unit_cases[] = {
@@ -855,7 +895,7 @@ static struct kunit_case gs_unit_cases[] = {
 	KUNIT_CASE(gs_unit_no_memory),
 	KUNIT_CASE(gs_unit_recompress),
 	KUNIT_CASE(gs_unit_memory),
-	KUNIT_CASE(gs_unit_no_backing),
+	KUNIT_CASE(gs_unit_writeback),
 	KUNIT_CASE_SLOW(gs_unit_concurrent),
 	{}
 };

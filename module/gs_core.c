@@ -596,12 +596,13 @@ static bool gs_direct_wanted(struct gs_store *s, enum gs_direct direct,
 /*
  * Compress @src (unless the heuristic says it is no use) and put it into
  * the pool: gs_page_pack() but SAME. Each page is compressed at most once
- * here: a pool over its limit is found before, not after. With stream
+ * here: a pool over its limit is found before, not after (unless
+ * @limit is false: for a unit's pages, split out of it). With stream
  * @held, which the caller holds, or one of its own (@held NULL).
  */
 static int gs_pool_pack(struct gs_store *s, struct gs_stream *held,
 			const void *src, gfp_t gfp, enum gs_direct direct,
-			struct gs_packed *p)
+			bool limit, struct gs_packed *p)
 {
 	enum gs_kind kind = GS_KIND_COMPRESSED;
 	unsigned long handle, value, pages, flags = 0;
@@ -609,7 +610,7 @@ static int gs_pool_pack(struct gs_store *s, struct gs_stream *held,
 	unsigned int len = 0;
 	const void *data;
 
-	if (gs_pool_over(s, zs_get_total_pages(s->pool)))
+	if (limit && gs_pool_over(s, zs_get_total_pages(s->pool)))
 		return s->bk ? -EAGAIN : -ENOMEM;
 	if (direct >= GS_DIRECT_ALL) {
 		/* Not compressed at all: past the pool, or into it as is. */
@@ -642,7 +643,7 @@ static int gs_pool_pack(struct gs_store *s, struct gs_stream *held,
 			   __GFP_MOVABLE, page_to_nid(virt_to_page(src)));
 	if (IS_ERR_VALUE(handle))
 		goto out_full;
-	if (gs_pool_grew(s, &pages)) {
+	if (gs_pool_grew(s, &pages) && limit) {
 		zs_free(s->pool, handle);
 		goto out_full;
 	}
@@ -676,7 +677,7 @@ int gs_page_pack(struct gs_store *s, const void *src, gfp_t gfp,
 	unsigned long word;
 
 	if (!gs_page_same_filled(src, &word))
-		return gs_pool_pack(s, NULL, src, gfp, direct, p);
+		return gs_pool_pack(s, NULL, src, gfp, direct, true, p);
 	p->entry = gs_same_entry(word, &p->aux_hi);
 	p->pool_pages = 0;
 	return 0;
@@ -984,6 +985,9 @@ again:
 		ret = -EAGAIN;
 		break;
 	case GS_KIND_UNIT:
+		/* Read: the cold clock starts again (writeback splits it). */
+		if (e & GS_FLAG_COLD)
+			atomic_long_andnot(GS_FLAG_COLD, &cl->table[i]);
 		u = gs_unit_read_begin(cl, gs_entry_unit(e));
 		break;
 	default:
@@ -1092,8 +1096,13 @@ int gs_store_read_unit_nowait(struct gs_store *s, u64 first, void *dst,
 	}
 	gs_unit_read_begin(cl, u);
 	now = gs_age_now();
-	for (k = 0; k < pages; k++)
+	for (k = 0; k < pages; k++) {
 		gs_age_touch(cl, i0 + k, now);
+		/* Read: the cold clock starts again (not a SAME entry's bits). */
+		if (u->held & BIT(k) &&
+		    atomic_long_read(&cl->table[i0 + k]) & GS_FLAG_COLD)
+			atomic_long_andnot(GS_FLAG_COLD, &cl->table[i0 + k]);
+	}
 	gs_cluster_unlock(cl);
 
 	gs_read_window(s, first);
@@ -1202,11 +1211,13 @@ int gs_store_write_unit_nowait(struct gs_store *s, u64 first, const void *src,
 }
 
 /*
- * Store the live pages of unit @u (of @cl, locked, which the caller
- * unlocks) one by one, each in place of its UNIT entry where that is
- * still there: what gs_unit_let_go() marked it for. @first: its run's
- * first slot. A page that cannot be stored (no memory, the pool over
- * its limit) stays in the unit. Returns the pages moved. May sleep.
+ * Store the live pages of unit @u (of @cl, locked, which this unlocks)
+ * one by one, each in place of its UNIT entry where that is still there:
+ * what gs_unit_let_go() marked it for, or writeback wants. @first: its
+ * run's first slot. The pool's limit does not stop it: once the unit
+ * goes, its pages take less than it did (fewer than half of them are
+ * left), or writeback takes them. A page that cannot be stored (no
+ * memory) stays in the unit. Returns the pages moved. May sleep.
  */
 static unsigned int gs_unit_split(struct gs_store *s, struct gs_cluster *cl,
 				  unsigned long ci, struct gs_unit *u,
@@ -1228,7 +1239,7 @@ static unsigned int gs_unit_split(struct gs_store *s, struct gs_cluster *cl,
 		if (!(live & BIT(k)))
 			continue;
 		if (gs_pool_pack(s, st, st->ubuf + PAGE_SIZE * gs_unit_index(u, k),
-				 GFP_NOIO, GS_DIRECT_NONE, &p[k]))
+				 GFP_NOIO, GS_DIRECT_NONE, false, &p[k]))
 			break;
 		packed |= BIT(k);
 	}
@@ -1288,6 +1299,26 @@ static void gs_cluster_units_split(struct gs_store *s, unsigned long ci)
 		gs_unit_split(s, cl, ci, u, base + first);
 		cond_resched();
 	}
+}
+
+int gs_unit_split_at(struct gs_store *s, u64 slot)
+{
+	unsigned long ci = slot >> GS_CLUSTER_SHIFT, e;
+	struct gs_cluster *cl;
+	struct gs_unit *u;
+
+	cl = gs_cluster_find(s, ci);
+	if (!cl)
+		return -EAGAIN;
+	e = atomic_long_read(&cl->table[slot & (GS_CLUSTER_SLOTS - 1)]);
+	u = gs_entry_kind(e) == GS_KIND_UNIT ? gs_entry_unit(e) : NULL;
+	if (!u || u->split == GS_UNIT_SPLIT_DONE) {
+		gs_cluster_unlock(cl);
+		return -EAGAIN;
+	}
+	u->split = GS_UNIT_SPLIT_DONE;
+	/* Unlocks the cluster. */
+	return gs_unit_split(s, cl, ci, u, slot & ~(u64)(u->pages - 1));
 }
 
 static void gs_unit_split_work(struct work_struct *work)
@@ -1718,11 +1749,6 @@ int gs_core_set_unit(struct gs_store *s, unsigned int pages)
 		return -EINVAL;
 	if (gs_stat_read(&s->stats, GS_STAT_SLOTS_USED))
 		return -EBUSY;
-	/* Units are never written back: see gs_store_set_backing(). */
-	if (pages && s->bk) {
-		pr_err("multi_page: not with a backing device (units are not written back)\n");
-		return -EOPNOTSUPP;
-	}
 	return gs_comp_set_unit(s->comp, pages * PAGE_SIZE);
 }
 

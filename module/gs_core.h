@@ -272,6 +272,13 @@ int gs_unit_repack(struct gs_store *s, struct gs_stream *st,
 /* Free @u: never installed, or neither referred to nor read. Atomic-safe. */
 void gs_unit_free(struct gs_store *s, struct gs_unit *u);
 /*
+ * Split the unit @slot's entry refers to now, its live pages stored one
+ * by one (writeback wants them), unless it is split or being split.
+ * Returns the pages moved, -EAGAIN if @slot holds no unit to split.
+ * May sleep.
+ */
+int gs_unit_split_at(struct gs_store *s, u64 slot);
+/*
  * Stop splitting units and wait for a split under way: before the store's
  * last frees, which would otherwise start more.
  */

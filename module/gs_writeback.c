@@ -256,8 +256,13 @@ static bool gs_wb_wanted(unsigned long e, u8 age, enum gs_wb_mode mode,
 {
 	enum gs_kind kind = gs_entry_kind(e);
 
-	if ((kind != GS_KIND_COMPRESSED && kind != GS_KIND_RAW) ||
-	    e & GS_FLAG_WB)
+	/* A unit is never huge nor incompressible (it would not be one). */
+	if (kind == GS_KIND_UNIT &&
+	    (mode == GS_WB_HUGE || mode == GS_WB_HUGE_IDLE ||
+	     mode == GS_WB_INCOMP))
+		return false;
+	if ((kind != GS_KIND_COMPRESSED && kind != GS_KIND_RAW &&
+	     kind != GS_KIND_UNIT) || e & GS_FLAG_WB)
 		return false;
 	switch (mode) {
 	case GS_WB_COLD:
@@ -288,7 +293,11 @@ static bool gs_wb_wanted(unsigned long e, u8 age, enum gs_wb_mode mode,
 
 /*
  * Collect up to @max candidates into @batch at slots from *@pos up to
- * @lim (exclusive), advancing *@pos past what was looked at.
+ * @lim (exclusive), advancing *@pos past what was looked at. A page of a
+ * unit that is wanted has its unit split first (gs_unit_split_at(), with
+ * the cluster lock dropped): its live pages, stored one by one, are then
+ * candidates like any other. The slot is looked at again, and passed over
+ * if its unit could not be split.
  */
 static unsigned int gs_wb_collect(struct gs_store *s,
 				  struct gs_wb_batch *batch,
@@ -297,8 +306,8 @@ static unsigned int gs_wb_collect(struct gs_store *s,
 {
 	unsigned int n = 0, i, end, len, copied;
 	struct gs_cluster *cl;
+	bool mark, unit;
 	unsigned long e;
-	bool mark;
 	u64 base;
 
 	while (n < max && *pos < lim) {
@@ -312,6 +321,7 @@ static unsigned int gs_wb_collect(struct gs_store *s,
 		}
 		if (lim - base < end)
 			end = lim - base;
+		unit = false;
 		for (copied = 0; i < end && n < max && copied < GS_HOLD_COPY;
 		     i++) {
 			struct gs_wb_candidate *cand = &batch->candidates[n];
@@ -324,6 +334,10 @@ static unsigned int gs_wb_collect(struct gs_store *s,
 					atomic_long_or(GS_FLAG_COLD,
 						       &cl->table[i]);
 				continue;
+			}
+			if (gs_entry_kind(e) == GS_KIND_UNIT) {
+				unit = true;
+				break;
 			}
 			cand->aux = gs_entry_kind(e) == GS_KIND_RAW ? 0 :
 				    gs_slot_aux(cl, i, e);
@@ -340,6 +354,8 @@ static unsigned int gs_wb_collect(struct gs_store *s,
 		}
 		*pos = base + i;
 		gs_cluster_unlock(cl);
+		if (unit && gs_unit_split_at(s, *pos) <= 0)
+			(*pos)++;
 		cond_resched();
 	}
 	return n;
@@ -1751,12 +1767,6 @@ int gs_store_set_backing(struct gs_store *s, struct gs_backing *bk)
 
 	if (s->bk || gs_stat_read(&s->stats, GS_STAT_SLOTS_USED))
 		goto out_bk;
-	/* Units are never written back: no backing device beside them. */
-	ret = -EOPNOTSUPP;
-	if (gs_store_unit(s)) {
-		pr_err("backing_dev: not with multi_page on (units are not written back); set multi_page to 0 first\n");
-		goto out_bk;
-	}
 	/* The reverse map holds ghost slots up to GS_BK_MAX_OWNER. */
 	ret = -EFBIG;
 	if (s->nr_slots > GS_BK_MAX_OWNER + 1)
