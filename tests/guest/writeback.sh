@@ -433,6 +433,39 @@ t_wb_workload() {
 	sysw $SYS/reset 1 ok
 }
 
+# Units beside a backing device: the verified workload with 16 and 64
+# KiB mTHP on, multi_page=16 and a pool limit that sends most pages to
+# the backing device. Writeback splits the units it wants and writes
+# their pages back one by one; every page checked by the workload, the
+# table by the debug check, nothing left after swapoff.
+t_wb_units() {
+	local t=/sys/kernel/mm/transparent_hugepage sz rc
+	attach_backing "$(vdisk gsback)"
+	sysw $SYS/multi_page 16 ok
+	sysw $SYS/mem_limit "$(wl 12)M" ok
+	sysw $SYS/disksize 1T ok
+	mkswap $DEV >/dev/null && swapon $DEV || fail swapon
+	for sz in 16 64; do echo always >$t/hugepages-${sz}kB/enabled; done
+	run_cg gs-wb-units "$(wl_limit 40)" gsverify "$(wl 120)" 2 19 tr
+	rc=$?
+	for sz in 16 64; do echo never >$t/hugepages-${sz}kB/enabled; done
+	echo "mm_stat: $(cat $SYS/mm_stat)"
+	echo "bd_stat: $(cat $SYS/bd_stat)"
+	echo "comp_stat: $(cat $SYS/comp_stat)"
+	[ $rc = 0 ] || fail "gsverify with units and a backing device"
+	[ "$(compstat units_stored)" -gt 0 ] || fail "no unit stored"
+	[ "$(compstat unit_splits)" -gt 0 ] || fail "no unit split"
+	[ "$(bdstat writes)" -gt 0 ] || fail "nothing written back"
+	[ "$(iostat failed_writes)" = 0 ] || fail "failed writes: $(iostat failed_writes)"
+	[ "$(bdstat werr)" = 0 ] && [ "$(bdstat rerr)" = 0 ] || fail "backing I/O errors"
+	gs_check
+	swapoff $DEV || fail swapoff
+	[ "$(compstat units)" = 0 ] || fail "units left after swapoff: $(compstat units)"
+	[ "$(bdstat count)" -le 1 ] && [ "$(cstat slots)" = 1 ] ||
+		fail "left after swapoff: $(bdstat count) backing slots, $(cstat slots) slots"
+	sysw $SYS/reset 1 ok
+}
+
 # zswap_gsverify DATA_MIB SEED: zswap on, a verified workload of
 # DATA_MIB in a 32 MiB cgroup whose zswap pool is capped at 8 MiB (so
 # that pages reach the swap device), zswap off again. Returns gsverify's
