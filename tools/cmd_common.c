@@ -84,7 +84,7 @@ void usage(FILE *out)
 "                        algorithm_params: 'level=8', 'dict=/etc/zstd.dict'\n"
 "     --multi-page 0|4|8|16\n"
 "                        compress a large folio's pages as one unit, up to\n"
-"                        that many (0: each page alone); no backing device\n"
+"                        that many (0: each page alone)\n"
 " -m, --mem-limit SIZE   pool memory limit (a size or expression); 0: none\n"
 " -B, --backing-dev DEV  backing device for writeback: a block device, a\n"
 "                        file (on a loop device with direct I/O), or none\n"

@@ -207,8 +207,7 @@ static int set_backing(const struct settings *s)
 		ret = write_attr("backing_dev", dev);
 		if (ret == -EBUSY)
 			return write_attr_retrying("backing_dev", dev);
-		/* EOPNOTSUPP with multi_page on: no loop device helps. */
-		if (ret != -EOPNOTSUPP || multi_page_on())
+		if (ret != -EOPNOTSUPP)
 			return ret ? write_failed("backing_dev", dev, ret) : RC_OK;
 		printf("%s: its filesystem cannot map it as it maps a swap file: on a loop device instead\n",
 		       dev);
@@ -227,16 +226,16 @@ static int set_backing(const struct settings *s)
 }
 
 /*
- * multi_page, written while the device holds no data: before disksize.
- * Units and a backing device exclude each other (the module refuses
- * either while the other is set), so 0 goes before the backing device
- * and a number of pages after it, which may have detached one.
+ * multi_page, written while the device holds no data and is not open:
+ * first, before the backing device and disksize. A backing device may sit
+ * beside units: writeback splits a unit and writes its pages back one by
+ * one.
  */
-static int set_multi_page(const struct settings *s, bool after_backing)
+static int set_multi_page(const struct settings *s)
 {
 	char val[16];
 
-	if (!s->has_multi_page || (s->multi_page != 0) != after_backing)
+	if (!s->has_multi_page)
 		return RC_OK;
 	bfmt(val, sizeof(val), "%u", s->multi_page);
 	return write_attr_retrying("multi_page", val);
@@ -346,10 +345,6 @@ int cmd_setup(int argc, char **argv)
 	if (rc || off)
 		return rc;
 	merge_settings(&s, &cli);
-	if (s.has_multi_page && s.multi_page && s.has_backing_dev &&
-	    strcmp(s.backing_dev, "none"))
-		return fail(RC_USAGE, "multi_page %u and a backing device exclude each other: units are not written back in this version (multi_page = 0, or backing_dev = none)",
-			    s.multi_page);
 	rc = zswap_mode(&s);
 	if (rc)
 		return rc;
@@ -386,7 +381,7 @@ int cmd_setup(int argc, char **argv)
 	} else {
 		zswap_warning();
 	}
-	rc = set_multi_page(&s, false);
+	rc = set_multi_page(&s);
 	if (rc)
 		return rc;
 	if (s.has_backing_dev) {
@@ -394,9 +389,6 @@ int cmd_setup(int argc, char **argv)
 		if (rc)
 			return rc;
 	}
-	rc = set_multi_page(&s, true);
-	if (rc)
-		return rc;
 	if (s.has_algorithm) {
 		rc = write_attr_retrying("comp_algorithm", s.algorithm);
 		if (rc)

@@ -180,7 +180,6 @@ void sys_path(char *buf, size_t n, const char *rel);
 bool sys_exists(const char *rel);
 bool attr_exists(const char *attr);
 bool dev_present(void);
-bool multi_page_on(void);
 int read_sys(const char *rel, char *buf, size_t n);
 int read_attr(const char *attr, char *buf, size_t n);
 int write_sys(const char *rel, const char *val);

@@ -101,15 +101,6 @@ int read_attr(const char *attr, char *buf, size_t n)
 	return read_sys(rel, buf, n);
 }
 
-/* Whether large folios go into units (multi_page other than 0). */
-bool multi_page_on(void)
-{
-	char buf[16];
-
-	return !read_attr("multi_page", buf, sizeof(buf)) && buf[0] &&
-	       strcmp(buf, "0");
-}
-
 /* The failures many places report; each returns its exit code. */
 int fail_not_loaded(void)
 {
@@ -252,12 +243,6 @@ int write_failed(const char *attr, const char *val, int err)
 	case -ENOTBLK:
 		return fail(RC_FAIL, "'%s' is neither a block device, a regular file nor a directory", val);
 	case -EOPNOTSUPP:
-		if (!strcmp(attr, "multi_page"))
-			return fail(RC_FAIL, "cannot set multi_page to %s: the device has a backing device, and units are not written back in this version (detach it: --backing-dev none)",
-				    val);
-		if (!strcmp(attr, "backing_dev") && multi_page_on())
-			return fail(RC_FAIL, "cannot set backing device '%s': multi_page is on, and units are not written back in this version (turn it off first: --multi-page 0)",
-				    val);
 		if (!strcmp(attr, "backing_dev"))
 			return fail(RC_FAIL, "'%s': its filesystem cannot map it as it maps a swap file (no block device under it, as NFS or tmpfs, or no swap support); with backing_discard on it goes on a loop device instead",
 				    val);

@@ -509,10 +509,9 @@ expect "setup: bad --writeback-direct" 2 "bad writeback_direct 'sometimes' (want
 ctl setup --writeback-shrinker perhaps
 expect "setup: bad --writeback-shrinker" 2 "bad value 'perhaps' for writeback_shrinker"
 
-# --multi-page: written while the device holds no data, so before
-# disksize; units and a backing device exclude each other (the module
-# refuses either while the other is set): 0 goes before backing_dev, a
-# number after it, and a number with a backing device is refused.
+# --multi-page: written while the device holds no data and is not open,
+# so first: before the backing device and disksize. Units and a backing
+# device coexist (writeback splits a unit), so both are written together.
 mkfake "$F"
 echo 0 >"$S/multi_page"
 ctl setup --multi-page 16 --size 1G -a zstd --no-swapon
@@ -533,31 +532,51 @@ for v in 3 32 -1 abc 2 1 64 "" "16 "; do
 done
 same "setup: bad --multi-page (3, 32, -1, abc, ...): usage error naming 0, 4, 8, 16; nothing written" "$bad" ""
 same "setup: bad --multi-page: multi_page unchanged" "$(cat "$S/multi_page")" 16
-ctl setup --multi-page 8 --backing-dev /dev/vdb
-expect "setup: --multi-page with --backing-dev: usage error" 2 \
-	"multi_page 8 and a backing device exclude each other: units are not written back in this version (multi_page = 0, or backing_dev = none)"
-same "setup: --multi-page with --backing-dev: nothing written" "$tr" ""
-ctl setup --multi-page 4 --backing-dev "$tmp/backing.img" --backing-size 1G
-expect "setup: --multi-page with a backing file: usage error" 2 "exclude each other"
-same "setup: --multi-page with a backing file: nothing written or created" \
-	"$tr$(ls "$tmp/backing.img" 2>/dev/null)" ""
-printf 'backing_dev = /dev/vdb\n' >"$tmp/mp.conf"
-ctl setup -c "$tmp/mp.conf" --multi-page 16
-expect "setup: --multi-page with the configuration's backing_dev: usage error" 2 \
-	"multi_page 16 and a backing device exclude each other"
-same "setup: --multi-page with the configuration's backing_dev: nothing written" "$tr" ""
+mkfake "$F"
+echo 0 >"$S/multi_page"
+ctl setup --multi-page 16 --backing-dev /dev/vdb --size 1G -a zstd --no-swapon
+same "setup --multi-page 16 --backing-dev: both written, multi_page first, then backing_dev, before disksize" "$rc
+$(grep write <<<"$tr")" "0
+write block/ghostswap/multi_page 16
+write block/ghostswap/backing_dev /dev/vdb
+write block/ghostswap/comp_algorithm zstd
+write block/ghostswap/disksize 1073741824"
+same "setup --multi-page 16 --backing-dev: both reach their files" \
+	"$(cat "$S/multi_page" "$S/backing_dev")" "16
+/dev/vdb"
+mkfake "$F"
+echo 0 >"$S/multi_page"
+ctl setup --multi-page 8 --backing-dev "$tmp/backing.img" --backing-size 1G --size 1G --no-swapon
+same "setup --multi-page 8 with a backing file: multi_page, the file mapped, disksize" "$rc
+$(grep -E 'write|mapped|attach' <<<"$tr")" "0
+write block/ghostswap/multi_page 8
+run use $tmp/backing.img as it is, mapped by the module
+write block/ghostswap/backing_dev $tmp/backing.img
+write block/ghostswap/disksize 1073741824"
+mkfake "$F"
+echo 0 >"$S/multi_page"
+echo /dev/vdc >"$S/backing_dev"
+ctl setup --multi-page 4 --backing-dev /dev/vdb --no-swapon
+same "setup --multi-page 4 --backing-dev over another backing device: multi_page, then none, then the new one" "$rc
+$(grep write <<<"$tr")" "0
+write block/ghostswap/multi_page 4
+write block/ghostswap/backing_dev none
+write block/ghostswap/backing_dev /dev/vdb"
 echo /dev/vdc >"$S/backing_dev"
 ctl setup --multi-page 16 --backing-dev none --no-swapon
-same "setup --multi-page 16 --backing-dev none: the backing device detached first" "$rc
+same "setup --multi-page 16 --backing-dev none: multi_page, then the backing device detached" "$rc
 $(grep write <<<"$tr")" "0
-write block/ghostswap/backing_dev none
-write block/ghostswap/multi_page 16"
-echo none >"$S/backing_dev"
-ctl setup --multi-page 0 --backing-dev /dev/vdb --no-swapon
-same "setup --multi-page 0 --backing-dev: units off first, then the backing device" "$rc
+write block/ghostswap/multi_page 16
+write block/ghostswap/backing_dev none"
+mkfake "$F"
+echo 0 >"$S/multi_page"
+printf 'backing_dev = /dev/vdb\n' >"$tmp/mp.conf"
+ctl setup -c "$tmp/mp.conf" --multi-page 16 --size 1G --no-swapon
+same "setup --multi-page with the configuration's backing_dev: both written, multi_page first" "$rc
 $(grep write <<<"$tr")" "0
-write block/ghostswap/multi_page 0
-write block/ghostswap/backing_dev /dev/vdb"
+write block/ghostswap/multi_page 16
+write block/ghostswap/backing_dev /dev/vdb
+write block/ghostswap/disksize 1073741824"
 mkfake "$F"
 echo 0 >"$S/multi_page"
 ctl_fault multi_page=EBUSY setup --multi-page 16 --size 1G
@@ -569,19 +588,30 @@ write block/ghostswap/multi_page 16
 run udevadm settle
 write block/ghostswap/multi_page 16"
 same "setup: EBUSY from multi_page: the file unchanged" "$(cat "$S/multi_page")" 0
+ctl_fault multi_page=EBUSY setup --multi-page 16 --backing-dev /dev/vdb --size 1G
+expect "setup: EBUSY from multi_page with --backing-dev: exit 4" 4 \
+	"cannot set multi_page to 16: the device must hold no data and not be open"
+same "setup: EBUSY from multi_page with --backing-dev: stops before backing_dev" \
+	"$(grep -c backing_dev <<<"$tr") $(cat "$S/backing_dev")" "0 none"
 ctl_fault multi_page=EBUSY:1 setup --multi-page 16 --no-swapon
 expect "setup: EBUSY from multi_page once (udev probing): the retry succeeds" 0
-ctl_fault multi_page=EOPNOTSUPP setup --multi-page 8
-expect "setup: EOPNOTSUPP from multi_page (a backing device attached)" 1 \
-	"cannot set multi_page to 8: the device has a backing device, and units are not written back in this version (detach it: --backing-dev none)"
 ctl_fault multi_page=EINVAL setup --multi-page 4
 expect "setup: EINVAL from multi_page" 1 "multi_page: the module refused '4' (want 0, 4, 8 or 16)"
+ctl_fault multi_page=EOPNOTSUPP setup --multi-page 8
+expect "setup: another error from multi_page: exit 1, the file and the error named" 1 \
+	"cannot write '8' to $F/sys/block/ghostswap/multi_page: Operation not supported"
+mkfake "$F"
 echo 16 >"$S/multi_page"
-ctl_fault backing_dev=EOPNOTSUPP setup --no-swapon --backing-dev "$tmp/backing.img" --backing-size 1G
-expect "setup: EOPNOTSUPP from backing_dev with multi_page on: named, exit 1" 1 \
-	"cannot set backing device '$tmp/backing.img': multi_page is on, and units are not written back in this version (turn it off first: --multi-page 0)"
-same "setup: EOPNOTSUPP from backing_dev with multi_page on: no loop device tried" \
-	"$(grep -c attach <<<"$tr")" 0
+ctl_fault backing_dev=EOPNOTSUPP:1 setup --multi-page 16 --no-swapon --backing-dev "$tmp/backing.img" --backing-size 1G
+same "setup: a file the module cannot map, with multi_page on: on a loop device instead, as without" "$rc
+$(grep -E 'attach|mapped|write' <<<"$tr")
+$(grep -c 'cannot map it as it maps a swap file: on a loop device instead' <<<"$out")" "0
+write block/ghostswap/multi_page 16
+run use $tmp/backing.img as it is, mapped by the module
+write block/ghostswap/backing_dev $tmp/backing.img
+run attach $tmp/backing.img to a loop device (direct I/O, autoclear)
+write block/ghostswap/backing_dev /dev/loop-of-$tmp/backing.img
+1"
 rm "$S/multi_page"
 ctl setup --multi-page 16
 expect "setup --multi-page on a module without multi_page: exit 3" 3 "has no 'multi_page' attribute"
@@ -1017,7 +1047,7 @@ cfgerr "bad multi_page" 2 "bad multi_page '32' (want 0 (off), 4, 8 or 16)" \
 cfgerr "multi_page not a number" 1 "bad multi_page 'on' (want 0 (off), 4, 8 or 16)" \
 	"multi_page = on\n"
 
-# multi_page from the file: before disksize; with backing_dev refused.
+# multi_page from the file: before backing_dev and disksize.
 mkfake "$F"
 echo 0 >"$S/multi_page"
 printf 'size = 2G\nalgorithm = zstd\nmulti_page = 8\n' >"$cfg"
@@ -1033,11 +1063,13 @@ same "config: --multi-page wins over the file's multi_page" "$(grep multi_page <
 ctl config -c "$cfg"
 same "config -c: multi_page shown with its line" "$(grep multi_page <<<"$out")" \
 	"multi_page = 8                  # $cfg:3"
-printf 'multi_page = 16\nbacking_dev = /dev/vdb\n' >"$cfg"
-ctl setup -c "$cfg"
-expect "config: multi_page with backing_dev: refused, nothing written" 2 \
-	"multi_page 16 and a backing device exclude each other"
-same "config: multi_page with backing_dev: nothing written" "$tr" ""
+printf 'size = 1G\nbacking_dev = /dev/vdb\nmulti_page = 16\n' >"$cfg"
+ctl setup --no-swapon -c "$cfg"
+same "config: multi_page with backing_dev: both written, multi_page first, before disksize" "$rc
+$(grep write <<<"$tr")" "0
+write block/ghostswap/multi_page 16
+write block/ghostswap/backing_dev /dev/vdb
+write block/ghostswap/disksize 1073741824"
 ctl setup --config "$tmp/nonexistent.conf"
 expect "config: a missing file: usage error" 2 "cannot read $tmp/nonexistent.conf"
 
