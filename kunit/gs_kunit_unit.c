@@ -837,7 +837,8 @@ static void gs_unit_writeback(struct kunit *test)
 	struct gs_stats *st;
 	unsigned int r, k;
 	struct gs_kbk *kb;
-	u64 done;
+	u64 done, first;
+	int ret;
 
 	KUNIT_EXPECT_EQ(test, gs_store_set_backing(s, gs_kbk_create(test, 64,
 								    &kb)), 0);
@@ -845,10 +846,11 @@ static void gs_unit_writeback(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, gs_store_set_unit(s, GS_KU_PAGES), 0);
 	st = &s->stats;
 	for (r = 0; r < 3; r++) {
-		gs_ku_fill_run(run, r * GS_KU_PAGES, GS_KU_PAGES, 4);
-		KUNIT_ASSERT_EQ(test, gs_store_write_unit_nowait(s,
-				r * GS_KU_PAGES, run, GS_KU_PAGES,
-				GFP_KERNEL), 0);
+		first = r * GS_KU_PAGES;
+		gs_ku_fill_run(run, first, GS_KU_PAGES, 4);
+		ret = gs_store_write_unit_nowait(s, first, run, GS_KU_PAGES,
+						 GFP_KERNEL);
+		KUNIT_ASSERT_EQ(test, ret, 0);
 	}
 	KUNIT_EXPECT_EQ(test, gs_store_writeback(s, GS_WB_HUGE, U64_MAX,
 						 &done), 0);
@@ -872,10 +874,11 @@ static void gs_unit_writeback(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, gs_stat_read(st, GS_STAT_WB_PAGES),
 			3 * GS_KU_PAGES);
 	for (r = 0; r < 3; r++) {
-		gs_ku_fill_run(run, r * GS_KU_PAGES, GS_KU_PAGES, 4);
+		first = r * GS_KU_PAGES;
+		gs_ku_fill_run(run, first, GS_KU_PAGES, 4);
 		for (k = 0; k < GS_KU_PAGES; k++) {
-			KUNIT_EXPECT_EQ(test, gs_store_read(s,
-					r * GS_KU_PAGES + k, got), 0);
+			KUNIT_EXPECT_EQ(test, gs_store_read(s, first + k, got),
+					0);
 			KUNIT_EXPECT_MEMEQ(test, got, run + k * PAGE_SIZE,
 					   PAGE_SIZE);
 		}
