@@ -240,7 +240,13 @@ t_backing_late() {
 	fi
 	truncate -s 64M /tmp/late.img
 	loop=$(losetup -f --show /tmp/late.img) || { late_cleanup; fail losetup; }
+	# udev reads the label on the change event that closing the device
+	# after writing makes, through a watch it sets while it handles the
+	# device's add event: a mkfs done before that is never seen. Wait
+	# for the add to be handled, and ask for the change as well.
+	udevadm settle
 	mkfs.ext4 -q -L GSLATE "$loop" || { late_cleanup; fail mkfs; }
+	udevadm trigger --action=change "$loop"
 	udevadm settle
 	t1=$SECONDS
 	ls -l /dev/disk/by-label/
