@@ -20,6 +20,7 @@
 #include <linux/zsmalloc.h>
 #include "gs_comp.h"
 #include "gs_core.h"
+#include "gs_heuristic.h"
 #include "gs_recomp.h"
 #include "gs_store.h"
 #include "gs_unit.h"
@@ -63,6 +64,23 @@ static void *gs_ku_run_buf(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, p);
 	return p;
+}
+
+/* Runs 0..@n-1 of 16 slots stored as units of text (version @v), via @run. */
+static void gs_ku_store_runs(struct kunit *test, struct gs_store *s,
+			     void *run, unsigned int n, u32 v)
+{
+	unsigned int r;
+	u64 first;
+	int ret;
+
+	for (r = 0; r < n; r++) {
+		first = r * GS_KU_PAGES;
+		gs_ku_fill_run(run, first, GS_KU_PAGES, v);
+		ret = gs_store_write_unit_nowait(s, first, run, GS_KU_PAGES,
+						 GFP_KERNEL);
+		KUNIT_ASSERT_EQ(test, ret, 0);
+	}
 }
 
 /* The store's accounts agree with each other and with its table. */
@@ -153,7 +171,7 @@ static void gs_unit_kinds(struct kunit *test)
 {
 	struct gs_store *s = gs_ku_store(test, "lz4", GS_CLUSTER_SLOTS);
 	void *run = gs_ku_run_buf(test), *got = gs_ku_run_buf(test);
-	unsigned int k;
+	unsigned int k, tries;
 	long comps;
 
 	gs_ku_fill_run(run, 0, GS_KU_PAGES, 2);
@@ -185,10 +203,18 @@ static void gs_unit_kinds(struct kunit *test)
 	/*
 	 * Random pages: refused, counted; not even compressed where the
 	 * heuristic is on (the default), compressed and found not to
-	 * shrink where it is off.
+	 * shrink where it is off. The heuristic samples a page: now and
+	 * then it takes a random one for one that may compress, so each
+	 * page is drawn until it looks incompressible.
 	 */
-	for (k = 0; k < GS_KU_PAGES; k++)
-		get_random_bytes(run + k * PAGE_SIZE, PAGE_SIZE);
+	for (k = 0; k < GS_KU_PAGES; k++) {
+		for (tries = 0; tries < 100; tries++) {
+			get_random_bytes(run + k * PAGE_SIZE, PAGE_SIZE);
+			if (gs_page_looks_incompressible(run + k * PAGE_SIZE))
+				break;
+		}
+		KUNIT_ASSERT_LT(test, tries, 100U);
+	}
 	comps = gs_stat_read(&s->stats, GS_STAT_COMPRESSIONS);
 	KUNIT_EXPECT_EQ(test, gs_store_write_unit_nowait(s, 32, run,
 							 GS_KU_PAGES,
@@ -525,13 +551,7 @@ static void gs_unit_recompress(struct kunit *test)
 	int ret;
 
 	gs_ku_secondary(test, s);
-	for (r = 0; r < 4; r++) {
-		first = r * GS_KU_PAGES;
-		gs_ku_fill_run(run, first, GS_KU_PAGES, 1);
-		ret = gs_store_write_unit_nowait(s, first, run, GS_KU_PAGES,
-						 GFP_KERNEL);
-		KUNIT_ASSERT_EQ(test, ret, 0);
-	}
+	gs_ku_store_runs(test, s, run, 4, 1);
 	/* Three pages of the third run gone. */
 	for (k = 0; k < 3; k++)
 		gs_store_free(s, 2 * GS_KU_PAGES + 5 + k);
@@ -746,12 +766,7 @@ static void gs_unit_concurrent(struct kunit *test)
 	gs_ku_secondary(test, s);
 	c->s = s;
 	init_completion(&c->done);
-	for (i = 0; i < GS_KU_RUNS; i++) {
-		gs_ku_fill_run(run, i * GS_KU_PAGES, GS_KU_PAGES, 0);
-		ret = gs_store_write_unit_nowait(s, i * GS_KU_PAGES, run,
-						 GS_KU_PAGES, GFP_KERNEL);
-		KUNIT_ASSERT_EQ(test, ret, 0);
-	}
+	gs_ku_store_runs(test, s, run, GS_KU_RUNS, 0);
 
 	gs_ku_race = c;
 	disable_work_sync(&s->unit_split_work);
@@ -838,20 +853,13 @@ static void gs_unit_writeback(struct kunit *test)
 	unsigned int r, k;
 	struct gs_kbk *kb;
 	u64 done, first;
-	int ret;
 
 	KUNIT_EXPECT_EQ(test, gs_store_set_backing(s, gs_kbk_create(test, 64,
 								    &kb)), 0);
 	s = gs_kunit_wb_store(test, "lz4", GS_CLUSTER_SLOTS, 64, &kb);
 	KUNIT_ASSERT_EQ(test, gs_store_set_unit(s, GS_KU_PAGES), 0);
 	st = &s->stats;
-	for (r = 0; r < 3; r++) {
-		first = r * GS_KU_PAGES;
-		gs_ku_fill_run(run, first, GS_KU_PAGES, 4);
-		ret = gs_store_write_unit_nowait(s, first, run, GS_KU_PAGES,
-						 GFP_KERNEL);
-		KUNIT_ASSERT_EQ(test, ret, 0);
-	}
+	gs_ku_store_runs(test, s, run, 3, 4);
 	KUNIT_EXPECT_EQ(test, gs_store_writeback(s, GS_WB_HUGE, U64_MAX,
 						 &done), 0);
 	KUNIT_EXPECT_EQ(test, gs_store_writeback(s, GS_WB_INCOMP, U64_MAX,
