@@ -1416,7 +1416,7 @@ static int gs_unit_recompress(struct gs_store *s, struct gs_cluster *cl,
 	u16 live = u->live;
 	int ret;
 
-	if (u->prio >= prio || u->split || u->nogain || hweight16(live) < 2) {
+	if (!gs_unit_recompressible(u, prio)) {
 		gs_cluster_unlock(cl);
 		return -EAGAIN;
 	}

@@ -59,10 +59,8 @@ static bool gs_recomp_unit_wanted(const struct gs_recomp_req *r,
 				  unsigned int i, unsigned long e)
 {
 	struct gs_unit *u = gs_entry_unit(e);
-	unsigned int live = hweight16(u->live);
 
-	return live >= 2 && !u->split && !u->nogain &&
-	       u->prio < r->prio_max &&
+	return gs_unit_recompressible(u, r->prio_max) &&
 	       __ffs(u->live) == (i & (u->pages - 1)) &&
 	       (!r->threshold ||
 		u->len / gs_unit_held(u) >= r->threshold);

@@ -73,6 +73,19 @@ static inline unsigned int gs_unit_index(const struct gs_unit *u,
 	return hweight16(u->held & (BIT(k) - 1));
 }
 
+/*
+ * May it be compressed again with algorithm @prio? Not once split or
+ * found not to gain, nor with fewer than two live pages (page by page
+ * they are no worse), nor with the algorithm it has or a lower one. Its
+ * cluster's lock held.
+ */
+static inline bool gs_unit_recompressible(const struct gs_unit *u,
+					  unsigned int prio)
+{
+	return hweight16(u->live) >= 2 && !u->split && !u->nogain &&
+	       u->prio < prio;
+}
+
 /* Objects in its chain. */
 static inline unsigned int gs_unit_nobj(const struct gs_unit *u)
 {
