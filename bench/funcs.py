@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """Instructions per 4 KiB random read, by function: bench/funcs.sh's report
-(and, with "series" or "zswap", the reports of those workloads: below).
+(and, with "series", "zswap" or "mthp", the reports of those workloads:
+below).
 
 DIR holds what bench/guest/funcs.sh and the plugin left: kallsyms, and
 pcs-DRIVER-qdN-IOS.txt, the instructions executed at each kernel address
@@ -400,7 +401,130 @@ def zpath_report(runs, top=25):
     return '\n'.join(lines)
 
 
+MTHP_VARIANTS = (
+    ('zram', 'zram'),
+    ('ghostswap', 'ghostswap, page by page'),
+    ('ghostswap-units', 'ghostswap, units <= 16'),
+)
+
+# Where a large-folio workload's instructions go: the driver, the
+# compressor, the pool, copies; the first match wins.
+MTHP_LAYERS = (
+    ('the driver (ghostswap.ko, zram.ko)', lambda n, m: m in ('ghostswap', 'zram')),
+    ('compression (lz4, zstd)',
+     lambda n, m: (m or '').startswith(('lz4', 'zstd')) or re.match(
+         r'(LZ4|lz4|ZSTD|zstd|HUF_|FSE_|HIST_|ZDICT|xxh|XXH)', n)),
+    ('zsmalloc', lambda n, m: re.match(
+        r'(zs_|__zs_|obj_malloc|obj_free|obj_to_|location_to_obj|\w*zspage|'
+        r'\w*fullness|get_first_obj_offset|create_page_chain|get_size_class|'
+        r'class_stat)', n)),
+    ('copies and fills (memcpy, memset)',
+     lambda n, m: re.match(r'(memcpy|__memcpy|memset|__memset|memmove|copy_page|'
+                           r'rep_movs|rep_stos)', n)),
+)
+MTHP_REST = 'the rest of the kernel (reclaim, swap core, faults, zeroing)'
+MTHP_OWN = MTHP_LAYERS[:3]
+
+
+def mthp_runs(d):
+    """[(variant, alg, mix, rep, {function: instructions}, bench row)] of an
+    mthp run: each usemem run counted whole."""
+    rows = {}
+    with open(os.path.join(d, 'mthp', 'bench.jsonl')) as f:
+        for line in f:
+            r = json.loads(line)
+            if r.get('section') != 'mthp':
+                continue
+            if 'fail' in r or r.get('rc') != 0:
+                raise SystemExit(f'mthp {r.get("variant")} {r.get("alg")} {r.get("mix")}: '
+                                 f'{r.get("fail") or r.get("result")}')
+            rows[(r['variant'], r['alg'], r['mix'], r['rep'])] = r
+
+    def key(m):
+        return m.group(1), m.group(2), m.group(3), int(m.group(4))
+    return [(*key(m), c, rows[key(m)]) for m, c in counted_dumps(
+        d, r'pcs-mthp-(zram|ghostswap-units|ghostswap)-(\w+)-(.+)-(\d+)\.txt$',
+        lambda m: key(m) in rows)]
+
+
+def mthp_layer(name):
+    m = module_of(name)
+    n = name.split()[0]
+    for label, test in MTHP_LAYERS:
+        if test(n, m):
+            return label
+    return MTHP_REST
+
+
+def mthp_report(runs):
+    """Instructions per page swapped (out and in), by layer, for each
+    algorithm and mix: zram, ghostswap page by page and in units."""
+    per = collections.defaultdict(list)
+    for var, alg, mix, _, c, row in runs:
+        pages = row['pswpout'] + row['pswpin']
+        if pages <= 0:
+            raise SystemExit(f'mthp {var} {alg} {mix}: nothing was swapped')
+        t = collections.Counter()
+        for k, v in c.items():
+            t['(user)' if k == '(user)' else mthp_layer(k)] += v / pages
+        per[(alg, mix)].append((var, t, row))
+    vars_ = [v for v, _ in MTHP_VARIANTS]
+    labels = dict(MTHP_VARIANTS)
+    layers = [la for la, _ in MTHP_LAYERS] + [MTHP_REST]
+    own = [la for la, _ in MTHP_OWN]
+    lines = ['# Large folios: instructions per page swapped, by layer', '',
+             'Exact counts (bench/funcs.sh mthp): each usemem run of the mthp',
+             'section (16 and 64 KiB mTHP on, 2x a memory cgroup) counted whole,',
+             'divided by the pages it swapped out and in (pswpout + pswpin);',
+             'medians of the runs of each set-up, [range] of the kernel\'s whole.',
+             '"The swap device\'s own" is the driver, the compressor and zsmalloc:',
+             'what a swap device decides; the rest (reclaim, faults, the swap',
+             'core, copies) it changes only by swapping folios whole.', '']
+    for (alg, mix), got in sorted(per.items()):
+        have = [v for v in vars_ if any(g[0] == v for g in got)]
+        if len(have) != len(vars_):
+            raise SystemExit(f'mthp {alg} {mix}: runs of {have} only')
+        med = {}
+        for v in vars_:
+            ts = [t for var, t, _ in got if var == v]
+            rs = [r for var, _, r in got if var == v]
+            med[v] = {la: median([t.get(la, 0) for t in ts]) for la in layers + ['(user)']}
+            kern = [sum(x for k, x in t.items() if k != '(user)') for t in ts]
+            med[v]['kernel'] = median(kern)
+            med[v]['range'] = (min(kern), max(kern))
+            med[v]['own'] = median([sum(t.get(la, 0) for la in own) for t in ts])
+            for k in ('pswpout', 'pswpin', 'swpin_64k'):
+                med[v][k] = median([r[k] for r in rs])
+            med[v]['runs'] = len(ts)
+        z = med['zram']
+        lines += [f'## {alg}, {mix}', '',
+                  '| | ' + ' | '.join(labels[v] for v in vars_) + ' |',
+                  '|---|' + '---:|' * len(vars_)]
+        for k, what in (('pswpout', 'pages swapped out'), ('pswpin', 'pages swapped in'),
+                        ('swpin_64k', '64 KiB folios swapped in whole'),
+                        ('runs', 'runs')):
+            lines.append(f'| {what} | ' + ' | '.join(f'{med[v][k]:.0f}' for v in vars_) + ' |')
+        for la in layers:
+            lines.append(f'| {la} | ' + ' | '.join(f'{med[v][la]:.0f}' for v in vars_) + ' |')
+        lines.append('| **the swap device\'s own** | ' + ' | '.join(
+            f'**{med[v]["own"]:.0f}**' for v in vars_) + ' |')
+        lines.append('| zram\'s own / this | ' + ' | '.join(
+            f'{z["own"] / med[v]["own"]:.2f}x' for v in vars_) + ' |')
+        lines.append('| **the whole kernel** | ' + ' | '.join(
+            f'**{med[v]["kernel"]:.0f}** [{med[v]["range"][0]:.0f}-{med[v]["range"][1]:.0f}]'
+            for v in vars_) + ' |')
+        lines.append('| zram\'s kernel / this | ' + ' | '.join(
+            f'{z["kernel"] / med[v]["kernel"]:.2f}x' for v in vars_) + ' |')
+        lines.append('| userspace (usemem) | ' + ' | '.join(
+            f'{med[v]["(user)"]:.0f}' for v in vars_) + ' |')
+        lines.append('')
+    return '\n'.join(lines)
+
+
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == 'mthp':
+        sys.stdout.write(mthp_report(mthp_runs(sys.argv[2])))
+        return
     if len(sys.argv) == 3 and sys.argv[1] == 'series':
         sys.stdout.write(series_report(series_runs(sys.argv[2])))
         return
@@ -408,7 +532,7 @@ def main():
         sys.stdout.write(zpath_report(zpath_runs(sys.argv[2])))
         return
     if len(sys.argv) != 2:
-        raise SystemExit('usage: funcs.py [series|zswap] DIR')
+        raise SystemExit('usage: funcs.py [series|zswap|mthp] DIR')
     sys.stdout.write(report(per_read(sys.argv[1])))
 
 

@@ -26,7 +26,13 @@
 # compression, checksums, workqueues and scheduling, the rest of the
 # kernel: bench/funcs.py LAYERS) and by function.
 #
-# usage: bench/funcs.sh [read|series|zswap]   (read: ~3 min, series:
+# bench/funcs.sh mthp counts the bench's mthp section (large folios:
+# zram, ghostswap page by page and in units), each usemem run whole, and
+# reports instructions per page swapped out and in, by layer (the driver,
+# the compressor, zsmalloc, copies, the rest: bench/funcs.py MTHP_LAYERS);
+# MTHP_ALGS, MTHP_MIXES as for the bench, MTHP_REPS runs (default 1).
+#
+# usage: bench/funcs.sh [read|series|zswap|mthp]   (read: ~3 min, series:
 # ~20 min; BENCH_RESULTS: where, default results/funcs)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -34,8 +40,8 @@ set -euo pipefail
 what=${1:-read}
 case $what in
 read) wl=run ;;
-series | zswap) wl=$what ;;
-*) gs_die "usage: bench/funcs.sh [read|series|zswap]" ;;
+series | zswap | mthp) wl=$what ;;
+*) gs_die "usage: bench/funcs.sh [read|series|zswap|mthp]" ;;
 esac
 bench_prepare "$GS_TOP/results/funcs"
 bench_tools
@@ -47,7 +53,8 @@ GHOSTSWAP_KVM=0 GHOSTSWAP_TCG=single GHOSTSWAP_ICOUNT=0 \
 	GS_DISKS="gsback:1G gsswap:2G" GS_GUEST_TIMEOUT=3600 \
 	"$GS_TOP/testbed/guest.sh" "$out/guest" \
 	"FUNCS_WORKLOAD=$wl USEMEM_RUNS=${USEMEM_RUNS:-4} ZPATH_REPS=${ZPATH_REPS:-2}" \
-	"ZPATH_MIB=${ZPATH_MIB:-128}" \
+	"ZPATH_MIB=${ZPATH_MIB:-128} MTHP_REPS=${MTHP_REPS:-1}" \
+	"MTHP_ALGS='${MTHP_ALGS:-}' MTHP_MIXES='${MTHP_MIXES:-}'" \
 	"bash /opt/gs-src/bench/guest/funcs.sh" || true
 [ -f "$out/guest/done" ] ||
 	gs_die "the guest did not complete, see $out/guest/funcs.log and console.log"

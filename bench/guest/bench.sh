@@ -429,7 +429,9 @@ vd_io() {
 
 # workload_one DRIVER MIX_NAME MIX LIMIT_MIB OVERCOMMIT [ALG [SECTION]]:
 # usemem at OVERCOMMIT times a memory cgroup of LIMIT_MIB, $PASSES sweeps;
-# with PERF_DATA set, perf records the whole guest while usemem runs.
+# with PERF_DATA set, perf records the whole guest while usemem runs;
+# with SERIES_MARK set, the plugin's counts of usemem's run are dumped
+# (pcs-SECTION-VARIANT-ALG-MIX_NAME-REP).
 workload_one() {
 	local drv=$1 name=$2 mix=$3 lim=$4 oc=$5 alg=${6:-lz4} sec=${7:-workload}
 	local cg=/sys/fs/cgroup/gsbench sampler res rc o=0 p=0 m=0 wb0=0 wb1=0 sw0 sw1
@@ -453,8 +455,11 @@ workload_one() {
 	sample_peak /tmp/diskpeak 0.5 disk_kib $drv &
 	dsampler=$!
 	[ -z "${PERF_DATA:-}" ] || perf_start "$PERF_DATA"
+	[ -z "${SERIES_MARK:-}" ] || $SERIES_MARK reset || return 1
 	res=$(sh -c "echo \$\$ >$cg/cgroup.procs && exec usemem $((lim * oc)) $PASSES $mix 7")
 	rc=$?
+	[ -z "${SERIES_MARK:-}" ] || $SERIES_MARK "$sec-${VARIANT:-$drv}-$alg-$name-${REP:-1}" ||
+		return 1
 	[ -z "${PERF_DATA:-}" ] || perf_stop
 	kill $sampler $dsampler
 	wait $sampler $dsampler 2>/dev/null

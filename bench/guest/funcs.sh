@@ -13,7 +13,7 @@
 #
 # FUNCS_WORKLOAD=series instead: the bench's usemem_series section (the
 # swap-table series' workload), each run of each driver counted whole;
-# FUNCS_WORKLOAD=zswap, below.
+# FUNCS_WORKLOAD=zswap and mthp, below.
 set -u
 . /opt/gs-src/tests/guest/lib.sh
 OUT=$GS_OUT
@@ -89,9 +89,23 @@ zswap() {
 		! grep -q '"error"\|"fail"' "$OUT/zswap/bench.jsonl"
 }
 
+# FUNCS_WORKLOAD=mthp: the bench's mthp section (large folios; zram,
+# ghostswap page by page and in units), each usemem run counted whole.
+mthp() {
+	guest_setup
+	# Both modules (and so the compressors they use) loaded before their
+	# symbols are read.
+	gs_fresh lz4 && zram_fresh || return 1
+	cat /proc/kallsyms >"$OUT/kallsyms"
+	mkdir -p "$OUT/mthp"
+	SERIES_MARK=/opt/gs-src/bench/guest/mark.sh BENCH_OUT=$OUT/mthp \
+		BENCH_REPS=${MTHP_REPS:-1} bash /opt/gs-src/bench/guest/bench.sh mthp &&
+		! grep -q '"error"\|"fail"' "$OUT/mthp/bench.jsonl"
+}
+
 case ${FUNCS_WORKLOAD:=run} in
-run | series | zswap) ;;
-*) echo "FUNCS_WORKLOAD=$FUNCS_WORKLOAD: run, series or zswap" >"$OUT/funcs.log"; exit 1 ;;
+run | series | zswap | mthp) ;;
+*) echo "FUNCS_WORKLOAD=$FUNCS_WORKLOAD: run, series, zswap or mthp" >"$OUT/funcs.log"; exit 1 ;;
 esac
 if $FUNCS_WORKLOAD >"$OUT/funcs.log" 2>&1; then
 	echo FUNCS-DONE >"$OUT/done"

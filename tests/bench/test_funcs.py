@@ -193,6 +193,84 @@ def zswap(d):
           p.stderr)
 
 
+# The mthp section's functions, one of each layer (bench/funcs.py
+# MTHP_LAYERS) and one of the rest.
+MSYMS = [("gs_unit_write", "[ghostswap]"), ("zram_write_page", "[zram]"),
+         ("ZSTD_compressBlock_fast", None), ("LZ4_decompress_safe", None),
+         ("zs_malloc", None), ("memcpy", None), ("shrink_folio_list", None),
+         ("obj_cgroup_charge", None)]
+
+
+def write_mthp(d, var, alg, rep, out_pages, in_pages, cost, fail=None):
+    """An mthp run of VARIANT: its dump (COST {symbol index: instructions
+    per page swapped, out and in}) and its bench.jsonl line."""
+    pages = out_pages + in_pages
+    with open(os.path.join(d, "pcs-mthp-%s-%s-zero-heavy-%d.txt" % (var, alg, rep)),
+              "w") as f:
+        for i, c in cost.items():
+            f.write("%x %d\n" % (addr(i), c * pages))
+        f.write("user %d\n" % (11 * pages))
+    row = {"section": "mthp", "driver": var.split("-")[0], "variant": var, "alg": alg,
+           "mix": "zero-heavy", "rep": rep, "rc": 0, "pswpout": out_pages,
+           "pswpin": in_pages, "swpin_64k": in_pages // 16}
+    if fail:
+        row = {"section": "mthp", "variant": var, "alg": alg, "mix": "zero-heavy",
+               "rep": rep, "fail": fail}
+    with open(os.path.join(d, "mthp", "bench.jsonl"), "a") as f:
+        f.write(json.dumps(row) + "\n")
+
+
+def mthp(d):
+    """funcs.py mthp: instructions per page swapped, by layer, medians of
+    the runs, the swap device's own against zram's."""
+    d = os.path.join(d, "mthp")
+    os.makedirs(os.path.join(d, "mthp"))
+    with open(os.path.join(d, "kallsyms"), "w") as f:
+        for i, (name, mod) in enumerate(MSYMS):
+            f.write("%x t %s%s\n" % (addr(i), name, " " + mod if mod else ""))
+    # Reclaim 1000 and memcg 200 a page everywhere, copies 50; zram: its
+    # module 100, zstd 3000 and 1000, zsmalloc 200; ghostswap page by page
+    # the same but its module 80; in units its module 60, zstd 1500 and
+    # 500, zsmalloc 40, copies 150. Units' second run costs 100 more
+    # reclaim.
+    rest = {6: 1000, 7: 200}
+    for rep in (1, 2, 3):
+        write_mthp(d, "zram", "zstd", rep, 1000, 600,
+                   {**rest, 1: 100, 2: 3000, 3: 1000, 4: 200, 5: 50})
+        write_mthp(d, "ghostswap", "zstd", rep, 1000, 600,
+                   {**rest, 0: 80, 2: 3000, 3: 1000, 4: 200, 5: 50})
+        write_mthp(d, "ghostswap-units", "zstd", rep, 1100, 500,
+                   {**rest, 6: 1000 + 100 * (rep == 2), 0: 60, 2: 1500, 3: 500,
+                    4: 40, 5: 150})
+    p = subprocess.run([sys.executable, FUNCS, "mthp", d], capture_output=True, text=True)
+    check("funcs.py mthp runs", p.returncode == 0, p.stderr)
+    r = table_rows(p.stdout)
+    check("mthp: each layer per page swapped, the runs' median",
+          r.get("the driver (ghostswap.ko, zram.ko)") == ["100", "80", "60"] and
+          r.get("compression (lz4, zstd)") == ["4000", "4000", "2000"] and
+          r.get("zsmalloc") == ["200", "200", "40"] and
+          r.get("copies and fills (memcpy, memset)") == ["50", "50", "150"] and
+          r.get("the rest of the kernel (reclaim, swap core, faults, zeroing)") ==
+          ["1200", "1200", "1200"], p.stdout)
+    check("mthp: the device's own, against zram's",
+          r.get("**the swap device's own**") == ["**4300**", "**4280**", "**2100**"] and
+          r.get("zram's own / this") == ["1.00x", "1.00x", "2.05x"], p.stdout)
+    check("mthp: the whole kernel with its range; userspace apart",
+          r.get("**the whole kernel**") == ["**5550** [5550-5550]", "**5530** [5530-5530]",
+                                            "**3450** [3450-3550]"] and
+          r.get("zram's kernel / this") == ["1.00x", "1.00x", "1.61x"] and
+          r.get("userspace (usemem)") == ["11", "11", "11"], p.stdout)
+    check("mthp: the pages swapped and the folios swapped in whole",
+          r.get("pages swapped out") == ["1000", "1000", "1100"] and
+          r.get("64 KiB folios swapped in whole") == ["37", "37", "31"] and
+          r.get("runs") == ["3", "3", "3"], p.stdout)
+    write_mthp(d, "ghostswap-units", "zstd", 4, 1, 1, {}, fail="swapon failed")
+    p = subprocess.run([sys.executable, FUNCS, "mthp", d], capture_output=True, text=True)
+    check("mthp: a failed run is an error that names it",
+          p.returncode != 0 and "ghostswap-units" in p.stderr and "swapon failed" in p.stderr,
+          p.stderr)
+
+
 def main():
     d = tempfile.mkdtemp()
     try:
@@ -243,6 +321,7 @@ def main():
               p.returncode != 0 and "zram" in p.stderr and "32" in p.stderr, p.stderr)
         series(d)
         zswap(d)
+        mthp(d)
     finally:
         shutil.rmtree(d)
         status = plan()
