@@ -40,6 +40,11 @@ def ratio(a, b):
     return a / b
 
 
+def fmt_count(v):
+    """A count (a median may be a float) as a whole number, or -."""
+    return "-" if v is None else "%d" % round(v)
+
+
 def fmt_ratio(r):
     return "-" if r is None else "%.2f" % r
 
@@ -323,9 +328,9 @@ def shape(rows, host, resdir):
     res["ratio_swap"] = merge_runs(res["ratio_swap"], ("driver", "alg"))
     res["comp"] = merge_runs(res["comp"], ("variant", "mix"))
     res["zswap"] = merge_runs(res["zswap"], ("driver", "mix"))
-    res["mthp"] = merge_runs(res["mthp"], ("variant", "mix", "alg"))
-    res["icount_mthp"] = merge_runs(res["icount_mthp"],
-                                    ("variant", "mix", "alg"))
+    for k in ("mthp", "icount_mthp"):
+        res[k] = merge_runs(res[k], ("variant", "mix", "alg", "folios",
+                                     "overcommit"))
     res["fio"] = merge_runs(res["fio"],
                             ("driver", "rw", "iodepth", "numjobs"))
     res["scale"] = merge_runs(res["scale"], ("driver", "rw", "numjobs"))
@@ -656,22 +661,36 @@ def fmt_verified(r):
     return "**NO (rc %s)**" % r.get("rc")
 
 
+def mthp_shapes(rows):
+    """[(mix, folios, overcommit)] of the mthp rows, in their order: the
+    mTHP sizes on ("16K+64K", "4K": off; None in rows from before the
+    field) and the cgroup's overcommit."""
+    out = []
+    for r in rows:
+        k = (r.get("mix"), r.get("folios"), r.get("overcommit"))
+        if k not in out:
+            out.append(k)
+    return out
+
+
+def mthp_shape_cells(folios, oc):
+    return "%s | %s" % (folios or "16K+64K", "%dx" % oc if oc else "-")
+
+
 def t_mthp(res):
-    out = ["| algorithm | mix | set-up | MiB/s | vs zram | data/memory "
+    out = ["| algorithm | mix | folios | cgroup | set-up | MiB/s | vs zram "
+           "| data/memory "
            "| vs zram | units stored | units read whole | pages read "
            "alone | of them copied | units split "
            "| 64 KiB folios swapped in whole | verified |",
-           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    mixes = []
-    for r in res["mthp"]:
-        if r.get("mix") not in mixes:
-            mixes.append(r.get("mix"))
+           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for alg in ("zstd", "lz4"):
-        for mix in mixes:
-            z = find(res["mthp"], variant="zram", mix=mix, alg=alg)
+        for mix, folios, oc in mthp_shapes(res["mthp"]):
+            shape = dict(mix=mix, alg=alg, folios=folios, overcommit=oc)
+            z = find(res["mthp"], variant="zram", **shape)
             zthr = wl_get(z, "mib_s") if z else None
             for var, label in MTHP_VARIANTS:
-                r = find(res["mthp"], variant=var, mix=mix, alg=alg)
+                r = find(res["mthp"], variant=var, **shape)
                 if not r:
                     continue
                 thr = wl_get(r, "mib_s")
@@ -679,18 +698,20 @@ def t_mthp(res):
                 units = " | ".join("%d" % cs[i] if len(cs) > i else "-"
                                    for i in (8, 10, 11, 12, 13))
                 out.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s "
-                           "| %s |" % (
-                               alg, mix, label, with_spread(thr, r, "%.1f"),
+                           "| %s | %s |" % (
+                               alg, mix, mthp_shape_cells(folios, oc), label,
+                               with_spread(thr, r, "%.1f"),
                                fmt_ratio(ratio(thr, zthr))
                                if var != "zram" else "",
                                fmt_ratio(peak_ratio(r)),
                                fmt_ratio(ratio(peak_ratio(r), peak_ratio(z)))
                                if var != "zram" else "",
-                               units, r.get("swpin_64k", "-"),
+                               units, fmt_count(r.get("swpin_64k")),
                                fmt_verified(r)))
     out.append("")
-    out.append("The swap workload (usemem, 2x a 64 MiB cgroup) with 16 and "
-               "64 KiB mTHP on: large folios go out whole, and come back "
+    out.append("The swap workload (usemem at *cgroup* times a 64 MiB "
+               "cgroup) with the mTHP sizes of *folios* on (4K: mTHP off): "
+               "large folios go out whole, and come back "
                "whole on a synchronous device. Medians of the runs, "
                "set-ups in rotating order. *data/memory*: data over pool "
                "+ metadata at the fullest moment; *units*: comp_stat's "
@@ -713,27 +734,25 @@ def kinstr_per_swapped_page(r):
 def t_icount_mthp(res):
     """The mthp section on the instruction counter."""
     rows = res["icount_mthp"]
-    out = ["| algorithm | mix | set-up | MiB/Ginstr | vs zram "
+    out = ["| algorithm | mix | folios | cgroup | set-up | MiB/Ginstr "
+           "| vs zram "
            "| kinstr per page swapped | vs zram | p99 swap-in, kinstr "
            "| data/memory | verified |",
-           "|---|---|---|---|---|---|---|---|---|---|"]
-    mixes = []
-    for r in rows:
-        if r.get("mix") not in mixes:
-            mixes.append(r.get("mix"))
+           "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for alg in ("zstd", "lz4"):
-        for mix in mixes:
-            z = find(rows, variant="zram", mix=mix, alg=alg)
+        for mix, folios, oc in mthp_shapes(rows):
+            shape = dict(mix=mix, alg=alg, folios=folios, overcommit=oc)
+            z = find(rows, variant="zram", **shape)
             zk = kinstr_per_swapped_page(z) if z else None
             for var, label in MTHP_VARIANTS:
-                r = find(rows, variant=var, mix=mix, alg=alg)
+                r = find(rows, variant=var, **shape)
                 if not r:
                     continue
                 k = kinstr_per_swapped_page(r)
                 p99 = wl_get(r, "lat_p99")
                 out.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s "
-                           "| %s |" % (
-                               alg, mix, label,
+                           "| %s | %s |" % (
+                               alg, mix, mthp_shape_cells(folios, oc), label,
                                with_spread(wl_get(r, "mib_s"), r, "%.1f"),
                                fmt_ratio(ratio(wl_get(r, "mib_s"),
                                                wl_get(z, "mib_s") if z

@@ -15,8 +15,9 @@
 # zswap"), ZSWAP_SETUPS and ZSWAP_MIXES (the zswap section's, default
 # all: see b_zswap in bench/guest/bench.sh), ZSWAP_GS_SETUP (sysfs writes
 # for mode zswap's set-ups before swapon, e.g. "echo 0
-# >\$SYS/writeback_checksum"), MTHP_ALGS and MTHP_MIXES (the mthp
-# section's, default "zstd lz4" and "text:t zero-heavy:zzzst"),
+# >\$SYS/writeback_checksum"), MTHP_ALGS, MTHP_MIXES and MTHP_SHAPES
+# (the mthp section's, default "zstd lz4", "text:t zero-heavy:zzzst" and
+# "16,64:2": mTHP sizes on, or "off", and the overcommit),
 # USEMEM_RUNS (usemem_series' runs of each driver, default 8),
 # GHOSTSWAP_KVM=0|1, GS_MEM (guest RAM, 2G), BENCH_SCALE_TCG
 # (single or multi: how QEMU runs the vCPUs of the scale section's guest
@@ -79,7 +80,7 @@ if [ $run_main = 1 ]; then
 		"BENCH_DRIVERS='${BENCH_DRIVERS:-ghostswap zram zswap}'" \
 		"ZSWAP_SETUPS='${ZSWAP_SETUPS:-}' ZSWAP_MIXES='${ZSWAP_MIXES:-}'" \
 		"ZSWAP_GS_SETUP='${ZSWAP_GS_SETUP:-}'" \
-		"MTHP_ALGS='${MTHP_ALGS:-}' MTHP_MIXES='${MTHP_MIXES:-}'" \
+		"MTHP_ALGS='${MTHP_ALGS:-}' MTHP_MIXES='${MTHP_MIXES:-}' MTHP_SHAPES='${MTHP_SHAPES:-}'" \
 		"bash /opt/gs-src/bench/guest/bench.sh ${main[*]}" || true
 	rm -f "$out"/guest/disk-*.img
 	gs_log "guest boot + benchmarks: $(($(date +%s) - t0)) s"
@@ -110,7 +111,7 @@ elif [ ${#icount[@]} != 0 ]; then
 		GS_GUEST_TIMEOUT=5400 "$GS_TOP/testbed/guest.sh" "$out/guest-icount" \
 		"BENCH_QUICK=${BENCH_QUICK:-0} BENCH_REPS=${BENCH_REPS:-2}" \
 		"USEMEM_RUNS=${USEMEM_RUNS:-}" \
-		"MTHP_ALGS='${MTHP_ALGS:-}' MTHP_MIXES='${MTHP_MIXES:-}'" \
+		"MTHP_ALGS='${MTHP_ALGS:-}' MTHP_MIXES='${MTHP_MIXES:-}' MTHP_SHAPES='${MTHP_SHAPES:-}'" \
 		"bash /opt/gs-src/bench/guest/bench.sh ${icount[*]}" || true
 	gs_log "icount guest: $(($(date +%s) - t0)) s"
 	[ -f "$out/guest-icount/done" ] ||

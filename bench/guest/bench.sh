@@ -482,6 +482,7 @@ workload_one() {
 	jl section=$sec driver=$drv variant=${VARIANT:-$drv} mix=$name \
 		overcommit=$oc limit_mib=$lim \
 		rep=${REP:-1} alg=$alg rc=$rc peak_orig=$o peak_pool=$p peak_meta=$m \
+		${FOLIOS:+folios=$FOLIOS} \
 		pswpout=$((sw1 - sw0)) pswpin=$((si1 - si0)) \
 		zswap_written_back=$((wb1 - wb0)) \
 		swpin_64k=$((in1 - in0)) \
@@ -674,33 +675,48 @@ b_zswap() {
 # ghostswap-units). Throughput, memory at the fullest, comp_stat (units
 # stored, read whole, pages read alone) and the kernel's 64 KiB folios
 # swapped in whole. MTHP_ALGS, MTHP_MIXES (NAME:MIX ...): fewer of them.
+# MTHP_SHAPES (SIZES:OVERCOMMIT ..., default 16,64:2): the mTHP sizes on
+# (KiB, comma-separated; "off": 4 KiB folios only) and the cgroup's
+# overcommit, each shape a set of rows (field folios: "16K+64K", or
+# "4K" for off).
 # Before any section that sets zswap up: after that, the kernel swaps
 # large folios in a page at a time for the rest of the boot (zswap_off).
 # Its rows go to section $1 (default mthp).
 b_mthp() {
-	local sec=${1:-mthp} t=/sys/kernel/mm/transparent_hugepage lim=64 oc=2
-	local alg name mix rep drv sz
+	local sec=${1:-mthp} t=/sys/kernel/mm/transparent_hugepage lim=64
+	local alg name mix rep drv sz shape sizes oc folios
 	PASSES=2
 	[ "$QUICK" = 1 ] && lim=32 PASSES=1
-	for sz in 16 64; do echo always >$t/hugepages-${sz}kB/enabled; done
-	for alg in ${MTHP_ALGS:-zstd lz4}; do
-		for name in ${MTHP_MIXES:-text:t zero-heavy:zzzst}; do
-			mix=${name#*:} name=${name%%:*}
-			for ((rep = 1; rep <= REPS; rep++)); do
-				for drv in $(drivers_order $rep zram ghostswap ghostswap-units); do
-					log "$sec $drv $name $alg #$rep"
-					if [ $drv = ghostswap-units ]; then
-						# shellcheck disable=SC2016 # for swap_only's eval
-						REP=$rep VARIANT=$drv GS_SETUP='sysfs_write $SYS/multi_page 16' \
-							workload_one ghostswap $name $mix $lim $oc $alg $sec
-					else
-						REP=$rep workload_one $drv $name $mix $lim $oc $alg $sec
-					fi
+	for shape in ${MTHP_SHAPES:-16,64:2}; do
+		sizes=${shape%%:*} oc=${shape##*:} folios=4K
+		for sz in 16 32 64; do echo never >$t/hugepages-${sz}kB/enabled; done
+		if [ "$sizes" != off ]; then
+			for sz in ${sizes//,/ }; do
+				echo always >$t/hugepages-${sz}kB/enabled || return 1
+			done
+			folios=${sizes//,/K+}K
+		fi
+		for alg in ${MTHP_ALGS:-zstd lz4}; do
+			for name in ${MTHP_MIXES:-text:t zero-heavy:zzzst}; do
+				mix=${name#*:} name=${name%%:*}
+				for ((rep = 1; rep <= REPS; rep++)); do
+					for drv in $(drivers_order $rep zram ghostswap ghostswap-units); do
+						log "$sec $drv $name $alg $sizes ${oc}x #$rep"
+						if [ $drv = ghostswap-units ]; then
+							# shellcheck disable=SC2016 # for swap_only's eval
+							REP=$rep VARIANT=$drv FOLIOS=$folios \
+								GS_SETUP='sysfs_write $SYS/multi_page 16' \
+								workload_one ghostswap $name $mix $lim $oc $alg $sec
+						else
+							REP=$rep FOLIOS=$folios \
+								workload_one $drv $name $mix $lim $oc $alg $sec
+						fi
+					done
 				done
 			done
 		done
 	done
-	for sz in 16 64; do echo never >$t/hugepages-${sz}kB/enabled; done
+	for sz in 16 32 64; do echo never >$t/hugepages-${sz}kB/enabled; done
 }
 
 # ------------------------------------------------- the compression engine

@@ -147,6 +147,20 @@ def fixture(d):
         {"section": "time", "name": "static", "seconds": 10.0},
         {"section": "workload", "error": "failed, see section-workload.log"},
     ]
+    # Large folios: two shapes (16K+64K at 2x, mTHP off at 4x), two runs
+    # of each set-up; units: 20 and 30 MiB/s against zram's 25.
+    for folios, oc in (("16K+64K", 2), ("4K", 4)):
+        for rep, (zt, gt, ut) in enumerate(((25.0, 24.0, 20.0),
+                                            (25.0, 26.0, 30.0))):
+            for var, mib_s in (("zram", zt), ("ghostswap", gt),
+                               ("ghostswap-units", ut)):
+                r = workload(var.split("-")[0], "text", oc, mib_s, 50.0)
+                r.update(section="mthp", variant=var, alg="zstd",
+                         folios=folios, rep=rep + 1,
+                         peak_pool=(20 << 20) if var == "ghostswap-units"
+                         else 40 << 20, swpin_64k=100 if oc == 2 else 0,
+                         comp_stat=list(range(14)) if var != "zram" else None)
+                rows.append(r)
     with open(os.path.join(g, "bench.jsonl"), "w") as f:
         for r in rows:
             f.write(json.dumps(r) + "\n")
@@ -294,6 +308,12 @@ def main():
               "zram with lzo-rle: not offered by zram" in md, md)
         check("ratio_swap: data/pool, data/memory, ghostswap / zram",
               "| lz4 | 3.00 | 3.00 | 2.00 | 1.50 | 1.333 | yes |" in md, md)
+        check("mthp: each shape's rows, units against zram",
+              "| zstd | text | 16K+64K | 2x | ghostswap, units of up to 16 "
+              "pages (multi_page=16) | 25.0 (20.0-30.0) | 1.00 | 5.00 | "
+              "2.00 | 8 | 10 | 11 | 12 | 13 | 100 | yes |" in md and
+              "| zstd | text | 4K | 4x | zram | 25.0 (25.0-25.0) |  | 2.50 "
+              "|  | - | - | - | - | - | 0 | yes |" in md, md)
         check("workload: medians of the runs, with their range",
               "| text | 2x | ghostswap | 30.0 (10.0-50.0) |  | 5000 | 10.0 "
               "| 100.0 |" in md and "medians of 3 runs" in md, md)
