@@ -423,7 +423,6 @@ MTHP_LAYERS = (
                            r'rep_movs|rep_stos)', n)),
 )
 MTHP_REST = 'the rest of the kernel (reclaim, swap core, faults, zeroing)'
-MTHP_OWN = MTHP_LAYERS[:3]
 
 
 def mthp_runs(d):
@@ -471,15 +470,17 @@ def mthp_report(runs):
     vars_ = [v for v, _ in MTHP_VARIANTS]
     labels = dict(MTHP_VARIANTS)
     layers = [la for la, _ in MTHP_LAYERS] + [MTHP_REST]
-    own = [la for la, _ in MTHP_OWN]
+    own = [la for la, _ in MTHP_LAYERS]
     lines = ['# Large folios: instructions per page swapped, by layer', '',
              'Exact counts (bench/funcs.sh mthp): each usemem run of the mthp',
              'section (16 and 64 KiB mTHP on, 2x a memory cgroup) counted whole,',
              'divided by the pages it swapped out and in (pswpout + pswpin);',
              'medians of the runs of each set-up, [range] of the kernel\'s whole.',
-             '"The swap device\'s own" is the driver, the compressor and zsmalloc:',
-             'what a swap device decides; the rest (reclaim, faults, the swap',
-             'core, copies) it changes only by swapping folios whole.', '']
+             '"The swap device\'s own" is the driver, the compressor, zsmalloc and',
+             'the copies and fills, which are mostly theirs (zram clears lz4\'s',
+             'state with memset before each page): what a swap device decides;',
+             'the rest (reclaim, faults, the swap core) it changes only by',
+             'swapping folios whole.', '']
     for (alg, mix), got in sorted(per.items()):
         have = [v for v in vars_ if any(g[0] == v for g in got)]
         if len(have) != len(vars_):
