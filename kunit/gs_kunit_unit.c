@@ -413,6 +413,8 @@ static void gs_unit_split_window(struct kunit *test)
 	for (k = 0; k < 9; k++)
 		gs_store_free(s, k);
 	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_UNITS), 1);
+	/* Marked for the worker, and counted so. */
+	gs_ku_expect_counts(test, s);
 	kunit_activate_static_stub(test, gs_read_window, gs_ku_split_window);
 	s->unit_split_work.func(&s->unit_split_work);
 	kunit_deactivate_static_stub(test, gs_read_window);
@@ -897,12 +899,57 @@ static void gs_unit_writeback(struct kunit *test)
 	gs_ku_expect_empty(test, s);
 }
 
+/*
+ * Units marked for splitting whose last slots go before the worker
+ * comes: nothing is left to split, and they are no longer counted as
+ * marked (the check agrees at each step). The worker then finds no unit
+ * to split in the cluster, and the units it was not marked for stay.
+ */
+static void gs_unit_marked_freed(struct kunit *test)
+{
+	struct gs_store *s = gs_ku_store(test, "lz4", GS_CLUSTER_SLOTS);
+	void *run = gs_ku_run_buf(test), *got = gs_kunit_page(test);
+	unsigned int r, k;
+
+	gs_ku_store_runs(test, s, run, 3, 6);
+	disable_work_sync(&s->unit_split_work);
+	for (r = 0; r < 2; r++) {
+		for (k = 0; k < 9; k++)
+			gs_store_free(s, r * GS_KU_PAGES + k);
+		gs_ku_expect_counts(test, s);
+	}
+	/* The first one's last slots freed, the second's overwritten. */
+	for (k = 9; k < GS_KU_PAGES; k++) {
+		gs_store_free(s, k);
+		gs_kunit_fill_version(got, k, false);
+		KUNIT_ASSERT_EQ(test, gs_store_write(s, GS_KU_PAGES + k, got,
+						     GFP_KERNEL), 0);
+		gs_ku_expect_counts(test, s);
+	}
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_UNITS), 1);
+	s->unit_split_work.func(&s->unit_split_work);
+	enable_work(&s->unit_split_work);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.unit_splits), 0);
+	gs_ku_fill_run(run, 2 * GS_KU_PAGES, GS_KU_PAGES, 6);
+	for (k = 0; k < GS_KU_PAGES; k++) {
+		KUNIT_EXPECT_EQ(test, gs_store_kind(s, 2 * GS_KU_PAGES + k,
+						    NULL), GS_KIND_UNIT);
+		KUNIT_EXPECT_EQ(test, gs_store_read(s, 2 * GS_KU_PAGES + k,
+						    got), 0);
+		KUNIT_EXPECT_MEMEQ(test, got, run + k * PAGE_SIZE, PAGE_SIZE);
+	}
+	gs_ku_expect_counts(test, s);
+	gs_store_free_range(s, 0, GS_CLUSTER_SLOTS);
+	gs_ku_expect_empty(test, s);
+}
+
 static struct kunit_case gs_unit_cases[] = {
 	KUNIT_CASE_PARAM(gs_unit_roundtrip, gs_ku_alg_gen_params),
 	KUNIT_CASE(gs_unit_kinds),
 	KUNIT_CASE(gs_unit_frees),
 	KUNIT_CASE(gs_unit_part_cache),
 	KUNIT_CASE(gs_unit_split_window),
+	KUNIT_CASE(gs_unit_marked_freed),
 	KUNIT_CASE(gs_unit_no_memory),
 	KUNIT_CASE(gs_unit_recompress),
 	KUNIT_CASE(gs_unit_memory),

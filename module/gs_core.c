@@ -431,6 +431,8 @@ void gs_cluster_put(struct gs_store *s, unsigned long ci,
 		gs_cluster_unlock(cl);
 		return;
 	}
+	/* Unmarked as their last slots let go of them. */
+	WARN_ON_ONCE(cl->units_marked);
 	cl->dead = true;
 	cl->store = s;
 	gs_index_erase(&s->clusters, ci);
@@ -446,6 +448,17 @@ static __always_inline unsigned int gs_obj_len(const struct gs_cluster *cl,
 {
 	return gs_entry_kind(e) == GS_KIND_RAW ? PAGE_SIZE :
 	       gs_slot_aux(cl, i, e);
+}
+
+/*
+ * Unit @u (of @cl, locked) no longer waits for gs_unit_split_work():
+ * its split is under way, or none of its slots is left to split.
+ */
+static void gs_unit_unmark(struct gs_cluster *cl, struct gs_unit *u)
+{
+	if (u->split == GS_UNIT_SPLIT_MARKED)
+		cl->units_marked--;
+	u->split = GS_UNIT_SPLIT_DONE;
 }
 
 /*
@@ -475,27 +488,35 @@ static void gs_unit_read_end(struct gs_store *s, struct gs_cluster *cl,
 				   u->len, err);
 	spin_lock(&cl->lock);
 	cl->pins--;
-	if (!--u->readers && !u->live)
+	if (!--u->readers && !u->live) {
+		gs_unit_unmark(cl, u);
 		gs_unit_free(s, u);
+	}
 	/* Handed over to gs_cluster_put(), which unlocks it. */
 	__release(&cl->lock);
 	gs_cluster_put(s, ci, cl);
 }
 
 /*
- * The entry of @slot (in the unit's cluster, locked) no longer refers to
- * unit @u: the unit goes if nothing else refers to it or reads it. If it
- * is mostly gone, it is marked for gs_unit_split_work(), which never runs
- * here: this may be swap_slot_free_notify(), under the swap core's lock.
+ * The entry of @slot (in @cl, the unit's cluster, locked) no longer
+ * refers to unit @u: the unit goes if nothing else refers to it or reads
+ * it. If it is mostly gone, it is marked for gs_unit_split_work(), which
+ * never runs here: this may be swap_slot_free_notify(), under the swap
+ * core's lock.
  */
-static void gs_unit_let_go(struct gs_store *s, struct gs_unit *u, u64 slot)
+static void gs_unit_let_go(struct gs_store *s, struct gs_cluster *cl,
+			   struct gs_unit *u, u64 slot)
 {
 	u->live &= ~BIT(slot & (u->pages - 1));
-	if (!u->live && !u->readers) {
-		gs_unit_free(s, u);
+	if (!u->live) {
+		gs_unit_unmark(cl, u);
+		/* Else its last reader frees it. */
+		if (!u->readers)
+			gs_unit_free(s, u);
 	} else if (!u->split && gs_unit_mostly_gone(u) &&
 		   !READ_ONCE(s->unit_split_off)) {
 		u->split = GS_UNIT_SPLIT_MARKED;
+		cl->units_marked++;
 		gs_index_mark(&s->clusters, slot >> GS_CLUSTER_SHIFT);
 		queue_work(system_dfl_wq, &s->unit_split_work);
 	}
@@ -536,7 +557,7 @@ static bool gs_slot_clear(struct gs_store *s, struct gs_cluster *cl,
 		break;
 	case GS_KIND_UNIT:
 		gs_stat_dec(&s->stats, GS_STAT_UNIT_PAGES);
-		gs_unit_let_go(s, gs_entry_unit(e), slot);
+		gs_unit_let_go(s, cl, gs_entry_unit(e), slot);
 		break;
 	default:
 		WARN_ONCE(1, "ghostswap: bad entry %lx\n", e);
@@ -1282,19 +1303,24 @@ static void gs_cluster_units_split(struct gs_store *s, unsigned long ci)
 		cl = gs_cluster_find(s, ci);
 		if (!cl)
 			return;
-		for (u = NULL; i < GS_CLUSTER_SLOTS && !u; i++) {
+		/* A run at a time: each of its entries refers to one unit. */
+		for (u = NULL; cl->units_marked && i < GS_CLUSTER_SLOTS && !u;) {
 			e = atomic_long_read(&cl->table[i]);
-			if (gs_entry_kind(e) == GS_KIND_UNIT &&
-			    gs_entry_unit(e)->split == GS_UNIT_SPLIT_MARKED)
-				u = gs_entry_unit(e);
+			if (gs_entry_kind(e) != GS_KIND_UNIT) {
+				i++;
+				continue;
+			}
+			u = gs_entry_unit(e);
+			i = (i | (u->pages - 1U)) + 1;
+			if (u->split != GS_UNIT_SPLIT_MARKED)
+				u = NULL;
 		}
 		if (!u) {
 			gs_cluster_unlock(cl);
 			return;
 		}
-		u->split = GS_UNIT_SPLIT_DONE;
-		first = (i - 1) & ~(u->pages - 1U);
-		i = first + u->pages;
+		gs_unit_unmark(cl, u);
+		first = i - u->pages;
 		/* Unlocks the cluster. */
 		gs_unit_split(s, cl, ci, u, base + first);
 		cond_resched();
@@ -1316,7 +1342,7 @@ int gs_unit_split_at(struct gs_store *s, u64 slot)
 		gs_cluster_unlock(cl);
 		return -EAGAIN;
 	}
-	u->split = GS_UNIT_SPLIT_DONE;
+	gs_unit_unmark(cl, u);
 	/* Unlocks the cluster. */
 	return gs_unit_split(s, cl, ci, u, slot & ~(u64)(u->pages - 1));
 }
@@ -1451,6 +1477,8 @@ static int gs_unit_recompress(struct gs_store *s, struct gs_cluster *cl,
 			u->live &= ~BIT(k);
 			nu->live |= BIT(k);
 		}
+		if (!u->live)
+			gs_unit_unmark(cl, u);
 		ret = hweight16(nu->live);
 		if (!ret)
 			gs_unit_free(s, nu);

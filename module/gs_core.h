@@ -35,6 +35,8 @@ struct gs_cluster {
 	 * slot used, so each unpins without looking it up again.
 	 */
 	u16 pins;
+	/* Its units marked for gs_unit_split_work() (GS_UNIT_SPLIT_MARKED). */
+	u16 units_marked;
 	atomic_long_t *table;	/* GS_CLUSTER_SLOTS words, one page */
 	union {
 		struct {

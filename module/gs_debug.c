@@ -44,7 +44,7 @@ long gs_store_check(struct gs_store *s, struct seq_file *m)
 	struct gs_unit *u;
 	struct gs_cluster *cl;
 	u32 *owners = NULL;
-	unsigned int i;
+	unsigned int i, marked;
 	long bad = 0;
 
 	if (bk) {
@@ -57,9 +57,11 @@ long gs_store_check(struct gs_store *s, struct seq_file *m)
 
 	/*
 	 * Forward: every WRITTEN_BACK entry is its backing slot's owner,
-	 * every UNIT entry one of its unit's live slots.
+	 * every UNIT entry one of its unit's live slots; a cluster counts
+	 * the units of it marked for splitting.
 	 */
 	for (; (cl = gs_cluster_next(s, &ci, ULONG_MAX)); ci++) {
+		marked = 0;
 		for (i = 0; i < GS_CLUSTER_SLOTS; i++) {
 			e = atomic_long_read(&cl->table[i]);
 			if (gs_entry_kind(e) == GS_KIND_UNIT) {
@@ -69,6 +71,9 @@ long gs_store_check(struct gs_store *s, struct seq_file *m)
 					gs_check_report(m, &bad, "unit does not hold its slot",
 							((u64)ci << GS_CLUSTER_SHIFT) + i,
 							u->held, u->live);
+				else if (__ffs(u->live) == (i & (u->pages - 1)) &&
+					 u->split == GS_UNIT_SPLIT_MARKED)
+					marked++;
 				continue;
 			}
 			if (gs_entry_kind(e) != GS_KIND_WRITTEN_BACK)
@@ -83,6 +88,10 @@ long gs_store_check(struct gs_store *s, struct seq_file *m)
 				gs_check_report(m, &bad, "reverse map differs",
 						slot, b, gs_backing_owner(bk, b));
 		}
+		if (marked != cl->units_marked)
+			gs_check_report(m, &bad, "counts differ: units marked for splitting",
+					(u64)ci << GS_CLUSTER_SHIFT, marked,
+					cl->units_marked);
 		gs_cluster_unlock(cl);
 		cond_resched();
 	}
