@@ -264,9 +264,11 @@ static int gs_rw_page(struct gs_store *s, struct bio *bio, bool write,
 /*
  * The unit (gs_unit.h) that can start at @slot, at the start of a page
  * of @bio at @it: the pages from there on, up to the store's unit size
- * @units, aligned and contiguous (a large folio's, or a huge page's),
- * are read or written as one. Returns the pages done that way, or 0:
- * none, do them one by one.
+ * @units, aligned, contiguous and of one folio (a large folio's, or a
+ * huge page's), are read or written as one. Pages of small folios that
+ * happen to lie side by side in memory (the block layer merges them
+ * into one segment) are not: each of them comes back alone. Returns
+ * the pages done that way, or 0: none, do them one by one.
  */
 static unsigned int gs_unit_rw(struct gs_store *s, struct bio *bio, bool write,
 			       struct bvec_iter it, u64 slot,
@@ -274,15 +276,21 @@ static unsigned int gs_unit_rw(struct gs_store *s, struct bio *bio, bool write,
 {
 	/* The rest of the multi-page segment, physically contiguous. */
 	struct bio_vec mp = mp_bvec_iter_bvec(bio->bi_io_vec, it);
-	unsigned int m = units, k;
+	unsigned int m = units, k, in_folio;
+	struct folio *folio;
+	struct page *first;
 	void *p;
 
+	p = page_address(mp.bv_page) + mp.bv_offset;
+	first = virt_to_page(p);
+	folio = page_folio(first);
+	in_folio = folio_nr_pages(folio) - folio_page_idx(folio, first);
 	while (m >= GS_UNIT_MIN_PAGES &&
-	       (!IS_ALIGNED(slot, m) || mp.bv_len < m * PAGE_SIZE))
+	       (!IS_ALIGNED(slot, m) || mp.bv_len < m * PAGE_SIZE ||
+		m > in_folio))
 		m /= 2;
 	if (m < GS_UNIT_MIN_PAGES)
 		return 0;
-	p = page_address(mp.bv_page) + mp.bv_offset;
 	if (write)
 		return gs_store_write_unit_nowait(s, slot, p, m, GFP_NOIO) ? 0 : m;
 	if (gs_store_read_unit_nowait(s, slot, p, m))

@@ -176,8 +176,27 @@ units_thp() {
 	[ "$u1" -gt "$u0" ] || fail "$((o1 - o0)) 2M THP swapped out, no unit stored"
 }
 
+# The verified workload with every mTHP size and THP off: small folios
+# that the block layer merged into one segment (side by side in memory)
+# are no large folio, and no unit is stored of them.
+units_small_folios() {
+	local t=/sys/kernel/mm/transparent_hugepage sz u0 u1 o0 o1 rc
+	for sz in 16 32 64 2048; do echo never >$t/hugepages-${sz}kB/enabled; done
+	u0=$(compstat units_stored)
+	o0=$(awk '$1 == "pswpout" { print $2 }' /proc/vmstat)
+	run_cg gs-units-small "$(wl_limit 32)" gsverify "$(wl 96)" 1 12 zstr
+	rc=$?
+	o1=$(awk '$1 == "pswpout" { print $2 }' /proc/vmstat)
+	u1=$(compstat units_stored)
+	echo "small folios: $((o1 - o0)) pages swapped out; units stored: $u0 -> $u1"
+	[ $rc = 0 ] || fail "gsverify with small folios"
+	[ $((o1 - o0)) -gt 200 ] || fail "only $((o1 - o0)) pages swapped out"
+	[ "$u1" = "$u0" ] || fail "small folios stored as $((u1 - u0)) units"
+}
+
 # Large folios compressed whole (multi_page=16): the verified workload
-# with 16K, 32K and 64K mTHP on, then with 2 MiB THP alone. Folios
+# with 16K, 32K and 64K mTHP on, then with 2 MiB THP alone, then with
+# small folios only (no unit). Folios
 # swapped out whole are stored as units;
 # swapped in whole (where the kernel does that for a synchronous device)
 # they are read as units, else a page at a time out of them (after the
@@ -225,6 +244,8 @@ t_workload_units() {
 	fi
 	gs_check
 	units_thp
+	gs_check
+	units_small_folios
 	gs_check
 	swapoff $DEV || fail swapoff
 	[ "$(compstat units)" = 0 ] || fail "units left after swapoff: $(compstat units)"
