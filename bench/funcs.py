@@ -262,20 +262,28 @@ def layer_of(name):
     return 'the rest of the kernel (reclaim, swap core, faults, interrupts)'
 
 
+def bench_rows(d, sub, section, key, what):
+    """{KEY(row): row} of SECTION's rows in D/SUB/bench.jsonl; a failed run
+    is an error that names it (WHAT(row))."""
+    rows = {}
+    with open(os.path.join(d, sub, 'bench.jsonl')) as f:
+        for line in f:
+            r = json.loads(line)
+            if r.get('section') != section:
+                continue
+            if 'fail' in r or r.get('rc') != 0:
+                raise SystemExit(f'{section} {what(r)}: '
+                                 f'{r.get("fail") or r.get("result")}')
+            rows[key(r)] = r
+    return rows
+
+
 def zpath_runs(d):
     """[(config, rep, phase, {function: instructions}, pages, bench row)] of
     a zswap run: pages, those written to the disk (out) or read from it
     (in)."""
-    rows = {}
-    with open(os.path.join(d, 'zswap', 'bench.jsonl')) as f:
-        for line in f:
-            r = json.loads(line)
-            if r.get('section') != 'zswap_path':
-                continue
-            if 'fail' in r or r.get('rc') != 0:
-                raise SystemExit(f'zswap_path {r.get("config")} #{r.get("rep")}: '
-                                 f'{r.get("fail") or r.get("result")}')
-            rows[(r['config'], r['rep'])] = r
+    rows = bench_rows(d, 'zswap', 'zswap_path', lambda r: (r['config'], r['rep']),
+                      lambda r: f'{r.get("config")} #{r.get("rep")}')
     out = []
     for m, c in counted_dumps(d, r'pcs-zpath-([\w-]+)-(\d+)-(out|in)\.txt$',
                               lambda m: (m.group(1), int(m.group(2))) in rows):
@@ -428,16 +436,9 @@ MTHP_REST = 'the rest of the kernel (reclaim, swap core, faults, zeroing)'
 def mthp_runs(d):
     """[(variant, alg, mix, rep, {function: instructions}, bench row)] of an
     mthp run: each usemem run counted whole."""
-    rows = {}
-    with open(os.path.join(d, 'mthp', 'bench.jsonl')) as f:
-        for line in f:
-            r = json.loads(line)
-            if r.get('section') != 'mthp':
-                continue
-            if 'fail' in r or r.get('rc') != 0:
-                raise SystemExit(f'mthp {r.get("variant")} {r.get("alg")} {r.get("mix")}: '
-                                 f'{r.get("fail") or r.get("result")}')
-            rows[(r['variant'], r['alg'], r['mix'], r['rep'])] = r
+    rows = bench_rows(d, 'mthp', 'mthp',
+                      lambda r: (r['variant'], r['alg'], r['mix'], r['rep']),
+                      lambda r: f'{r.get("variant")} {r.get("alg")} {r.get("mix")}')
 
     def key(m):
         return m.group(1), m.group(2), m.group(3), int(m.group(4))

@@ -63,15 +63,22 @@ run() {
 	done
 }
 
+# counted DIR SECTION [REPS]: the symbols read, then the bench's SECTION
+# run with the plugin's counts dumped at each of its marks (SERIES_MARK),
+# its rows in $OUT/DIR; fails if any of them failed.
+counted() {
+	cat /proc/kallsyms >"$OUT/kallsyms"
+	mkdir -p "$OUT/$1"
+	SERIES_MARK=/opt/gs-src/bench/guest/mark.sh BENCH_OUT=$OUT/$1 \
+		BENCH_REPS=${3:-} bash /opt/gs-src/bench/guest/bench.sh "$2" &&
+		! grep -q '"error"\|"fail"' "$OUT/$1/bench.jsonl"
+}
+
 series() {
 	guest_setup
 	# Both modules loaded before their symbols are read; they stay.
 	gs_fresh lz4 && zram_fresh || return 1
-	cat /proc/kallsyms >"$OUT/kallsyms"
-	mkdir -p "$OUT/series"
-	SERIES_MARK=/opt/gs-src/bench/guest/mark.sh BENCH_OUT=$OUT/series \
-		bash /opt/gs-src/bench/guest/bench.sh usemem_series &&
-		! grep -q '"error"\|"fail"' "$OUT/series/bench.jsonl"
+	counted series usemem_series
 }
 
 # FUNCS_WORKLOAD=zswap: the bench's zswap_path section (zswap writing
@@ -82,11 +89,7 @@ zswap() {
 	# Every module the paths run in, loaded before the symbols are read.
 	gs_fresh lz4 && modprobe loop && modprobe ext4 && vdisk gsback >/dev/null ||
 		return 1
-	cat /proc/kallsyms >"$OUT/kallsyms"
-	mkdir -p "$OUT/zswap"
-	SERIES_MARK=/opt/gs-src/bench/guest/mark.sh BENCH_OUT=$OUT/zswap \
-		BENCH_REPS=${ZPATH_REPS:-2} bash /opt/gs-src/bench/guest/bench.sh zswap_path &&
-		! grep -q '"error"\|"fail"' "$OUT/zswap/bench.jsonl"
+	counted zswap zswap_path "${ZPATH_REPS:-2}"
 }
 
 # FUNCS_WORKLOAD=mthp: the bench's mthp section (large folios; zram,
@@ -96,11 +99,7 @@ mthp() {
 	# Both modules (and so the compressors they use) loaded before their
 	# symbols are read.
 	gs_fresh lz4 && zram_fresh || return 1
-	cat /proc/kallsyms >"$OUT/kallsyms"
-	mkdir -p "$OUT/mthp"
-	SERIES_MARK=/opt/gs-src/bench/guest/mark.sh BENCH_OUT=$OUT/mthp \
-		BENCH_REPS=${MTHP_REPS:-1} bash /opt/gs-src/bench/guest/bench.sh mthp &&
-		! grep -q '"error"\|"fail"' "$OUT/mthp/bench.jsonl"
+	counted mthp mthp "${MTHP_REPS:-1}"
 }
 
 case ${FUNCS_WORKLOAD:=run} in
