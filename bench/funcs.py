@@ -253,13 +253,15 @@ LAYERS = (
 )
 
 
-def layer_of(name):
+def layer_of(name, layers=LAYERS,
+             rest='the rest of the kernel (reclaim, swap core, faults, interrupts)'):
+    """The first of LAYERS whose test the function NAME passes, else REST."""
     m = module_of(name)
     n = name.split()[0]
-    for label, test in LAYERS:
+    for label, test in layers:
         if test(n, m):
             return label
-    return 'the rest of the kernel (reclaim, swap core, faults, interrupts)'
+    return rest
 
 
 def bench_rows(d, sub, section, key, what):
@@ -447,15 +449,6 @@ def mthp_runs(d):
         lambda m: key(m) in rows)]
 
 
-def mthp_layer(name):
-    m = module_of(name)
-    n = name.split()[0]
-    for label, test in MTHP_LAYERS:
-        if test(n, m):
-            return label
-    return MTHP_REST
-
-
 def mthp_report(runs):
     """Instructions per page swapped (out and in), by layer, for each
     algorithm and mix: zram, ghostswap page by page and in units."""
@@ -466,7 +459,7 @@ def mthp_report(runs):
             raise SystemExit(f'mthp {var} {alg} {mix}: nothing was swapped')
         t = collections.Counter()
         for k, v in c.items():
-            t['(user)' if k == '(user)' else mthp_layer(k)] += v / pages
+            t['(user)' if k == '(user)' else layer_of(k, MTHP_LAYERS, MTHP_REST)] += v / pages
         per[(alg, mix)].append((var, t, row))
     vars_ = [v for v, _ in MTHP_VARIANTS]
     labels = dict(MTHP_VARIANTS)
