@@ -943,6 +943,50 @@ static void gs_unit_marked_freed(struct kunit *test)
 	gs_ku_expect_empty(test, s);
 }
 
+/*
+ * A smaller unit inside the run of a larger one (four slots of the run
+ * freed and written again as a unit of 4), both mostly gone and marked:
+ * one pass of the worker splits both, the larger one first, and every
+ * page left reads back.
+ */
+static void gs_unit_nested_split(struct kunit *test)
+{
+	static const unsigned int gone[] = { 1, 2, 3, 8, 9, 10, 11, 4, 5, 6 };
+	static const unsigned int left[] = { 0, 7, 12, 13, 14, 15 };
+	struct gs_store *s = gs_ku_store(test, "lz4", GS_CLUSTER_SLOTS);
+	void *run = gs_ku_run_buf(test), *got = gs_kunit_page(test);
+	void *want = gs_kunit_page(test);
+	unsigned int k;
+
+	disable_work_sync(&s->unit_split_work);
+	gs_ku_store_runs(test, s, run, 1, 7);
+	for (k = 4; k < 8; k++)
+		gs_store_free(s, k);
+	gs_ku_fill_run(run, 4, 4, 8);
+	KUNIT_ASSERT_EQ(test, gs_store_write_unit_nowait(s, 4, run, 4,
+							 GFP_KERNEL), 0);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_UNITS), 2);
+	for (k = 0; k < ARRAY_SIZE(gone); k++)
+		gs_store_free(s, gone[k]);
+	/* Both marked: the larger at slot 0, the smaller at slot 7. */
+	gs_ku_expect_counts(test, s);
+	s->unit_split_work.func(&s->unit_split_work);
+	enable_work(&s->unit_split_work);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.unit_splits), 2);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_UNITS), 0);
+	for (k = 0; k < ARRAY_SIZE(left); k++) {
+		KUNIT_EXPECT_EQ(test, gs_store_kind(s, left[k], NULL),
+				GS_KIND_COMPRESSED);
+		gs_kunit_fill_version(want, left[k] * 1000 +
+				      (left[k] == 7 ? 8 : 7), false);
+		KUNIT_EXPECT_EQ(test, gs_store_read(s, left[k], got), 0);
+		KUNIT_EXPECT_MEMEQ(test, got, want, PAGE_SIZE);
+	}
+	gs_ku_expect_counts(test, s);
+	gs_store_free_range(s, 0, GS_CLUSTER_SLOTS);
+	gs_ku_expect_empty(test, s);
+}
+
 static struct kunit_case gs_unit_cases[] = {
 	KUNIT_CASE_PARAM(gs_unit_roundtrip, gs_ku_alg_gen_params),
 	KUNIT_CASE(gs_unit_kinds),
@@ -950,6 +994,7 @@ static struct kunit_case gs_unit_cases[] = {
 	KUNIT_CASE(gs_unit_part_cache),
 	KUNIT_CASE(gs_unit_split_window),
 	KUNIT_CASE(gs_unit_marked_freed),
+	KUNIT_CASE(gs_unit_nested_split),
 	KUNIT_CASE(gs_unit_no_memory),
 	KUNIT_CASE(gs_unit_recompress),
 	KUNIT_CASE(gs_unit_memory),

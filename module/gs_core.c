@@ -1303,25 +1303,24 @@ static void gs_cluster_units_split(struct gs_store *s, unsigned long ci)
 		cl = gs_cluster_find(s, ci);
 		if (!cl)
 			return;
-		/* A run at a time: each of its entries refers to one unit. */
-		for (u = NULL; cl->units_marked && i < GS_CLUSTER_SLOTS && !u;) {
+		/*
+		 * Slot by slot: a run's slots freed and written again may
+		 * hold a smaller unit inside the run of a larger one.
+		 */
+		for (u = NULL; cl->units_marked && i < GS_CLUSTER_SLOTS && !u;
+		     i++) {
 			e = atomic_long_read(&cl->table[i]);
-			if (gs_entry_kind(e) != GS_KIND_UNIT) {
-				i++;
-				continue;
-			}
-			u = gs_entry_unit(e);
-			i = (i | (u->pages - 1U)) + 1;
-			if (u->split != GS_UNIT_SPLIT_MARKED)
-				u = NULL;
+			if (gs_entry_kind(e) == GS_KIND_UNIT &&
+			    gs_entry_unit(e)->split == GS_UNIT_SPLIT_MARKED)
+				u = gs_entry_unit(e);
 		}
 		if (!u) {
 			gs_cluster_unlock(cl);
 			return;
 		}
 		gs_unit_unmark(cl, u);
-		first = i - u->pages;
-		/* Unlocks the cluster. */
+		first = (i - 1) & ~(u->pages - 1U);
+		/* Unlocks the cluster; the scan goes on after the slot found. */
 		gs_unit_split(s, cl, ci, u, base + first);
 		cond_resched();
 	}
