@@ -676,9 +676,10 @@ b_zswap() {
 # stored, read whole, pages read alone) and the kernel's 64 KiB folios
 # swapped in whole. MTHP_ALGS, MTHP_MIXES (NAME:MIX ...): fewer of them.
 # MTHP_SHAPES (SIZES:OVERCOMMIT ..., default 16,64:2): the mTHP sizes on
-# (KiB, comma-separated; "off": 4 KiB folios only) and the cgroup's
-# overcommit, each shape a set of rows (field folios: "16K+64K", or
-# "4K" for off).
+# (KiB, comma-separated; the 2 MiB size as the kernel sets it, "always"
+# on Debian; "off": every size off, 2 MiB too, 4 KiB folios only) and
+# the cgroup's overcommit, each shape a set of rows (field folios:
+# "16K+64K", or "4K" for off).
 # Before any section that sets zswap up: after that, the kernel swaps
 # large folios in a page at a time for the rest of the boot (zswap_off).
 # Its rows go to section $1 (default mthp).
@@ -690,7 +691,10 @@ b_mthp() {
 	for shape in ${MTHP_SHAPES:-16,64:2}; do
 		sizes=${shape%%:*} oc=${shape##*:} folios=4K
 		for sz in 16 32 64; do echo never >$t/hugepages-${sz}kB/enabled; done
-		if [ "$sizes" != off ]; then
+		if [ "$sizes" = off ]; then
+			echo never >$t/hugepages-2048kB/enabled
+		else
+			echo inherit >$t/hugepages-2048kB/enabled
 			for sz in ${sizes//,/ }; do
 				echo always >$t/hugepages-${sz}kB/enabled || return 1
 			done
@@ -717,6 +721,7 @@ b_mthp() {
 		done
 	done
 	for sz in 16 32 64; do echo never >$t/hugepages-${sz}kB/enabled; done
+	echo inherit >$t/hugepages-2048kB/enabled
 }
 
 # ------------------------------------------------- the compression engine
