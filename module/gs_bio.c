@@ -266,9 +266,9 @@ static int gs_rw_page(struct gs_store *s, struct bio *bio, bool write,
  * of @bio at @it: the pages from there on, up to the store's unit size
  * @units, aligned, contiguous and of one folio (a large folio's, or a
  * huge page's), are read or written as one. Pages of small folios that
- * happen to lie side by side in memory (the block layer merges them
- * into one segment) are not: each of them comes back alone. Returns
- * the pages done that way, or 0: none, do them one by one.
+ * share a segment (direct I/O merges pages that lie side by side in
+ * memory; swap writes a bio per folio) are not. Returns the pages done
+ * that way, or 0: none, do them one by one.
  */
 static unsigned int gs_unit_rw(struct gs_store *s, struct bio *bio, bool write,
 			       struct bvec_iter it, u64 slot,
