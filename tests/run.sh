@@ -24,7 +24,23 @@ rm -rf "$res"
 mkdir -p "$res"
 export GS_LOGDIR=$res/logs
 
-"$GS_TOP/testbed/provision.sh" || gs_die "provisioning the test bed failed"
+# timed NAME CMD...: CMD, then a line in $res/times: NAME, its wall time
+# and the CPU time (user + system) of every process it waited for, in
+# seconds. The run's end prints them: where a run's time went.
+timed() {
+	local name=$1 t0=$SECONDS rc=0 cpu
+	shift
+	"$@" || rc=$?
+	# Not $(times): a subshell's children are not this shell's.
+	times >"$res/.times-$name"
+	cpu=$(sed -n 2p "$res/.times-$name" | tr -d 's' | tr 'm' ' ' |
+		awk '{ printf "%d", $1 * 60 + $2 + $3 * 60 + $4 }')
+	rm -f "$res/.times-$name"
+	echo "$name $((SECONDS - t0)) $cpu" >>"$res/times"
+	return $rc
+}
+(timed provision "$GS_TOP/testbed/provision.sh") ||
+	gs_die "provisioning the test bed failed"
 gs_qemu_env
 gs_log "emulator: $GS_QEMU_DESC"
 
@@ -37,12 +53,12 @@ mkdir -p "$GS_LOGDIR"
 early_builds=()
 if [ -z "${1:-}" ]; then
 	if [ "${GHOSTSWAP_SKIP_DEBUG:-0}" != 1 ]; then
-		"$GS_TOP/tests/debug-kernel.sh" --build-only \
+		(timed debug-kernel-build "$GS_TOP/tests/debug-kernel.sh" --build-only) \
 			>"$GS_LOGDIR/debug-kernel-build-early.log" 2>&1 &
 		early_builds+=($!)
 	fi
 	if [ "${GHOSTSWAP_SKIP_KUNIT:-0}" != 1 ]; then
-		"$GS_TOP/kunit/run.sh" --kcsan --build-only \
+		(timed kcsan-kernel-build "$GS_TOP/kunit/run.sh" --kcsan --build-only) \
 			>"$GS_LOGDIR/kunit-kcsan-build-early.log" 2>&1 &
 		early_builds+=($!)
 	fi
@@ -61,7 +77,7 @@ stage() {
 	local name=$1 rc=0
 	shift
 	gs_log "stage: $name"
-	"$@" >"$res/$name.tap" 2>"$res/$name.err" || rc=$?
+	(timed "$name" "$@") >"$res/$name.tap" 2>"$res/$name.err" || rc=$?
 	stage_end "$name" $rc
 }
 # Stages beside the others (stage_wait collects them): each guest keeps
@@ -72,7 +88,7 @@ stage_bg() {
 	local name=$1
 	shift
 	gs_log "stage: $name (beside the next stages)"
-	"$@" >"$res/$name.tap" 2>"$res/$name.err" &
+	(timed "$name" "$@") >"$res/$name.tap" 2>"$res/$name.err" &
 	bg_pids+=($!)
 	bg_names+=("$name")
 }
@@ -90,7 +106,7 @@ after_early() {
 		sleep 5
 	done
 	gs_log "stage: ${1##*/} starts (a CPU is free)"
-	exec "$@"
+	"$@"
 }
 # after_guest CMD...: CMD once the main guest has ended, at nice 15:
 # beside the boot test, on the CPU the main guest leaves; from an empty
@@ -101,7 +117,7 @@ after_guest() {
 		sleep 5
 	done
 	gs_log "stage: ${1##*/} starts (the main guest has ended)"
-	exec nice -n 15 "$@"
+	nice -n 15 "$@"
 }
 stage_wait() {
 	local i rc
@@ -166,10 +182,10 @@ t0=$(date +%s)
 # min alone, ~30 beside the lanes with the cache warm, and from an empty
 # cache the kernel builds beside it take its CPU: the limit lets such a
 # run end inside CI's 90 min (it starts ~12 min in).
-GS_DISKS="gsback:1G gssmall:8M" GS_APPEND="kfence.sample_interval=20" \
+(GS_DISKS="gsback:1G gssmall:8M" GS_APPEND="kfence.sample_interval=20" \
 	GS_GUEST_TIMEOUT=${GS_GUEST_TIMEOUT:-4500} \
-	"$GS_TOP/testbed/guest.sh" "$res/guest" \
-	"GS_STRESS_SECONDS=${GS_STRESS_SECONDS:-60} bash /opt/gs-src/tests/guest/suite.sh $*" || true
+	timed guest "$GS_TOP/testbed/guest.sh" "$res/guest" \
+	"GS_STRESS_SECONDS=${GS_STRESS_SECONDS:-60} bash /opt/gs-src/tests/guest/suite.sh $*") || true
 gs_log "guest boot + suite: $(($(date +%s) - t0)) s"
 {
 	echo "# emulator: $GS_QEMU_DESC"
@@ -185,5 +201,10 @@ echo "# guest" && cat "$res/guest.tap"
 
 stage_wait
 [ ${#early_builds[@]} = 0 ] || wait "${early_builds[@]}" || true
+# Where the time went: each stage's wall time (a stage that waits for a
+# CPU or for the main guest counts its wait) and its CPU time.
+[ ! -f "$res/times" ] || sort -k3,3nr "$res/times" |
+	awk '{ printf "# time: %s %d s, CPU %d s\n", $1, $2, $3; cpu += $3 }
+	     END { printf "# time: CPU of all stages %d s\n", cpu }'
 echo "# total time $(($(date +%s) - start)) s"
 tap_summary "$GS_TOP/tests/skips-allowed" "$res"/*.tap
