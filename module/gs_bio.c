@@ -281,6 +281,10 @@ static unsigned int gs_unit_rw(struct gs_store *s, struct bio *bio, bool write,
 	struct page *first;
 	void *p;
 
+	/* The cheap tests first: most segments of a swap-out are a page. */
+	if (mp.bv_len < GS_UNIT_MIN_PAGES * PAGE_SIZE ||
+	    !IS_ALIGNED(slot, GS_UNIT_MIN_PAGES))
+		return 0;
 	p = page_address(mp.bv_page) + mp.bv_offset;
 	first = virt_to_page(p);
 	folio = page_folio(first);
