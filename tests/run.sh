@@ -119,6 +119,15 @@ after_guest() {
 	gs_log "stage: ${1##*/} starts (the main guest has ended)"
 	nice -n 15 "$@"
 }
+# after_boot CMD...: CMD once the main guest and the boot test have
+# ended. A stage_bg command.
+after_boot() {
+	while [ ! -e "$res/boot-ended" ]; do
+		sleep 5
+	done
+	gs_log "stage: ${1##*/} starts (the boot test has ended)"
+	"$@"
+}
 stage_wait() {
 	local i rc
 	for i in "${!bg_pids[@]}"; do
@@ -137,28 +146,16 @@ stage tools "$GS_TOP/tests/tools/run.sh"
 [ "${GHOSTSWAP_SKIP_KUNIT:-0}" = 1 ] || stage kunit "$GS_TOP/kunit/run.sh" --sanitize
 stage build "$GS_TOP/testbed/build.sh"
 
-# The debug-kernel lane: part of the guest suite in a kernel of our own
-# with KASAN, lockdep, KFENCE and kmemleak (built once, then cached), its
-# two vCPUs running at once. It runs beside the main guest, as do the
-# build matrix, the 6.12 lane and the KCSAN run. The guests whose vCPUs
-# run at once (the debug lane, the KCSAN run) run one at a time
-# (gs_qemu_multi_lock, testbed/lib.sh).
-[ -n "${1:-}" ] || [ "${GHOSTSWAP_SKIP_DEBUG:-0}" = 1 ] ||
-	stage_bg debug "$GS_TOP/tests/debug-kernel.sh" "$res/debug"
 # The build matrix: the module against every Debian header set from 6.12
 # to 7.3 that the archive serves (built, not booted).
 [ -n "${1:-}" ] || stage_bg compat "$GS_TOP/tests/compat-build.sh"
 # The guest suite's core on Debian stable's 6.12 LTS kernel.
 [ -n "${1:-}" ] || stage_bg lts "$GS_TOP/tests/kernel-lane.sh" lts "$res/lts"
-# The KUnit suites again under KCSAN, the data race detector, in an
-# x86_64 guest whose two vCPUs run at once (kunit/README.md).
-[ -n "${1:-}" ] || [ "${GHOSTSWAP_SKIP_KUNIT:-0}" = 1 ] ||
-	stage_bg kcsan "$GS_TOP/kunit/run.sh" --kcsan
 
 # The guest suite's core on the PREEMPT_RT kernel, and the Debian
 # packages built, linted, installed, upgraded, booted and purged in an
 # overlay of the guest root (~450 s of CPU: seven DKMS builds, a second
-# kernel's install, a guest): they start when the lanes above have ended, beside the rest of
+# kernel's install, a guest): they start when the two lanes above have ended, beside the rest of
 # the main guest (in the run of 2026-11-27 the main guest ran alone for
 # its last 335 s, a CPU idle). Then, after the main guest, a second boot
 # with systemd as init (DKMS module, make install, the unit).
@@ -171,6 +168,22 @@ early=("${bg_pids[@]}")
 # cross-builds. Beside rt and package it took the main guest's CPU: the
 # guest suite ran 2876 s instead of ~1600 (2026-11-28).
 [ -n "${1:-}" ] || stage_bg arm64 after_guest "$GS_TOP/tests/kernel-lane.sh" arm64 "$res/arm64"
+# The guests whose two vCPUs run at once, each on a host CPU of its own,
+# run last, when the main guest and the boot test have ended, one at a
+# time (gs_qemu_multi_lock, testbed/lib.sh): a vCPU that waits for the
+# other, descheduled behind another guest, burns its CPU for nothing.
+# Beside the main guest and the 6.12 lane (2026-12-02) the debug lane
+# ran 4 of its 17 tests in 26 minutes on 86% of a CPU, and the guest
+# suite had half a CPU: workload took 500 s instead of 214. Their
+# kernels build early, beside the host stages and the main guest.
+# The debug-kernel lane: part of the guest suite in a kernel of our own
+# with KASAN, lockdep, KFENCE and kmemleak (built once, then cached).
+[ -n "${1:-}" ] || [ "${GHOSTSWAP_SKIP_DEBUG:-0}" = 1 ] ||
+	stage_bg debug after_boot "$GS_TOP/tests/debug-kernel.sh" "$res/debug"
+# The KUnit suites again under KCSAN, the data race detector, in an
+# x86_64 guest (kunit/README.md).
+[ -n "${1:-}" ] || [ "${GHOSTSWAP_SKIP_KUNIT:-0}" = 1 ] ||
+	stage_bg kcsan after_boot "$GS_TOP/kunit/run.sh" --kcsan
 
 gs_log "stage: guest"
 mkdir -p "$res/guest"
@@ -198,6 +211,7 @@ touch "$res/guest/ended"
 echo "# guest" && cat "$res/guest.tap"
 
 [ -n "${1:-}" ] || stage boot "$GS_TOP/tests/boot.sh" "$res/boot"
+touch "$res/boot-ended"
 
 stage_wait
 [ ${#early_builds[@]} = 0 ] || wait "${early_builds[@]}" || true
