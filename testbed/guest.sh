@@ -80,13 +80,8 @@ echo "$rc" >"$out/exit"
 # WALL: its vCPUs ran at the same instant on more than one host CPU.
 t1=$(date +%s.%N)
 times >"$out/times"	# in this shell: a pipeline's subshell has no children
-awk -v t0="$t0" -v t1="$t1" 'NR == 2 {
-	for (i = 1; i <= 2; i++) {
-		split($i, f, /[ms]/)
-		cpu += f[1] * 60 + f[2]
-	}
-	printf "%.1f %.1f\n", t1 - t0, cpu
-}' "$out/times" >"$out/cpu"
+echo "$(awk -v t0="$t0" -v t1="$t1" 'BEGIN { printf "%.1f", t1 - t0 }') $(gs_times_cpu "$out/times")" \
+	>"$out/cpu"
 rm -f "$out/times"
 grep -q 'GS-GUEST-UP' "$out/console.log" ||
 	gs_log "the guest died before userspace: $(grep -m1 -E "$GS_REPORT_RE" "$out/console.log")"

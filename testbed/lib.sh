@@ -264,6 +264,20 @@ gs_qemu_env_arm64() {
 	GS_GUEST_PAGING=5
 }
 
+# gs_times_cpu FILE: the CPU seconds (user + system, one decimal) of the
+# children in FILE, the output of the shell builtin times (its second
+# line, "1m2.500s 0m3.250s"). Run times in the shell that waited for
+# them, into a file: a subshell's children are not its parent's.
+gs_times_cpu() {
+	awk 'NR == 2 {
+		for (i = 1; i <= 2; i++) {
+			split($i, f, /[ms]/)
+			cpu += f[1] * 60 + f[2]
+		}
+		printf "%.1f\n", cpu
+	}' "$1"
+}
+
 # A guest whose vCPUs each have a TCG thread (GS_QEMU_MULTI=1) wastes its
 # host CPUs when they are shared: a vCPU spins on a lock, or waits for an
 # IPI's answer, while the vCPU it waits for is not running at all.

@@ -31,10 +31,8 @@ timed() {
 	local name=$1 t0=$SECONDS rc=0 cpu
 	shift
 	"$@" || rc=$?
-	# Not $(times): a subshell's children are not this shell's.
 	times >"$res/.times-$name"
-	cpu=$(sed -n 2p "$res/.times-$name" | tr -d 's' | tr 'm' ' ' |
-		awk '{ printf "%d", $1 * 60 + $2 + $3 * 60 + $4 }')
+	cpu=$(gs_times_cpu "$res/.times-$name")
 	rm -f "$res/.times-$name"
 	echo "$name $((SECONDS - t0)) $cpu" >>"$res/times"
 	return $rc
