@@ -90,41 +90,59 @@ stage_bg() {
 	bg_pids+=($!)
 	bg_names+=("$name")
 }
-# after_early CMD...: CMD, once the stages started beside the main guest
-# ($early) have all ended, or the main guest has: when a CPU is free.
-# A stage_bg command.
-after_early() {
-	local p busy
-	while [ ! -e "$res/guest/ended" ]; do
-		busy=0
-		for p in "${early[@]}"; do
-			! kill -0 "$p" 2>/dev/null || busy=1
+# The host's CPUs as slots, one per CPU: a guest under single-threaded
+# TCG keeps one busy, as does a lane's build. Unless the host has more
+# CPUs than stages, no more run at once than there are CPUs: beside the
+# main guest, with both rt and the package test running too (2026-12-02),
+# workload_units took 381 s instead of 134, and a debug lane beside two
+# other guests ran 4 of its 17 tests in 26 minutes. The main guest holds
+# slot 0 until it ends; the stages queued (stage_queued) take a slot each
+# in the order they were queued, the guests whose vCPUs run at once
+# (multi-threaded TCG: debug, KCSAN) every slot, once the main guest has
+# ended. A slot is a lock on $res/.slotN held while the stage runs.
+nslots=$(nproc)
+[ "$nslots" -ge 2 ] || nslots=2
+queued=0
+echo 0 >"$res/.turn"
+# cpu_slots one|all TICKET NAME CMD...: CMD once it is TICKET's turn and
+# it holds its slots. A stage_bg command.
+cpu_slots() {
+	local want=$1 ticket=$2 name=$3 i first fd
+	shift 3
+	while [ "$(cat "$res/.turn" 2>/dev/null)" != "$ticket" ]; do
+		sleep 2
+	done
+	if [ "$want" = all ]; then
+		while [ ! -e "$res/guest/ended" ]; do
+			sleep 2
 		done
-		[ $busy = 1 ] || break
-		sleep 5
-	done
-	gs_log "stage: ${1##*/} starts (a CPU is free)"
+		for ((i = 0; i < nslots; i++)); do
+			exec {fd}>"$res/.slot$i"
+			flock "$fd"
+		done
+	else
+		while :; do
+			first=1
+			[ ! -e "$res/guest/ended" ] || first=0
+			for ((i = first; i < nslots; i++)); do
+				exec {fd}>"$res/.slot$i"
+				flock -n "$fd" && break 2
+				exec {fd}>&-
+			done
+			sleep 2
+		done
+	fi
+	echo $((ticket + 1)) >"$res/.turn"
+	gs_log "stage: $name starts (CPU slots: $want)"
 	"$@"
 }
-# after_guest CMD...: CMD once the main guest has ended, at nice 15:
-# beside the boot test, on the CPU the main guest leaves; from an empty
-# cache the debug kernel's build (nice 10) keeps the most of it. A
-# stage_bg command.
-after_guest() {
-	while [ ! -e "$res/guest/ended" ]; do
-		sleep 5
-	done
-	gs_log "stage: ${1##*/} starts (the main guest has ended)"
-	nice -n 15 "$@"
-}
-# after_boot CMD...: CMD once the main guest and the boot test have
-# ended. A stage_bg command.
-after_boot() {
-	while [ ! -e "$res/boot-ended" ]; do
-		sleep 5
-	done
-	gs_log "stage: ${1##*/} starts (the boot test has ended)"
-	"$@"
+# stage_queued NAME one|all CMD...: a stage beside the others that waits
+# for its CPU slots.
+stage_queued() {
+	local name=$1 want=$2
+	shift 2
+	stage_bg "$name" cpu_slots "$want" $queued "$name" "$@"
+	queued=$((queued + 1))
 }
 stage_wait() {
 	local i rc
@@ -144,50 +162,34 @@ stage tools "$GS_TOP/tests/tools/run.sh"
 [ "${GHOSTSWAP_SKIP_KUNIT:-0}" = 1 ] || stage kunit "$GS_TOP/kunit/run.sh" --sanitize
 stage build "$GS_TOP/testbed/build.sh"
 
-# The build matrix: the module against every Debian header set from 6.12
-# to 7.3 that the archive serves (built, not booted).
-[ -n "${1:-}" ] || stage_bg compat "$GS_TOP/tests/compat-build.sh"
-# The guest suite's core on Debian stable's 6.12 LTS kernel.
-[ -n "${1:-}" ] || stage_bg lts "$GS_TOP/tests/kernel-lane.sh" lts "$res/lts"
-
-# The guest suite's core on the PREEMPT_RT kernel, and the Debian
-# packages built, linted, installed, upgraded, booted and purged in an
-# overlay of the guest root (~450 s of CPU: seven DKMS builds, a second
-# kernel's install, a guest): they start when the two lanes above have ended, beside the rest of
-# the main guest (in the run of 2026-11-27 the main guest ran alone for
-# its last 335 s, a CPU idle). Then, after the main guest, a second boot
-# with systemd as init (DKMS module, make install, the unit).
-early=("${bg_pids[@]}")
-# The package test after rt too, unless the main guest has ended: with
-# both guests beside it (2026-12-02) the main guest's workload_units
-# took 381 s instead of 134.
+# Beside the main guest, in this order, each on a CPU slot (cpu_slots):
+# the build matrix, the module against every Debian header set from 6.12
+# to 7.3 the archive serves (built, not booted); the guest suite's core
+# on Debian stable's 6.12 LTS kernel and on the PREEMPT_RT kernel; the
+# Debian packages built, linted, installed, upgraded, booted and purged
+# in an overlay of the guest root (~450 s of CPU: seven DKMS builds, a
+# second kernel's install, a guest); a second boot with systemd as init
+# (DKMS module, make install, the unit); the arm64 lane, Debian's arm64
+# kernel under qemu-system-aarch64 in a root testbed/arm64.sh makes.
+# Then, once the main guest has ended, alone and one at a time, the
+# guests whose two vCPUs run at once, each on a host CPU of its own: a
+# vCPU that waits for the other, descheduled behind another guest, burns
+# its CPU for nothing. The debug-kernel lane: part of the guest suite in
+# a kernel of our own with KASAN, lockdep, KFENCE and kmemleak; the KUnit
+# suites again under KCSAN, the data race detector, in an x86_64 guest
+# (kunit/README.md). Their kernels build early (above).
 if [ -z "${1:-}" ]; then
-	stage_bg rt after_early "$GS_TOP/tests/kernel-lane.sh" rt "$res/rt"
-	early+=("${bg_pids[-1]}")
-	stage_bg package after_early "$GS_TOP/tests/package.sh" "$res/package"
+	stage_queued compat one "$GS_TOP/tests/compat-build.sh"
+	stage_queued lts one "$GS_TOP/tests/kernel-lane.sh" lts "$res/lts"
+	stage_queued rt one "$GS_TOP/tests/kernel-lane.sh" rt "$res/rt"
+	stage_queued package one "$GS_TOP/tests/package.sh" "$res/package"
+	stage_queued boot one "$GS_TOP/tests/boot.sh" "$res/boot"
+	stage_queued arm64 one "$GS_TOP/tests/kernel-lane.sh" arm64 "$res/arm64"
+	[ "${GHOSTSWAP_SKIP_DEBUG:-0}" = 1 ] ||
+		stage_queued debug all "$GS_TOP/tests/debug-kernel.sh" "$res/debug"
+	[ "${GHOSTSWAP_SKIP_KUNIT:-0}" = 1 ] ||
+		stage_queued kcsan all "$GS_TOP/kunit/run.sh" --kcsan
 fi
-# The arm64 lane after the main guest, beside the boot test (which
-# leaves a CPU idle): Debian's arm64 kernel under qemu-system-aarch64,
-# in a root testbed/arm64.sh makes, with the module the build matrix
-# cross-builds. Beside rt and package it took the main guest's CPU: the
-# guest suite ran 2876 s instead of ~1600 (2026-11-28).
-[ -n "${1:-}" ] || stage_bg arm64 after_guest "$GS_TOP/tests/kernel-lane.sh" arm64 "$res/arm64"
-# The guests whose two vCPUs run at once, each on a host CPU of its own,
-# run last, when the main guest and the boot test have ended, one at a
-# time (gs_qemu_multi_lock, testbed/lib.sh): a vCPU that waits for the
-# other, descheduled behind another guest, burns its CPU for nothing.
-# Beside the main guest and the 6.12 lane (2026-12-02) the debug lane
-# ran 4 of its 17 tests in 26 minutes on 86% of a CPU, and the guest
-# suite had half a CPU: workload took 500 s instead of 214. Their
-# kernels build early, beside the host stages and the main guest.
-# The debug-kernel lane: part of the guest suite in a kernel of our own
-# with KASAN, lockdep, KFENCE and kmemleak (built once, then cached).
-[ -n "${1:-}" ] || [ "${GHOSTSWAP_SKIP_DEBUG:-0}" = 1 ] ||
-	stage_bg debug after_boot "$GS_TOP/tests/debug-kernel.sh" "$res/debug"
-# The KUnit suites again under KCSAN, the data race detector, in an
-# x86_64 guest (kunit/README.md).
-[ -n "${1:-}" ] || [ "${GHOSTSWAP_SKIP_KUNIT:-0}" = 1 ] ||
-	stage_bg kcsan after_boot "$GS_TOP/kunit/run.sh" --kcsan
 
 gs_log "stage: guest"
 mkdir -p "$res/guest"
@@ -195,14 +197,15 @@ t0=$(date +%s)
 # Backing devices for the writeback tier: a large one and a small one.
 # KFENCE (built into Debian's kernel, off by default) samples allocations
 # for out-of-bounds and use-after-free bugs; its reports fail the suite.
-# The time limit, a guard against a hung guest: the suite takes 27-29
-# min alone, ~30 beside the lanes with the cache warm, and from an empty
-# cache the kernel builds beside it take its CPU: the limit lets such a
-# run end inside CI's 90 min (it starts ~12 min in).
+# The verified workloads, fio jobs and stress rounds at half their
+# size (GS_WORKLOAD_DIV=2: the same overcommit, half the pages). The
+# time limit, a guard against a hung guest: the suite has a CPU of its
+# own (cpu_slots); from an empty cache the kernel builds beside it take
+# some of it.
 (GS_DISKS="gsback:1G gssmall:8M" GS_APPEND="kfence.sample_interval=20" \
 	GS_GUEST_TIMEOUT=${GS_GUEST_TIMEOUT:-4500} \
 	timed guest "$GS_TOP/testbed/guest.sh" "$res/guest" \
-	"GS_STRESS_SECONDS=${GS_STRESS_SECONDS:-60} bash /opt/gs-src/tests/guest/suite.sh $*") || true
+	"GS_WORKLOAD_DIV=${GS_WORKLOAD_DIV:-2} GS_STRESS_SECONDS=${GS_STRESS_SECONDS:-60} bash /opt/gs-src/tests/guest/suite.sh $*") || true
 gs_log "guest boot + suite: $(($(date +%s) - t0)) s"
 {
 	echo "# emulator: $GS_QEMU_DESC"
@@ -213,9 +216,6 @@ gs_log "guest boot + suite: $(($(date +%s) - t0)) s"
 rm -f "$res"/guest/disk-*.img
 touch "$res/guest/ended"
 echo "# guest" && cat "$res/guest.tap"
-
-[ -n "${1:-}" ] || stage boot "$GS_TOP/tests/boot.sh" "$res/boot"
-touch "$res/boot-ended"
 
 stage_wait
 [ ${#early_builds[@]} = 0 ] || wait "${early_builds[@]}" || true
