@@ -107,7 +107,7 @@ echo 0 >"$res/.turn"
 # cpu_slots one|all TICKET NAME CMD...: CMD once it is TICKET's turn and
 # it holds its slots. A stage_bg command.
 cpu_slots() {
-	local want=$1 ticket=$2 name=$3 i first fd
+	local want=$1 ticket=$2 name=$3 i first fd fds=() rc=0
 	shift 3
 	while [ "$(cat "$res/.turn" 2>/dev/null)" != "$ticket" ]; do
 		sleep 2
@@ -119,6 +119,7 @@ cpu_slots() {
 		for ((i = 0; i < nslots; i++)); do
 			exec {fd}>"$res/.slot$i"
 			flock "$fd"
+			fds+=("$fd")
 		done
 	else
 		while :; do
@@ -126,7 +127,7 @@ cpu_slots() {
 			[ ! -e "$res/guest/ended" ] || first=0
 			for ((i = first; i < nslots; i++)); do
 				exec {fd}>"$res/.slot$i"
-				flock -n "$fd" && break 2
+				flock -n "$fd" && fds+=("$fd") && break 2
 				exec {fd}>&-
 			done
 			sleep 2
@@ -134,7 +135,13 @@ cpu_slots() {
 	fi
 	echo $((ticket + 1)) >"$res/.turn"
 	gs_log "stage: $name starts (CPU slots: $want)"
-	"$@"
+	"$@" || rc=$?
+	# The lock is on the open file, which a process CMD left behind
+	# may share: unlocked, not only closed.
+	for fd in "${fds[@]}"; do
+		flock -u "$fd"
+	done
+	return $rc
 }
 # stage_queued NAME one|all CMD...: a stage beside the others that waits
 # for its CPU slots.
