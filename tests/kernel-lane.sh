@@ -41,7 +41,7 @@ wb_setup wb_on_demand wb_workload wb_race fault_alloc hostile unload_final} ;;
 # layout, then what the issue names: load, a 1 TiB swapon, verified
 # workloads, fio verify, writeback, faults, hostile input, unload.
 arm64) tests=${*:-testbed_paging load swapon_1t workload swapoff_frees fio table_handles
-wb_setup wb_on_demand wb_workload fault_alloc fault_backing hostile unload_final} ;;
+wb_setup wb_on_demand wb_workload fault_alloc hostile unload_final} ;;
 *) gs_die "usage: $0 lts|rt|arm64 OUTDIR [GUEST_TEST ...]" ;;
 esac
 tests=$(echo $tests)
