@@ -3,18 +3,19 @@
 #
 # The ghostswap test suite: provisions the test bed, runs the static checks
 # and the KUnit suites (UML), builds and installs the module by DKMS in the
-# guest root, boots the guest and runs the guest suite in one boot. Prints
-# TAP, then a summary line "N passed, N failed, N skipped"; exits non-zero
-# on any failure, on a skip that tests/skips-allowed does not list, or when
-# nothing passed.
+# guest root, and runs the guest suite in two guests at once, its two
+# halves (suite.sh @1, @2). Prints TAP, then a summary line "N passed, N
+# failed, N skipped"; exits non-zero on any failure, on a skip that
+# tests/skips-allowed does not list, or when nothing passed.
 #
 # usage: tests/run.sh [GUEST_TEST ...]   (default: every guest test, then
-#        the systemd boot test, tests/boot.sh, the debug-kernel lane,
-#        tests/debug-kernel.sh, the build matrix, tests/compat-build.sh,
-#        the KUnit suites under KCSAN, kunit/run.sh --kcsan, and the
-#        lanes on the 6.12 LTS, PREEMPT_RT and arm64 kernels,
-#        tests/kernel-lane.sh; GHOSTSWAP_SKIP_DEBUG=1 leaves the debug
-#        lane out, GHOSTSWAP_SKIP_KUNIT=1 both KUnit stages)
+#        the debug-kernel lane, tests/debug-kernel.sh, the build matrix,
+#        tests/compat-build.sh, the KUnit suites under KCSAN, kunit/run.sh
+#        --kcsan, the package test, tests/package.sh, and the lanes on
+#        the 6.12 LTS, PREEMPT_RT and arm64 kernels, tests/kernel-lane.sh;
+#        GHOSTSWAP_SKIP_DEBUG=1 leaves the debug lane out,
+#        GHOSTSWAP_SKIP_KUNIT=1 both KUnit stages. GUEST_TESTS run in one
+#        guest, with the host stages but no lane.)
 set -uo pipefail
 . "$(dirname "$0")/../testbed/lib.sh"
 
@@ -169,28 +170,57 @@ stage tools "$GS_TOP/tests/tools/run.sh"
 [ "${GHOSTSWAP_SKIP_KUNIT:-0}" = 1 ] || stage kunit "$GS_TOP/kunit/run.sh" --sanitize
 stage build "$GS_TOP/testbed/build.sh"
 
+# The guest suite in a guest of Debian's 7.x kernel: main_guest NAME
+# SUITE_ARGS... boots it with results in $res/NAME and prints its TAP.
+# Backing devices for the writeback tier: a large one and a small one.
+# KFENCE (built into Debian's kernel, off by default) samples allocations
+# for out-of-bounds and use-after-free bugs; its reports fail the suite.
+# The verified workloads, fio jobs and stress rounds at half their size
+# (GS_WORKLOAD_DIV=2: the same overcommit, half the pages), the stress
+# for 30 s. The time limit, a guard against a hung guest: each part of
+# the suite takes ~30 min on a CPU of its own (cpu_slots).
+main_guest() {
+	local name=$1 t0=$SECONDS
+	shift
+	mkdir -p "$res/$name"
+	GS_DISKS="gsback:1G gssmall:8M" GS_APPEND="kfence.sample_interval=20" \
+		GS_GUEST_TIMEOUT=${GS_GUEST_TIMEOUT:-3600} \
+		"$GS_TOP/testbed/guest.sh" "$res/$name" \
+		"GS_WORKLOAD_DIV=${GS_WORKLOAD_DIV:-2} GS_STRESS_SECONDS=${GS_STRESS_SECONDS:-30} bash /opt/gs-src/tests/guest/suite.sh $*" >&2 || true
+	gs_log "$name: guest boot + suite: $((SECONDS - t0)) s"
+	echo "# emulator: $GS_QEMU_DESC"
+	cat "$res/$name/results.tap" 2>/dev/null
+	[ -f "$res/$name/done" ] ||
+		gs_guest_died "$res/$name" "$res/$name/plan" "$res/$name/results.tap"
+	rm -f "$res/$name"/disk-*.img
+}
+
 # Beside the main guest, in this order, each on a CPU slot (cpu_slots):
-# the build matrix, the module against every Debian header set from 6.12
-# to 7.3 the archive serves (built, not booted); the guest suite's core
-# on Debian stable's 6.12 LTS kernel and on the PREEMPT_RT kernel; the
-# Debian packages built, linted, installed, upgraded, booted and purged
-# in an overlay of the guest root (~450 s of CPU: seven DKMS builds, a
-# second kernel's install, a guest); a second boot with systemd as init
-# (DKMS module, make install, the unit); the arm64 lane, Debian's arm64
-# kernel under qemu-system-aarch64 in a root testbed/arm64.sh makes.
-# Then, once the main guest has ended, alone and one at a time, the
-# guests whose two vCPUs run at once, each on a host CPU of its own: a
-# vCPU that waits for the other, descheduled behind another guest, burns
-# its CPU for nothing. The debug-kernel lane: part of the guest suite in
-# a kernel of our own with KASAN, lockdep, KFENCE and kmemleak; the KUnit
-# suites again under KCSAN, the data race detector, in an x86_64 guest
-# (kunit/README.md). Their kernels build early (above).
+# the second part of the guest suite, in a guest of its own (suite.sh
+# @2; the main guest runs @1); the build matrix, the module against
+# every Debian header set from 6.12 to 7.3 the archive serves (built,
+# not booted); the guest suite's core on Debian stable's 6.12 LTS kernel
+# and on the PREEMPT_RT kernel; the Debian packages built, linted,
+# installed, upgraded, booted with systemd as init and purged in an
+# overlay of the guest root (tests/package.sh: its boot runs the checks
+# of tests/boot.sh's, which make test leaves out); the arm64 lane,
+# Debian's arm64 kernel under qemu-system-aarch64 in a root
+# testbed/arm64.sh makes. Then, once the main guest has ended, alone
+# and one at a time, the guests whose two vCPUs run at once, each on a
+# host CPU of its own: a vCPU that waits for the other, descheduled
+# behind another guest, burns its CPU for nothing. The debug-kernel
+# lane: part of the guest suite in a kernel of our own with KASAN,
+# lockdep, KFENCE and kmemleak; the KUnit suites again under KCSAN, the
+# data race detector, in an x86_64 guest (kunit/README.md). Their
+# kernels build early (above).
+part=()
 if [ -z "${1:-}" ]; then
+	part=(@1)
+	stage_queued guest2 one main_guest guest2 @2
 	stage_queued compat one "$GS_TOP/tests/compat-build.sh"
 	stage_queued lts one "$GS_TOP/tests/kernel-lane.sh" lts "$res/lts"
 	stage_queued rt one "$GS_TOP/tests/kernel-lane.sh" rt "$res/rt"
 	stage_queued package one "$GS_TOP/tests/package.sh" "$res/package"
-	stage_queued boot one "$GS_TOP/tests/boot.sh" "$res/boot"
 	stage_queued arm64 one "$GS_TOP/tests/kernel-lane.sh" arm64 "$res/arm64"
 	[ "${GHOSTSWAP_SKIP_DEBUG:-0}" = 1 ] ||
 		stage_queued debug all "$GS_TOP/tests/debug-kernel.sh" "$res/debug"
@@ -199,28 +229,7 @@ if [ -z "${1:-}" ]; then
 fi
 
 gs_log "stage: guest"
-mkdir -p "$res/guest"
-t0=$(date +%s)
-# Backing devices for the writeback tier: a large one and a small one.
-# KFENCE (built into Debian's kernel, off by default) samples allocations
-# for out-of-bounds and use-after-free bugs; its reports fail the suite.
-# The verified workloads, fio jobs and stress rounds at half their
-# size (GS_WORKLOAD_DIV=2: the same overcommit, half the pages). The
-# time limit, a guard against a hung guest: the suite has a CPU of its
-# own (cpu_slots); from an empty cache the kernel builds beside it take
-# some of it.
-(GS_DISKS="gsback:1G gssmall:8M" GS_APPEND="kfence.sample_interval=20" \
-	GS_GUEST_TIMEOUT=${GS_GUEST_TIMEOUT:-4500} \
-	timed guest "$GS_TOP/testbed/guest.sh" "$res/guest" \
-	"GS_WORKLOAD_DIV=${GS_WORKLOAD_DIV:-2} GS_STRESS_SECONDS=${GS_STRESS_SECONDS:-60} bash /opt/gs-src/tests/guest/suite.sh $*") || true
-gs_log "guest boot + suite: $(($(date +%s) - t0)) s"
-{
-	echo "# emulator: $GS_QEMU_DESC"
-	cat "$res/guest/results.tap" 2>/dev/null
-	[ -f "$res/guest/done" ] ||
-		gs_guest_died "$res/guest" "$res/guest/plan" "$res/guest/results.tap"
-} >"$res/guest.tap"
-rm -f "$res"/guest/disk-*.img
+(timed guest main_guest guest ${part[@]+"${part[@]}"} "$@") >"$res/guest.tap"
 touch "$res/guest/ended"
 echo "# guest" && cat "$res/guest.tap"
 

@@ -7,7 +7,8 @@
 # The tests are t_NAME functions in a file per tier; this is the runner and
 # the default order.
 #
-# Usage: suite.sh [TEST ...]   (default: all tests, in order)
+# Usage: suite.sh [TEST ... | @1 | @2]   (default: all tests, in order;
+#        @1 and @2 the two parts of that order, below)
 set -u
 # The guest's helpers and TAP, then the tiers: the device, the bio path
 # and swap (core.sh); the store and its accounting (store.sh); the
@@ -22,13 +23,22 @@ set -u
 . /opt/gs-src/tests/guest/tools.sh
 . /opt/gs-src/tests/guest/compat.sh
 
-ALL="testbed_text_patching testbed_paging load unload_reload bad_sysfs probe_open swapon_1t busy workload workload_mthp
+# The default order, in two parts of about the same length, which make
+# test runs in two guests at once (tests/run.sh); the second starts with
+# load and swapon_1t, as any list must.
+PART1="testbed_text_patching testbed_paging load unload_reload bad_sysfs probe_open swapon_1t busy workload workload_mthp
 swapoff_frees free_notify_off fio split_bvec table_handles cluster_race accounting reset_frees mm_stat
 mem_limit compact algorithms cpu_hotplug workload_zstd comp_params workload_units
 workload_dict recompress_auto heuristic wb_setup wb_bad_input
-wb_on_demand wb_abi wb_idle_age wb_compact wb_direct wb_direct_all wb_full wb_checksum wb_encrypt wb_workload wb_units zswap_pool wb_zswap_sparse wb_file wb_file_fs wb_chunks wb_chunks_reset wb_race
+wb_on_demand wb_abi wb_idle_age wb_compact wb_direct wb_direct_all wb_full wb_checksum wb_encrypt wb_workload wb_units zswap_pool wb_zswap_sparse wb_file"
+PART2="wb_file_fs wb_chunks wb_chunks_reset wb_race
 fault_alloc fault_backing hostile leaks memory_cycle stress
 ctl_status ctl_setup_reset ctl_zramctl ctl_node_lock ctl_compression ctl_errors ctl_writeback ctl_backing_file zram_generator android_fs_mgr android_mmd readme_tour unload_final"
+ALL="$PART1 $PART2"
+case "${1:-}" in
+@1) set -- $PART1 ;;
+@2) set -- load swapon_1t $PART2 ;;
+esac
 # Not in the default run (measurements, not tests of ghostswap): the same
 # workload on zram for the ratio comparison, and the writeback rate
 # against the backing device's own (writeback.sh; `make bench` measures
