@@ -33,10 +33,11 @@ case $lane in
 lts) tests=${*:-load swapon_1t workload swapoff_frees fio cluster_race accounting
 reset_frees wb_setup wb_on_demand wb_workload wb_race fault_alloc fault_backing hostile
 unload_final} ;;
-# The PREEMPT_RT lane: the same but accounting and fault_backing, which
-# its 7.x swap core and slab share with the main guest's kernel.
-rt) tests=${*:-load swapon_1t workload swapoff_frees fio cluster_race reset_frees
-wb_setup wb_on_demand wb_workload wb_race fault_alloc hostile unload_final} ;;
+# The PREEMPT_RT lane: the same but accounting, reset_frees (which gives
+# back what accounting stored) and fault_backing, which its 7.x swap
+# core and slab share with the main guest's kernel.
+rt) tests=${*:-load swapon_1t workload swapoff_frees fio cluster_race wb_setup
+wb_on_demand wb_workload wb_race fault_alloc hostile unload_final} ;;
 # The arm64 lane: the page-table depth and the table's handles on that
 # layout, then what the issue names: load, a 1 TiB swapon, verified
 # workloads, fio verify, writeback, faults, hostile input, unload.
