@@ -53,7 +53,7 @@ gs_boot_guest() {
 	[ -z "${3:-}" ] || env="GS_BOOT_VERSION=$3 "
 	mkdir -p "$out/guest"
 	GS_BOOT_ROOT=$root GS_SYSTEMD=1 GS_APPEND="zswap.enabled=1" \
-		GS_GUEST_TIMEOUT=${GS_BOOT_TIMEOUT:-1200} \
+		GS_GUEST_TIMEOUT=${GS_BOOT_TIMEOUT:-2400} \
 		"$GS_TOP/testbed/guest.sh" "$out/guest" \
 		"${env}bash /opt/gs-src/tests/guest/boot.sh" >"$out/boot.log" 2>&1
 	[ ! -f "$out/guest/boot.tap" ] || tap_append "$out/guest/boot.tap"
