@@ -4,12 +4,13 @@
  * shrinks by chunk files.
  *
  * Each chunk is an unnamed file in the directory (O_TMPFILE: nothing is
- * left behind by a crash), GS_CHUNK_PAGES pages, allocated in full and
+ * left behind by a crash), 2^shift pages (the chunk_mib module parameter
+ * when the directory is attached; 64 MiB by default), allocated in full and
  * mapped once through its filesystem's swap_activate (gs_chunk.c), so
  * that its pages go to the filesystem's disk as bios (gs_extent.c).
- * Backing slots [i * GS_CHUNK_PAGES, (i + 1) * GS_CHUNK_PAGES) are the
- * pages of chunk i, and the chunks in place are always a prefix: 0 to
- * nr - 1. Slots are handed out below nr * GS_CHUNK_PAGES only (the
+ * Backing slots [i << shift, (i + 1) << shift) are the pages of chunk i,
+ * and the chunks in place are always a prefix: 0 to nr - 1. Slots are
+ * handed out below nr << shift only (the
  * backing store's limit).
  *
  * A worker keeps one chunk spare ahead of what the slots in use need,
@@ -68,6 +69,12 @@ struct gs_chunks {
 	bool stopped;			/* by gs_chunks_stop(), under @lock */
 };
 
+/* Pages in a chunk of @cs. */
+static u64 gs_chunk_pages(const struct gs_chunks *cs)
+{
+	return BIT_ULL(cs->ex.shift);
+}
+
 /*
  * Chunks to keep: what the slots in use need, and one spare while slots
  * are being handed out (any allocation within GS_CHUNK_IDLE).
@@ -76,7 +83,7 @@ static unsigned long gs_chunks_wanted(struct gs_chunks *cs)
 {
 	/* A hint: the chunk to release is checked under the lock. */
 	u64 used = data_race(READ_ONCE(cs->bk->used));
-	unsigned long want = DIV_ROUND_UP_ULL(used, GS_CHUNK_PAGES);
+	unsigned long want = DIV_ROUND_UP_ULL(used, gs_chunk_pages(cs));
 
 	if (time_before(jiffies, READ_ONCE(cs->active_at) + GS_CHUNK_IDLE))
 		want++;
@@ -106,10 +113,11 @@ static int gs_chunks_add(struct gs_chunks *cs)
 	mnt_drop_write(cs->dir.mnt);	/* the open file holds its own */
 	if (IS_ERR(file))
 		return PTR_ERR(file);
-	ret = vfs_fallocate(file, 0, 0, (loff_t)GS_CHUNK_PAGES << PAGE_SHIFT);
+	ret = vfs_fallocate(file, 0, 0,
+			    (loff_t)gs_chunk_pages(cs) << PAGE_SHIFT);
 	if (ret)
 		goto out_put;
-	map = gs_chunk_map(file, GS_CHUNK_PAGES);
+	map = gs_chunk_map(file, gs_chunk_pages(cs));
 	if (IS_ERR(map)) {
 		ret = PTR_ERR(map);
 		goto out_put;
@@ -121,7 +129,7 @@ static int gs_chunks_add(struct gs_chunks *cs)
 	ret = -EINVAL;
 	if (!cs->ex.bdev)
 		cs->ex.bdev = map->bdev;
-	if (map->nr_pages < GS_CHUNK_PAGES || map->bdev != cs->ex.bdev)
+	if (map->nr_pages < gs_chunk_pages(cs) || map->bdev != cs->ex.bdev)
 		goto out_unmap;
 	ret = xa_err(xa_store(&cs->ex.maps, cs->nr, map, GFP_KERNEL));
 	if (ret)
@@ -130,7 +138,7 @@ static int gs_chunks_add(struct gs_chunks *cs)
 	if (cs->bk) {	/* else gs_chunks_open() counts it */
 		WRITE_ONCE(cs->bk->map_bytes, cs->bk->map_bytes +
 			   gs_extent_map_bytes(map));
-		gs_backing_set_limit(cs->bk, (u64)cs->nr << GS_CHUNK_SHIFT);
+		gs_backing_set_limit(cs->bk, (u64)cs->nr << cs->ex.shift);
 	}
 	fput(file);
 	return 0;
@@ -148,7 +156,7 @@ static bool gs_chunks_release_top(struct gs_chunks *cs)
 	unsigned long i = cs->nr - 1;
 	struct gs_extent_map *map;
 
-	if (!gs_backing_lower_limit(cs->bk, (u64)i << GS_CHUNK_SHIFT))
+	if (!gs_backing_lower_limit(cs->bk, (u64)i << cs->ex.shift))
 		return false;
 	cs->nr--;
 	/* Once the I/O that looked the map up before is done with it. */
@@ -227,7 +235,7 @@ static void gs_chunks_short(struct gs_extents *ex)
 	if (READ_ONCE(cs->active_at) != now)
 		WRITE_ONCE(cs->active_at, now);
 	/* A hint: a spurious or missed wake-up costs a chunk's delay. */
-	if (data_race(READ_ONCE(bk->used)) + GS_CHUNK_PAGES >
+	if (data_race(READ_ONCE(bk->used)) + gs_chunk_pages(cs) >
 	    READ_ONCE(bk->limit))
 		mod_delayed_work(system_dfl_wq, &cs->work, 0);
 }
@@ -255,7 +263,7 @@ static void gs_chunks_release(struct gs_extents *ex)
 	kfree(cs);
 }
 
-struct gs_backing *gs_chunks_open(const char *path)
+struct gs_backing *gs_chunks_open(const char *path, unsigned int shift)
 {
 	struct gs_backing *bk;
 	struct gs_chunks *cs;
@@ -265,6 +273,7 @@ struct gs_backing *gs_chunks_open(const char *path)
 	cs = kzalloc_obj(*cs);
 	if (!cs)
 		return ERR_PTR(-ENOMEM);
+	cs->ex.shift = shift;
 	ret = kern_path(path, LOOKUP_FOLLOW | LOOKUP_DIRECTORY, &cs->dir);
 	if (ret == -ENOTDIR)
 		ret = -ENOTBLK;	/* neither a device, nor a file, nor this */
@@ -278,7 +287,7 @@ struct gs_backing *gs_chunks_open(const char *path)
 		goto out_path;
 	/* As many chunks as the filesystem could ever hold. */
 	cs->max = div64_u64((u64)st.f_blocks * st.f_bsize,
-			    (u64)GS_CHUNK_PAGES << PAGE_SHIFT);
+			    (u64)gs_chunk_pages(cs) << PAGE_SHIFT);
 	ret = -ENOSPC;
 	if (!cs->max)
 		goto out_path;
@@ -287,7 +296,6 @@ struct gs_backing *gs_chunks_open(const char *path)
 	mutex_init(&cs->lock);
 	INIT_DELAYED_WORK(&cs->work, gs_chunks_work);
 	xa_init(&cs->ex.maps);
-	cs->ex.shift = GS_CHUNK_SHIFT;
 	cs->ex.dynamic = true;
 	cs->ex.bdev = cs->dir.mnt->mnt_sb->s_bdev;
 	cs->ex.release = gs_chunks_release;
@@ -307,11 +315,11 @@ struct gs_backing *gs_chunks_open(const char *path)
 		cs->ex.release(&cs->ex);
 		return ERR_PTR(ret);
 	}
-	bk = gs_extents_backing(&cs->ex, (u64)cs->max << GS_CHUNK_SHIFT);
+	bk = gs_extents_backing(&cs->ex, (u64)cs->max << cs->ex.shift);
 	if (IS_ERR(bk))
 		return bk;
 	cs->bk = bk;
-	gs_backing_set_limit(bk, (u64)cs->nr << GS_CHUNK_SHIFT);
+	gs_backing_set_limit(bk, (u64)cs->nr << cs->ex.shift);
 	bk->path = kstrdup(path, GFP_KERNEL);
 	if (!bk->path) {
 		gs_backing_destroy(bk);
@@ -319,7 +327,7 @@ struct gs_backing *gs_chunks_open(const char *path)
 	}
 	queue_delayed_work(system_dfl_wq, &cs->work, GS_CHUNK_CHECK);
 	pr_info("backing directory %s: chunks of %lu MiB, at most %lu\n",
-		path, (unsigned long)(GS_CHUNK_PAGES >> (20 - PAGE_SHIFT)),
+		path, (unsigned long)(gs_chunk_pages(cs) >> (20 - PAGE_SHIFT)),
 		cs->max);
 	return bk;
 

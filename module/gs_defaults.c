@@ -9,6 +9,7 @@
 
 #include <linux/ctype.h>
 #include <linux/kernel.h>
+#include <linux/log2.h>
 #include <linux/memcontrol.h>
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
@@ -16,6 +17,7 @@
 #include <linux/sizes.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
+#include "gs_chunks.h"
 #include "gs_comp.h"
 #include "gs_compat.h"
 #include "gs_dev.h"
@@ -95,6 +97,39 @@ module_param_string(comp_algorithm, gs_default_alg, sizeof(gs_default_alg),
 		    0444);
 MODULE_PARM_DESC(comp_algorithm,
 		 "Compression algorithm at load and after reset (default lz4)");
+
+/*
+ * The size of the chunk files of a backing directory, taken when one is
+ * attached: the store grows and shrinks by this much (and holds a chunk
+ * spare while writeback runs).
+ */
+unsigned int gs_default_chunk_mib = GS_CHUNK_DEFAULT_MIB;
+
+static int gs_param_set_chunk_mib(const char *val,
+				  const struct kernel_param *kp)
+{
+	unsigned int mib;
+
+	if (kstrtouint(val, 10, &mib) || mib < GS_CHUNK_MIN_MIB ||
+	    mib > GS_CHUNK_MAX_MIB || !is_power_of_2(mib)) {
+		pr_err("invalid chunk_mib '%.*s': want a power of two from %u to %u\n",
+		       (int)strcspn(val, "\n"), val, GS_CHUNK_MIN_MIB,
+		       GS_CHUNK_MAX_MIB);
+		return -EINVAL;
+	}
+	WRITE_ONCE(*(unsigned int *)kp->arg, mib);
+	return 0;
+}
+
+static const struct kernel_param_ops gs_chunk_mib_param_ops = {
+	.set = gs_param_set_chunk_mib,
+	.get = param_get_uint,
+};
+
+module_param_cb(chunk_mib, &gs_chunk_mib_param_ops, &gs_default_chunk_mib,
+		0644);
+MODULE_PARM_DESC(chunk_mib,
+		 "Size of a backing directory's chunk files in MiB, when one is attached (default 64; a power of two, 4 to 1024)");
 
 /* ------------------------------------------------ the swap core's cost */
 

@@ -65,6 +65,7 @@ void gs_punt_destroy(struct gs_dev *d);
  */
 extern u64 gs_default_disksize;
 extern char gs_default_alg[GS_ALG_NAME_LEN];
+extern unsigned int gs_default_chunk_mib;
 int gs_defaults_init(void);
 
 /* What swapon of a device of @size bytes costs the kernel's swap core. */

@@ -17,6 +17,7 @@
 #include <linux/delay.h>
 #include <linux/device.h>
 #include <linux/kernel.h>
+#include <linux/log2.h>
 #include <linux/mutex.h>
 #include <linux/rwsem.h>
 #include <linux/slab.h>
@@ -387,7 +388,8 @@ static int gs_do_set_backing(struct gs_dev *d, const void *arg)
 	if (bk == ERR_PTR(-ENOTBLK))
 		bk = gs_chunk_backing_open(path);	/* a regular file */
 	if (bk == ERR_PTR(-ENOTBLK))
-		bk = gs_chunks_open(path);		/* a directory */
+		bk = gs_chunks_open(path, ilog2(READ_ONCE(gs_default_chunk_mib)) +
+				    20 - PAGE_SHIFT);	/* a directory */
 	if (IS_ERR(bk)) {
 		pr_err("backing_dev: cannot use %s: %ld\n", path, PTR_ERR(bk));
 		return PTR_ERR(bk);
