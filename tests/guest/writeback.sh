@@ -679,7 +679,10 @@ t_wb_file_fs() {
 	sysw $SYS/reset 1 ok
 	mkdir -p $mnt
 	# A failure half-way leaves the disk to the next tests all the same.
-	trap "echo 1 >$SYS/reset 2>/dev/null; umount $mnt 2>/dev/null" EXIT
+	trap "echo 1 >$SYS/reset 2>/dev/null; umount $mnt 2>/dev/null; chunk_mib_default" EXIT
+	# Chunk files of 8 MiB: the directory's part below moves an eighth
+	# of the pages the default's 64 MiB would need for the same chunks.
+	sysw $CHUNK_MIB 8 ok
 	for fs in xfs btrfs; do
 		wipefs -qa "$disk"
 		mkfs.$fs -q -f "$disk" >/dev/null && mount "$disk" $mnt ||
@@ -741,11 +744,11 @@ t_wb_file_fs() {
 		fi
 		$CTL setup --no-swapon --size 1G --backing-dev $mnt/chunks >/dev/null ||
 			fail "$fs: ghostswapctl setup with a directory"
-		$PAGES write $DEV 0 t:20000 >/dev/null || fail "$fs: write"
-		n=$(wb_until 20000 20)
+		$PAGES write $DEV 0 t:2500 >/dev/null || fail "$fs: write"
+		n=$(wb_until 2500 20)
 		echo "$fs: $(bdstat count) pages written back to chunk files after $n rounds"
-		[ "$(bdstat count)" = 20000 ] || fail "$fs: $(bdstat count) pages written back to chunk files"
-		$PAGES verify $DEV 0 t:20000 || fail "$fs: verify from chunk files"
+		[ "$(bdstat count)" = 2500 ] || fail "$fs: $(bdstat count) pages written back to chunk files"
+		$PAGES verify $DEV 0 t:2500 || fail "$fs: verify from chunk files"
 		gs_check
 		$CTL reset >/dev/null || fail "$fs: ghostswapctl reset"
 		rmdir $mnt/chunks || fail "$fs: chunk files left in the directory"
@@ -753,10 +756,16 @@ t_wb_file_fs() {
 	done
 }
 
-# A directory as the backing store: chunk files (64 MiB, unnamed) are
-# added as writeback needs them, one spare ahead, and released when
-# what they held is gone, so the filesystem gets its blocks back.
+# A directory as the backing store: chunk files (64 MiB, unnamed; the
+# module's chunk_mib) are added as writeback needs them, one spare ahead,
+# and released when what they held is gone, so the filesystem gets its
+# blocks back.
 fs_used_kib() { df --output=used -k "$1" | tail -n 1 | tr -d ' '; }
+
+# The chunk files' size in MiB for directories attached from now on;
+# chunk_mib_default puts the module's default back.
+CHUNK_MIB=/sys/module/ghostswap/parameters/chunk_mib
+chunk_mib_default() { echo 64 >$CHUNK_MIB 2>/dev/null; }
 
 # chunks_gone MNT BASE [KIB]: wait up to 15 s for the chunks to be
 # released, down to KIB (default: under 1 MiB) above BASE; prints the
@@ -773,70 +782,83 @@ chunks_gone() {
 
 # chunks_ext4 MNT: the device swapped off and reset, a fresh ext4 on the
 # backing disk at MNT with an empty MNT/chunks; CHUNKS_BASE the KiB the
-# filesystem uses then. Reset and unmounted when the test exits.
+# filesystem uses then. Reset and unmounted, chunk_mib back to its
+# default, when the test exits.
 chunks_ext4() {
 	local disk
 	disk=$(vdisk gsback) || fail "no backing disk"
 	swapoff $DEV 2>/dev/null
 	sysw $SYS/reset 1 ok
-	mkfs.ext4 -q -F "$disk" && mkdir -p "$1" && mount "$disk" "$1" ||
+	# No blocks reserved for root (the chunks are root's): what df
+	# says is free is what a chunk can take.
+	mkfs.ext4 -q -F -m 0 "$disk" && mkdir -p "$1" && mount "$disk" "$1" ||
 		fail "ext4 on $disk"
-	trap "echo 1 >$SYS/reset 2>/dev/null; umount $1 2>/dev/null" EXIT
+	trap "echo 1 >$SYS/reset 2>/dev/null; umount $1 2>/dev/null; chunk_mib_default" EXIT
 	mkdir "$1/chunks"
 	CHUNKS_BASE=$(fs_used_kib "$1")
 }
 
 t_wb_chunks() {
-	local mnt=/tmp/gs-chunks base used n i
+	local mnt=/tmp/gs-chunks base used n i v
 	chunks_ext4 $mnt
 	base=$CHUNKS_BASE
+	# chunk_mib: 64 by default; a power of two from 4 to 1024, nothing
+	# else. 8 MiB chunks here: the same number of chunks as 64 MiB ones
+	# would need for eight times the pages.
+	[ "$(cat $CHUNK_MIB)" = 64 ] || fail "chunk_mib $(cat $CHUNK_MIB) by default, not 64"
+	for v in 0 2 6 48 2048 -8 8x ''; do
+		echo "$v" >$CHUNK_MIB 2>/dev/null && fail "chunk_mib took '$v'"
+	done
+	dmesg | grep "invalid chunk_mib '8x'" || fail "no message for chunk_mib 8x"
+	sysw $CHUNK_MIB 8 ok
 	# The first chunk is added at once, kept 5 s if nothing comes.
 	attach_backing $mnt/chunks
 	used=$(($(fs_used_kib $mnt) - base))
-	dmesg | grep "backing directory $mnt/chunks" | tail -n 1
+	dmesg | grep "backing directory $mnt/chunks: chunks of 8 MiB" | tail -n 1 |
+		grep . || fail "no 8 MiB chunks in the log"
 	echo "attached: $used KiB taken"
-	[ "$used" -ge $((64 << 10)) ] && [ "$used" -lt $((128 << 10)) ] ||
+	[ "$used" -ge $((8 << 10)) ] && [ "$used" -lt $((16 << 10)) ] ||
 		fail "attached with $used KiB taken, not one chunk"
-	[ "$(bdstat capacity)" = 16384 ] || fail "capacity $(bdstat capacity), not one chunk's 16384 pages"
+	[ "$(bdstat capacity)" = 2048 ] || fail "capacity $(bdstat capacity), not one chunk's 2048 pages"
 	$CTL doctor | grep "backing device: $mnt/chunks (a directory of chunk files" ||
 		fail "doctor does not name the directory"
-	# 40000 pages: three chunks' worth with a spare, added as writeback
+	# 5000 pages: three chunks' worth with a spare, added as writeback
 	# runs short (it takes what fits, the rest on the next rounds).
-	$PAGES write $DEV 0 t:40000 >/dev/null || fail write
-	i=$(wb_until 40000 60)
+	$PAGES write $DEV 0 t:5000 >/dev/null || fail write
+	i=$(wb_until 5000 60)
 	n=$(bdstat count)
 	used=$(($(fs_used_kib $mnt) - base))
 	echo "written back: $n pages after $i rounds; $used KiB taken"
-	[ "$n" = 40000 ] || fail "only $n pages written back"
-	[ "$used" -ge $((3 * 64 << 10)) ] && [ "$used" -le $((4 * 64 << 10 + 4096)) ] ||
-		fail "$used KiB taken for 40000 pages: not 3 chunks and a spare"
+	[ "$n" = 5000 ] || fail "only $n pages written back"
+	[ "$used" -ge $((3 * 8 << 10)) ] && [ "$used" -le $((4 * 8 << 10 + 4096)) ] ||
+		fail "$used KiB taken for 5000 pages: not 3 chunks and a spare"
 	# What the module has in place is what the filesystem gave it.
 	n=$(bdstat capacity)
 	[ $((n * 4)) -le "$used" ] && [ $((n * 4 + 4096)) -ge "$used" ] ||
 		fail "capacity $n pages, but $used KiB taken on the filesystem"
-	$PAGES verify $DEV 0 t:40000 || fail verify
+	$PAGES verify $DEV 0 t:5000 || fail verify
 	gs_check
-	# Spread thin: 6000 pages left over three chunks. The worker asks
+	# Spread thin: 750 pages left over three chunks. The worker asks
 	# for backing compaction, which moves the top ones down, and the
 	# chunks emptied go: one is left.
 	n=$(bdstat reloc)
-	blkdiscard -o $((4000 << 12)) -l $((16000 << 12)) $DEV &&
-		blkdiscard -o $((21000 << 12)) -l $((15000 << 12)) $DEV &&
-		blkdiscard -o $((37000 << 12)) -l $((3000 << 12)) $DEV ||
+	blkdiscard -o $((500 << 12)) -l $((2000 << 12)) $DEV &&
+		blkdiscard -o $((2625 << 12)) -l $((1875 << 12)) $DEV &&
+		blkdiscard -o $((4625 << 12)) -l $((375 << 12)) $DEV ||
 		fail "discards"
 	for i in $(seq 120); do
 		used=$(($(fs_used_kib $mnt) - base))
-		[ "$used" -lt $((65 << 10)) ] && break
+		[ "$used" -lt $((9 << 10)) ] && break
 		sleep 0.5
 	done
 	n=$(($(bdstat reloc) - n))
-	echo "6000 pages left over 3 chunks: $n moved down, $used KiB taken after $((i / 2)) s"
-	[ "$used" -ge $((64 << 10)) ] && [ "$used" -lt $((65 << 10)) ] ||
-		fail "$used KiB taken for 6000 pages, not one chunk"
+	echo "750 pages left over 3 chunks: $n moved down, $used KiB taken after $((i / 2)) s"
+	[ "$used" -ge $((8 << 10)) ] && [ "$used" -lt $((9 << 10)) ] ||
+		fail "$used KiB taken for 750 pages, not one chunk"
 	[ "$n" -gt 0 ] || fail "nothing moved down"
-	[ "$(bdstat count)" = 6000 ] && [ "$(bdstat capacity)" = 16384 ] ||
+	[ "$(bdstat count)" = 750 ] && [ "$(bdstat capacity)" = 2048 ] ||
 		fail "after compaction: $(cat $SYS/bd_stat)"
-	$PAGES verify $DEV 0 t:4000,z:16000,t:1000,z:15000,t:1000,z:3000 ||
+	$PAGES verify $DEV 0 t:500,z:2000,t:125,z:1875,t:125,z:375 ||
 		fail "verify after compaction"
 	gs_check
 	# Freed: every chunk goes, the spare too.
@@ -848,7 +870,7 @@ t_wb_chunks() {
 	# Frozen: no chunk is added (nor waited for); the pages stay in
 	# memory, and go once the filesystem thaws.
 	fsfreeze -f $mnt || fail fsfreeze
-	$PAGES write $DEV 0 t:20000 >/dev/null || fail "write while frozen"
+	$PAGES write $DEV 0 t:2500 >/dev/null || fail "write while frozen"
 	echo all >$SYS/writeback 2>/dev/null
 	n=$(bdstat count)
 	echo "frozen: $n pages written back; bd_stat: $(cat $SYS/bd_stat)"
@@ -861,35 +883,37 @@ t_wb_chunks() {
 	$CTL doctor | grep "cannot take a new chunk file (its filesystem is frozen" ||
 		fail "doctor does not say the filesystem is frozen"
 	fsfreeze -u $mnt || fail "fsfreeze -u"
-	i=$(wb_until 20000 40)
+	i=$(wb_until 2500 40)
 	echo "thawed: $(bdstat count) pages written back after $i rounds"
-	[ "$(bdstat count)" = 20000 ] || fail "after the thaw: $(bdstat count) pages written back"
+	[ "$(bdstat count)" = 2500 ] || fail "after the thaw: $(bdstat count) pages written back"
 	[ "$(bdstat grow_error)" = 0 ] || fail "grow_error $(bdstat grow_error) after the thaw"
-	$PAGES verify $DEV 0 t:20000 || fail "verify after the thaw"
+	$PAGES verify $DEV 0 t:2500 || fail "verify after the thaw"
 	blkdiscard $DEV || fail blkdiscard
 	used=$(chunks_gone $mnt "$base")
 	[ "$used" -lt 1024 ] || fail "$used KiB still taken after the thaw"
 
 	# Full: what fits is written back, the rest stays in memory; no
 	# error reaches the device.
-	fallocate -l $(($(df --output=avail -k $mnt | tail -n 1) - (100 << 10)))K $mnt/filler ||
+	fallocate -l $(($(df --output=avail -k $mnt | tail -n 1) - (12 << 10)))K $mnt/filler ||
 		fail "filling $mnt"
-	$PAGES write $DEV 0 t:40000 >/dev/null || fail "write, the filesystem full"
-	i=$(wb_until 40000 10)
+	$PAGES write $DEV 0 t:5000 >/dev/null || fail "write, the filesystem full"
+	i=$(wb_until 5000 10)
 	n=$(bdstat count)
 	echo "full: $n pages written back after $i rounds; $(dmesg | grep 'cannot add a chunk' | tail -n 1)"
-	[ "$n" -ge 16384 ] && [ "$n" -lt 40000 ] || fail "full: $n pages written back"
+	[ "$n" -ge 2048 ] && [ "$n" -lt 5000 ] || fail "full: $n pages written back"
 	[ "$(bdstat werr)" = 0 ] || fail "write errors: $(cat $SYS/bd_stat)"
 	[ "$(bdstat grow_error)" = 28 ] && [ "$(bdstat grow_errors)" -ge 1 ] ||
 		fail "full, but bd_stat says: $(cat $SYS/bd_stat)"
 	$CTL doctor | grep "cannot take a new chunk file (its filesystem is full" ||
 		fail "doctor does not say the filesystem is full"
-	$PAGES verify $DEV 0 t:40000 || fail "verify, the filesystem full"
+	$PAGES verify $DEV 0 t:5000 || fail "verify, the filesystem full"
 	gs_check
 	blkdiscard $DEV || fail blkdiscard
 	rm $mnt/filler
 
-	# zswap in front, in mode zswap: every page verified.
+	# zswap in front, in mode zswap, with the default 64 MiB chunks:
+	# every page verified.
+	chunk_mib_default
 	sysw $SYS/reset 1 ok
 	sysw $SYS/backing_dev $mnt/chunks ok
 	sysw $SYS/writeback_direct all ok
@@ -911,30 +935,31 @@ t_wb_chunks() {
 	umount $mnt || fail "umount after reset"
 }
 
-# Reset while a chunk directory grows, shrinks and compacts, at a random
-# moment each round (three rounds, the reset 0.x, 1.x and 2.x s after
-# the writeback starts): the chunk worker is stopped first, a compaction
-# under way ends at its next page, every chunk goes, and the kernel log
-# stays clean.
+# Reset while a chunk directory (8 MiB chunks) grows, shrinks and
+# compacts, at a random moment each round (three rounds, the reset 0.0-0.2,
+# 0.3-0.5 and 0.6-0.8 s after the writeback starts): the chunk worker is
+# stopped first, a compaction under way ends at its next page, every
+# chunk goes, and the kernel log stays clean.
 t_wb_chunks_reset() {
 	local mnt=/tmp/gs-chunks base used i t d0 moved=0
 	chunks_ext4 $mnt
 	base=$CHUNKS_BASE
+	sysw $CHUNK_MIB 8 ok
 	d0=$(dmesg | wc -l)
 	for i in 1 2 3; do
 		attach_backing $mnt/chunks
-		$PAGES write $DEV 0 t:40000 >/dev/null || fail "write, round $i"
-		wb_until 40000 60 >/dev/null
-		# 8000 pages at the top, 2000 at the bottom: compaction has
-		# 8000 to move down, and is asked to within a second.
-		blkdiscard -o $((2000 << 12)) -l $((30000 << 12)) $DEV ||
+		$PAGES write $DEV 0 t:5000 >/dev/null || fail "write, round $i"
+		wb_until 5000 60 >/dev/null
+		# 1000 pages at the top, 250 at the bottom: compaction has
+		# 1000 to move down, and is asked to within a second.
+		blkdiscard -o $((250 << 12)) -l $((3750 << 12)) $DEV ||
 			fail "blkdiscard, round $i"
 		# And pages to write back meanwhile (reset waits for the
 		# round; not for a compaction).
-		$PAGES write $DEV 2000 t:4000 >/dev/null ||
+		$PAGES write $DEV 250 t:500 >/dev/null ||
 			fail "write, round $i"
 		(echo all >$SYS/writeback) 2>/dev/null &
-		sleep "$((i % 3)).$((RANDOM % 10))"
+		sleep "0.$((i * 3 - 3 + RANDOM % 3))"
 		moved=$(bdstat reloc)
 		t=$(date +%s%N)
 		echo 1 >$SYS/reset || fail "reset, round $i"
@@ -950,6 +975,7 @@ t_wb_chunks_reset() {
 		fail "the kernel log reports a problem"
 	umount $mnt || fail "umount after the resets"
 	trap - EXIT
+	chunk_mib_default
 }
 
 # Writeback racing raw I/O: fio writes, reads and trims with verification
