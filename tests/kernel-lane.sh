@@ -41,8 +41,7 @@ wb_on_demand wb_workload wb_race fault_alloc hostile unload_final} ;;
 # The arm64 lane: load, a 1 TiB swapon, verified workloads, the table's
 # handles on that layout (52-bit VA), writeback, faults, hostile input,
 # unload. (fio's verified raw I/O, writeback on demand and the test bed's
-# own paging check run in the x86_64 lanes: each test here costs 2-3
-# times what it costs there.)
+# own paging check run in the x86_64 lanes.)
 arm64) tests=${*:-load swapon_1t workload swapoff_frees table_handles
 wb_setup wb_workload fault_alloc hostile unload_final} ;;
 *) gs_die "usage: $0 lts|rt|arm64 OUTDIR [GUEST_TEST ...]" ;;

@@ -30,8 +30,8 @@ PART1="testbed_text_patching testbed_paging load unload_reload bad_sysfs probe_o
 swapoff_frees free_notify_off fio split_bvec table_handles cluster_race accounting reset_frees mm_stat
 mem_limit compact algorithms cpu_hotplug workload_zstd comp_params workload_units
 workload_dict recompress_auto heuristic wb_setup wb_bad_input
-wb_on_demand wb_abi wb_idle_age wb_compact wb_direct wb_direct_all wb_full wb_checksum wb_encrypt"
-PART2="wb_workload wb_units zswap_pool wb_zswap_sparse wb_file wb_file_fs wb_chunks wb_chunks_reset wb_race
+wb_on_demand wb_abi wb_idle_age wb_compact wb_direct wb_direct_all wb_full wb_checksum wb_encrypt wb_workload"
+PART2="wb_units zswap_pool wb_zswap_sparse wb_file wb_file_fs wb_chunks wb_chunks_reset wb_race
 fault_alloc fault_backing hostile leaks memory_cycle stress
 ctl_status ctl_setup_reset ctl_zramctl ctl_node_lock ctl_compression ctl_errors ctl_writeback ctl_backing_file zram_generator android_fs_mgr android_mmd readme_tour unload_final"
 ALL="$PART1 $PART2"
