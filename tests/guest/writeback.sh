@@ -936,37 +936,46 @@ t_wb_chunks() {
 }
 
 # Reset while a chunk directory (8 MiB chunks) grows, shrinks and
-# compacts, at a random moment each round (three rounds, the reset 0.0-0.2,
-# 0.3-0.5 and 0.6-0.8 s after the writeback starts): the chunk worker is
-# stopped first, a compaction under way ends at its next page, every
-# chunk goes, and the kernel log stays clean.
+# compacts: each of three rounds leaves 3000 pages at the top to move
+# down, and resets 0.0-0.1, 0.1-0.2 or 0.2-0.3 s after the compaction
+# has moved its first page, with a writeback under way too. The chunk
+# worker is stopped first, a compaction under way ends at its next
+# page, every chunk goes, and the kernel log stays clean. At least one
+# reset must come in the middle of a compaction (some pages moved, not
+# all).
 t_wb_chunks_reset() {
-	local mnt=/tmp/gs-chunks base used i t d0 moved=0
+	local mnt=/tmp/gs-chunks base used i j t d0 moved=0 mid=0
 	chunks_ext4 $mnt
 	base=$CHUNKS_BASE
 	sysw $CHUNK_MIB 8 ok
 	d0=$(dmesg | wc -l)
 	for i in 1 2 3; do
 		attach_backing $mnt/chunks
-		$PAGES write $DEV 0 t:5000 >/dev/null || fail "write, round $i"
-		wb_until 5000 60 >/dev/null
-		# 1000 pages at the top, 250 at the bottom: compaction has
-		# 1000 to move down, and is asked to within a second.
-		blkdiscard -o $((250 << 12)) -l $((3750 << 12)) $DEV ||
+		$PAGES write $DEV 0 t:10000 >/dev/null || fail "write, round $i"
+		wb_until 10000 60 >/dev/null
+		# 3000 pages at the top, 1000 at the bottom: compaction has
+		# 3000 to move down, and is asked to within a second.
+		blkdiscard -o $((1000 << 12)) -l $((6000 << 12)) $DEV ||
 			fail "blkdiscard, round $i"
 		# And pages to write back meanwhile (reset waits for the
 		# round; not for a compaction).
-		$PAGES write $DEV 250 t:500 >/dev/null ||
+		$PAGES write $DEV 1000 t:500 >/dev/null ||
 			fail "write, round $i"
 		(echo all >$SYS/writeback) 2>/dev/null &
-		sleep "0.$((i * 3 - 3 + RANDOM % 3))"
+		for j in $(seq 200); do
+			[ "$(bdstat reloc)" -gt 0 ] && break
+			sleep 0.05
+		done
+		sleep "0.$((i - 1))$((RANDOM % 10))"
 		moved=$(bdstat reloc)
 		t=$(date +%s%N)
 		echo 1 >$SYS/reset || fail "reset, round $i"
-		echo "round $i: $moved pages moved down, reset in $((($(date +%s%N) - t) / 1000000)) ms"
+		echo "round $i: $moved of 3000 pages moved down when the reset came, reset in $((($(date +%s%N) - t) / 1000000)) ms"
+		[ "$moved" -gt 0 ] && [ "$moved" -lt 3000 ] && mid=$((mid + 1))
 		wait
 		[ "$(cat $SYS/backing_dev)" = none ] || fail "reset kept the directory"
 	done
+	[ $mid -ge 1 ] || fail "no reset came in the middle of a compaction"
 	used=$(chunks_gone $mnt "$base")
 	echo "after the resets: $used KiB taken"
 	[ "$used" -lt 1024 ] || fail "$used KiB still taken after reset"
