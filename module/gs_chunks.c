@@ -5,13 +5,12 @@
  *
  * Each chunk is an unnamed file in the directory (O_TMPFILE: nothing is
  * left behind by a crash), 2^shift pages (the chunk_mib module parameter
- * when the directory is attached; 64 MiB by default), allocated in full and
- * mapped once through its filesystem's swap_activate (gs_chunk.c), so
+ * when the directory is attached; 64 MiB by default), allocated in full
+ * and mapped once through its filesystem's swap_activate (gs_chunk.c), so
  * that its pages go to the filesystem's disk as bios (gs_extent.c).
  * Backing slots [i << shift, (i + 1) << shift) are the pages of chunk i,
  * and the chunks in place are always a prefix: 0 to nr - 1. Slots are
- * handed out below nr << shift only (the
- * backing store's limit).
+ * handed out below nr << shift only (the backing store's limit).
  *
  * A worker keeps one chunk spare ahead of what the slots in use need,
  * none once nothing is in use: it adds a chunk when the store runs short
