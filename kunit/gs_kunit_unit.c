@@ -5,9 +5,12 @@
  * in a run stay SAME, a run that does not shrink is refused, frees of
  * single slots keep the unit until its last slot goes, an overwrite of
  * part of a run leaves the rest readable, the counters and the debug
- * check agree throughout, and everything returns when all is freed. On
- * two CPUs: reads of units (whole and of one page) against frees and
- * overwrites of their slots.
+ * check agree throughout, and everything returns when all is freed.
+ * Units written back go whole, read back, survive a failed write, a
+ * changed slot and backing compaction, and races with frees and reads
+ * in the middle of their I/O. On two CPUs: reads of units (whole and of
+ * one page) against frees and overwrites of their slots; writeback,
+ * reads back and moves of units on the backing device against the same.
  */
 #include <kunit/static_stub.h>
 #include <kunit/test.h>
@@ -841,51 +844,35 @@ static void gs_unit_concurrent(struct kunit *test)
 	gs_ku_expect_empty(test, s);
 }
 
-/*
- * Units beside a backing device: either may be set first. Writeback of
- * every page splits the units and writes their pages back one by one
- * (huge and incompressible modes never take a unit); the cold sweep
- * takes a unit's pages once they were passed over once; all read back.
- */
-static void gs_unit_writeback(struct kunit *test)
+/* Backing slots the chain of the unit at @first takes, 0 if none. */
+static unsigned int gs_ku_unit_nobj(struct gs_store *s, u64 first)
 {
-	struct gs_store *s = gs_ku_store(test, "lz4", GS_CLUSTER_SLOTS);
-	void *run = gs_ku_run_buf(test), *got = gs_kunit_page(test);
-	struct gs_stats *st;
-	unsigned int r, k;
-	struct gs_kbk *kb;
-	u64 done, first;
+	unsigned long e = gs_store_entry(s, first);
 
-	KUNIT_EXPECT_EQ(test, gs_store_set_backing(s, gs_kbk_create(test, 64,
-								    &kb)), 0);
-	s = gs_kunit_wb_store(test, "lz4", GS_CLUSTER_SLOTS, 64, &kb);
-	KUNIT_ASSERT_EQ(test, gs_store_set_unit(s, GS_KU_PAGES), 0);
-	st = &s->stats;
-	gs_ku_store_runs(test, s, run, 3, 4);
-	KUNIT_EXPECT_EQ(test, gs_store_writeback(s, GS_WB_HUGE, U64_MAX,
-						 &done), 0);
-	KUNIT_EXPECT_EQ(test, gs_store_writeback(s, GS_WB_INCOMP, U64_MAX,
-						 &done), 0);
-	KUNIT_EXPECT_EQ(test, gs_stat_read(st, GS_STAT_UNITS), 3);
-	/* Every page of the first two runs. */
-	KUNIT_EXPECT_EQ(test, gs_store_writeback_range(s, GS_WB_ALL, 0,
-						       2 * GS_KU_PAGES,
-						       U64_MAX, &done), 0);
-	KUNIT_EXPECT_EQ(test, done, 2ULL * GS_KU_PAGES);
-	KUNIT_EXPECT_EQ(test, gs_stat_read(st, GS_STAT_UNITS), 1);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&st->unit_splits), 2);
-	KUNIT_EXPECT_EQ(test, gs_stat_read(st, GS_STAT_WB_PAGES),
-			2 * GS_KU_PAGES);
-	/* The cold sweep: the third run's pages on its second pass. */
-	KUNIT_EXPECT_EQ(test, gs_store_writeback(s, GS_WB_COLD, U64_MAX,
-						 &done), 0);
-	KUNIT_EXPECT_EQ(test, done, (u64)GS_KU_PAGES);
-	KUNIT_EXPECT_EQ(test, gs_stat_read(st, GS_STAT_UNITS), 0);
-	KUNIT_EXPECT_EQ(test, gs_stat_read(st, GS_STAT_WB_PAGES),
-			3 * GS_KU_PAGES);
-	for (r = 0; r < 3; r++) {
+	return gs_entry_kind(e) == GS_KIND_UNIT ?
+	       gs_unit_nobj(gs_entry_unit(e)) : 0;
+}
+
+/* Is the unit at @first on the backing device? */
+static bool gs_ku_unit_backed(struct gs_store *s, u64 first)
+{
+	unsigned long e = gs_store_entry(s, first);
+
+	return gs_entry_kind(e) == GS_KIND_UNIT && gs_entry_unit(e)->backed;
+}
+
+/* Runs 0..@n-1 (version @v) read back page by page, each page checked. */
+static void gs_ku_verify_runs(struct kunit *test, struct gs_store *s,
+			      void *run, unsigned int from, unsigned int n,
+			      u32 v)
+{
+	void *got = gs_kunit_page(test);
+	unsigned int r, k;
+	u64 first;
+
+	for (r = from; r < n; r++) {
 		first = r * GS_KU_PAGES;
-		gs_ku_fill_run(run, first, GS_KU_PAGES, 4);
+		gs_ku_fill_run(run, first, GS_KU_PAGES, v);
 		for (k = 0; k < GS_KU_PAGES; k++) {
 			KUNIT_EXPECT_EQ(test, gs_store_read(s, first + k, got),
 					0);
@@ -893,6 +880,409 @@ static void gs_unit_writeback(struct kunit *test)
 					   PAGE_SIZE);
 		}
 	}
+	kunit_kfree(test, got);
+}
+
+/*
+ * Units beside a backing device: either may be set first. Writeback
+ * takes a unit whole (huge and incompressible modes never take one):
+ * its chain goes to the device, a backing slot per object, and its pool
+ * memory goes; the cold sweep takes a unit once passed over once. Pages
+ * read back alone decompress the unit once per stream; the counters,
+ * the reverse map and the debug check agree; a free of one slot keeps
+ * the unit's slots, the last one gives them back.
+ */
+static void gs_unit_writeback(struct kunit *test)
+{
+	struct gs_store *s = gs_ku_store(test, "lz4", GS_CLUSTER_SLOTS);
+	void *run = gs_ku_run_buf(test);
+	unsigned int n0, n1, n2, k;
+	struct gs_stats *st;
+	struct gs_kbk *kb;
+	long reads;
+	u64 done;
+
+	KUNIT_EXPECT_EQ(test, gs_store_set_backing(s, gs_kbk_create(test, 64,
+								    &kb)), 0);
+	s = gs_kunit_wb_store(test, "lz4", GS_CLUSTER_SLOTS, 64, &kb);
+	KUNIT_ASSERT_EQ(test, gs_store_set_unit(s, GS_KU_PAGES), 0);
+	st = &s->stats;
+	gs_ku_store_runs(test, s, run, 3, 4);
+	n0 = gs_ku_unit_nobj(s, 0);
+	n1 = gs_ku_unit_nobj(s, GS_KU_PAGES);
+	n2 = gs_ku_unit_nobj(s, 2 * GS_KU_PAGES);
+	KUNIT_ASSERT_GT(test, n0, 0U);
+	KUNIT_ASSERT_LT(test, n0, (unsigned int)GS_KU_PAGES);
+	KUNIT_EXPECT_EQ(test, gs_store_writeback(s, GS_WB_HUGE, U64_MAX,
+						 &done), 0);
+	KUNIT_EXPECT_EQ(test, gs_store_writeback(s, GS_WB_INCOMP, U64_MAX,
+						 &done), 0);
+	KUNIT_EXPECT_EQ(test, done, 0ULL);
+	/* Every page of the first two runs: their units, whole. */
+	KUNIT_EXPECT_EQ(test, gs_store_writeback_range(s, GS_WB_ALL, 0,
+						       2 * GS_KU_PAGES,
+						       U64_MAX, &done), 0);
+	KUNIT_EXPECT_EQ(test, done, (u64)(n0 + n1));
+	KUNIT_EXPECT_EQ(test, gs_stat_read(st, GS_STAT_UNITS), 3);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&st->units_backed), 2);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&st->units_written), 2);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&st->unit_bk_slots),
+			(long)(n0 + n1));
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&st->unit_splits), 0);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(st, GS_STAT_WB_PAGES), 0);
+	KUNIT_EXPECT_EQ(test, gs_backing_used(s->bk), (u64)(n0 + n1));
+	KUNIT_EXPECT_TRUE(test, gs_ku_unit_backed(s, 0));
+	KUNIT_EXPECT_TRUE(test, gs_ku_unit_backed(s, GS_KU_PAGES));
+	KUNIT_EXPECT_FALSE(test, gs_ku_unit_backed(s, 2 * GS_KU_PAGES));
+	/* The pool holds the third unit's chain only. */
+	KUNIT_EXPECT_LE(test, gs_stat_read(st, GS_STAT_COMPR_BYTES),
+			(long)n2 * PAGE_SIZE);
+	/* Taken once: a unit on the device is not taken again. */
+	KUNIT_EXPECT_EQ(test, gs_store_writeback_range(s, GS_WB_ALL, 0,
+						       2 * GS_KU_PAGES,
+						       U64_MAX, &done), 0);
+	KUNIT_EXPECT_EQ(test, done, 0ULL);
+	gs_ku_expect_counts(test, s);
+	/* The cold sweep: the third unit on its second pass. */
+	KUNIT_EXPECT_EQ(test, gs_store_writeback(s, GS_WB_COLD, U64_MAX,
+						 &done), 0);
+	KUNIT_EXPECT_EQ(test, done, (u64)n2);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&st->units_backed), 3);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(st, GS_STAT_COMPR_BYTES), 0);
+	/* Read back on one stream: each unit's slots read once. */
+	reads = atomic_long_read(&st->bd_reads);
+	migrate_disable();
+	gs_ku_verify_runs(test, s, run, 0, 3, 4);
+	migrate_enable();
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&st->bd_reads) - reads,
+			(long)(n0 + n1 + n2));
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&st->units_backed), 3);
+	gs_ku_expect_counts(test, s);
+	/* One slot freed: the unit stays whole on the device. */
+	gs_store_free(s, 3);
+	KUNIT_EXPECT_EQ(test, gs_backing_used(s->bk), (u64)(n0 + n1 + n2));
+	gs_ku_expect_counts(test, s);
+	/* Its last one: its backing slots go. */
+	for (k = 0; k < GS_KU_PAGES; k++)
+		gs_store_free(s, k);
+	KUNIT_EXPECT_EQ(test, gs_backing_used(s->bk), (u64)(n1 + n2));
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&st->units_backed), 2);
+	gs_ku_expect_counts(test, s);
+	gs_ku_verify_runs(test, s, run, 1, 3, 4);
+	gs_store_free_range(s, 0, GS_CLUSTER_SLOTS);
+	KUNIT_EXPECT_EQ(test, gs_backing_used(s->bk), 0ULL);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&st->unit_bk_slots), 0);
+	gs_ku_expect_empty(test, s);
+}
+
+/*
+ * A unit whose chain does not fit a writeback batch is split, its pages
+ * written back one by one; encrypted and checksummed units on the
+ * device read back, a changed slot of one fails its read (EIO) and
+ * leaves the unit where it is; a failed write leaves the unit in the
+ * pool; backing compaction moves a unit's slots and it still reads.
+ */
+static void gs_unit_writeback_edges(struct kunit *test)
+{
+	struct gs_store *s;
+	void *run = gs_ku_run_buf(test), *got = gs_kunit_page(test);
+	unsigned int n1, n2;
+	struct gs_stats *st;
+	struct gs_kbk *kb;
+	u64 done, moved, b;
+
+	s = gs_kunit_wb_store(test, "lz4", GS_CLUSTER_SLOTS, 64, &kb);
+	KUNIT_ASSERT_EQ(test, gs_store_set_unit(s, GS_KU_PAGES), 0);
+	KUNIT_ASSERT_EQ(test, gs_store_set_wb_encrypt(s, true), 0);
+	st = &s->stats;
+	gs_ku_store_runs(test, s, run, 3, 5);
+	n1 = gs_ku_unit_nobj(s, GS_KU_PAGES);
+	n2 = gs_ku_unit_nobj(s, 2 * GS_KU_PAGES);
+	KUNIT_ASSERT_GT(test, gs_ku_unit_nobj(s, 0), 1U);
+	/* A batch of one page: split. */
+	KUNIT_ASSERT_EQ(test, gs_store_set_wb_batch_size(s, 1), 0);
+	KUNIT_EXPECT_EQ(test, gs_store_writeback_range(s, GS_WB_ALL, 0,
+						       GS_KU_PAGES, U64_MAX,
+						       &done), 0);
+	KUNIT_EXPECT_EQ(test, done, (u64)GS_KU_PAGES);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&st->unit_splits), 1);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&st->units_backed), 0);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(st, GS_STAT_WB_PAGES),
+			GS_KU_PAGES);
+	KUNIT_ASSERT_EQ(test, gs_store_set_wb_batch_size(s, 32), 0);
+	/* A failed write: the unit stays in the pool, its slots given back. */
+	atomic_set(&kb->fail_writes, 1);
+	gs_store_writeback_range(s, GS_WB_ALL, GS_KU_PAGES, 2 * GS_KU_PAGES,
+				 U64_MAX, &done);
+	KUNIT_EXPECT_EQ(test, done, 0ULL);
+	KUNIT_EXPECT_FALSE(test, gs_ku_unit_backed(s, GS_KU_PAGES));
+	KUNIT_EXPECT_EQ(test, gs_backing_used(s->bk), (u64)GS_KU_PAGES);
+	gs_ku_expect_counts(test, s);
+	KUNIT_EXPECT_EQ(test, gs_store_writeback_range(s, GS_WB_ALL,
+						       GS_KU_PAGES,
+						       3 * GS_KU_PAGES,
+						       U64_MAX, &done), 0);
+	KUNIT_EXPECT_EQ(test, done, (u64)(n1 + n2));
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&st->units_backed), 2);
+	/* Its slots are its run's, in the reverse map. */
+	b = gs_entry_unit(gs_store_entry(s, GS_KU_PAGES))->obj[0];
+	KUNIT_EXPECT_EQ(test, gs_backing_owner(s->bk, b), (u64)GS_KU_PAGES);
+	gs_ku_verify_runs(test, s, run, 0, 3, 5);
+	/* A slot of it changed on the device: refused, nothing lost. */
+	kb->mem[b * PAGE_SIZE + 100] ^= 0x5a;
+	migrate_disable();
+	KUNIT_EXPECT_EQ(test, gs_store_read(s, 2 * GS_KU_PAGES, got), 0);
+	KUNIT_EXPECT_EQ(test, gs_store_read(s, GS_KU_PAGES + 1, got), -EIO);
+	migrate_enable();
+	KUNIT_EXPECT_GT(test, atomic_long_read(&st->bd_sum_errors), 0);
+	KUNIT_EXPECT_TRUE(test, gs_ku_unit_backed(s, GS_KU_PAGES));
+	kb->mem[b * PAGE_SIZE + 100] ^= 0x5a;
+	/* The first run's pages gone: compaction moves the units down. */
+	gs_store_free_range(s, 0, GS_KU_PAGES);
+	KUNIT_EXPECT_EQ(test, gs_store_backing_compact(s, &moved), 0);
+	KUNIT_EXPECT_GT(test, moved, 0ULL);
+	KUNIT_EXPECT_EQ(test, gs_backing_last_used(s->bk), (u64)(n1 + n2 - 1));
+	gs_ku_expect_counts(test, s);
+	gs_ku_verify_runs(test, s, run, 1, 3, 5);
+	gs_store_free_range(s, 0, GS_CLUSTER_SLOTS);
+	KUNIT_EXPECT_EQ(test, gs_backing_used(s->bk), 0ULL);
+	gs_ku_expect_empty(test, s);
+}
+
+/* What a hook does in the middle of a unit's backing I/O. */
+struct gs_ku_wb_race {
+	struct gs_store *s;
+	void *got;
+	unsigned int what;	/* GS_KU_RACE_* */
+	int ret;
+};
+
+#define GS_KU_RACE_READ		0	/* read a page of the unit */
+#define GS_KU_RACE_FREE_ONE	1	/* free one of its slots */
+#define GS_KU_RACE_FREE_ALL	2	/* free all of them */
+
+static void gs_ku_wb_race_hook(struct gs_kbk *k, bool write, u64 b)
+{
+	struct gs_ku_wb_race *r = k->arg;
+	unsigned int j;
+
+	switch (r->what) {
+	case GS_KU_RACE_READ:
+		r->ret = gs_store_read(r->s, 5, r->got);
+		break;
+	case GS_KU_RACE_FREE_ONE:
+		gs_store_free(r->s, 5);
+		break;
+	case GS_KU_RACE_FREE_ALL:
+		for (j = 0; j < GS_KU_PAGES; j++)
+			gs_store_free(r->s, j);
+		break;
+	}
+}
+
+/*
+ * Frees and reads in the middle of a unit's write, read back and move
+ * (a hook of the backing store runs them there, on the I/O's thread):
+ * a read during the write ends before it, and the unit goes to the
+ * device; a free of one slot keeps it going there, every slot freed
+ * keeps it from the device (its slots given back); slots freed under a
+ * read back or a move are given back once it ends. (A read during a
+ * move waits for it: not from its own thread.) Nothing is lost, nothing
+ * leaks.
+ */
+static void gs_unit_writeback_races(struct kunit *test)
+{
+	struct gs_ku_wb_race r = { .got = gs_kunit_page(test) };
+	void *run = gs_ku_run_buf(test), *got = gs_kunit_page(test);
+	struct gs_store *s;
+	struct gs_kbk *kb;
+	unsigned int io, k;
+	u64 done, moved;
+
+	for (io = 0; io < 3; io++) {
+		for (r.what = 0; r.what <= GS_KU_RACE_FREE_ALL; r.what++) {
+			if (io == 2 && r.what == GS_KU_RACE_READ)
+				continue;
+			s = gs_kunit_wb_store(test, "lz4", GS_CLUSTER_SLOTS,
+					      64, &kb);
+			KUNIT_ASSERT_EQ(test, gs_store_set_unit(s, GS_KU_PAGES),
+					0);
+			r.s = s;
+			r.ret = 1;
+			kb->arg = &r;
+			kb->hook = gs_ku_wb_race_hook;
+			gs_ku_store_runs(test, s, run, 2, 6);
+			if (io) {
+				/* The second run's unit first: the lower slots. */
+				gs_store_writeback_range(s, GS_WB_ALL,
+							 GS_KU_PAGES,
+							 2 * GS_KU_PAGES,
+							 U64_MAX, &done);
+				gs_store_writeback_range(s, GS_WB_ALL, 0,
+							 GS_KU_PAGES, U64_MAX,
+							 &done);
+				KUNIT_ASSERT_TRUE(test,
+						  gs_ku_unit_backed(s, 0));
+			}
+			if (io == 2)	/* room below the first one's slots */
+				gs_store_free_range(s, GS_KU_PAGES,
+						    2 * GS_KU_PAGES);
+			kb->hook_runs = 1;
+			if (io == 0) {
+				gs_store_writeback_range(s, GS_WB_ALL, 0,
+							 GS_KU_PAGES, U64_MAX,
+							 &done);
+			} else if (io == 1) {
+				KUNIT_EXPECT_EQ(test, gs_store_read(s, 2, got),
+						0);
+				gs_ku_fill_run(run, 0, GS_KU_PAGES, 6);
+				KUNIT_EXPECT_MEMEQ(test, got,
+						   run + 2 * PAGE_SIZE,
+						   PAGE_SIZE);
+			} else {
+				KUNIT_EXPECT_EQ(test,
+						gs_store_backing_compact(s,
+									 &moved),
+						0);
+				KUNIT_EXPECT_GT(test, moved, 0ULL);
+			}
+			KUNIT_EXPECT_EQ(test, kb->hook_runs, 0);
+			kb->hook = NULL;
+			KUNIT_EXPECT_EQ(test, gs_ku_unit_backed(s, 0),
+					r.what != GS_KU_RACE_FREE_ALL);
+			gs_ku_fill_run(run, 0, GS_KU_PAGES, 6);
+			if (r.what == GS_KU_RACE_READ) {
+				KUNIT_EXPECT_EQ(test, r.ret, 0);
+				KUNIT_EXPECT_MEMEQ(test, r.got,
+						   run + 5 * PAGE_SIZE,
+						   PAGE_SIZE);
+			}
+			for (k = 0; k < GS_KU_PAGES; k++) {
+				KUNIT_EXPECT_EQ(test, gs_store_read(s, k, got),
+						0);
+				if (r.what == GS_KU_RACE_FREE_ALL ||
+				    (r.what == GS_KU_RACE_FREE_ONE && k == 5))
+					KUNIT_EXPECT_TRUE(test,
+							  !memchr_inv(got, 0,
+								      PAGE_SIZE));
+				else
+					KUNIT_EXPECT_MEMEQ(test, got,
+							   run + k * PAGE_SIZE,
+							   PAGE_SIZE);
+			}
+			gs_ku_expect_counts(test, s);
+			gs_store_free_range(s, 0, GS_CLUSTER_SLOTS);
+			KUNIT_EXPECT_EQ(test, gs_backing_used(s->bk), 0ULL);
+			gs_ku_expect_empty(test, s);
+		}
+	}
+}
+
+/* A backing I/O of the test's thread: a window, one per operation. */
+static void gs_ku_wb_window(struct gs_kbk *k, bool write, u64 b)
+{
+	struct gs_ku_race *c = k->arg;
+
+	if (c->rd_in)
+		return;
+	c->rd_in = true;
+	c->windows++;
+	c->rd_cpu = gs_overlap_hold(&c->rd, &c->op);
+}
+
+/*
+ * Units and the backing device on two CPUs: this thread writes runs
+ * back (their units whole), reads their pages (units on the device read
+ * back, whole units from the pool) and compacts the backing device,
+ * each backing I/O its window (a hook of the backing store), while
+ * another thread frees and overwrites their slots and stores them again
+ * as units. Every page read is a version written to its slot, or
+ * zeroes; the counters, the reverse map and the debug check balance;
+ * once all is freed no backing slot is left (KASAN sees a unit freed
+ * twice or read after its free).
+ */
+static void gs_unit_wb_concurrent(struct kunit *test)
+{
+	void *run = gs_ku_run_buf(test), *tmp = gs_kunit_page(test);
+	struct gs_ku_race *c;
+	struct task_struct *t;
+	struct gs_store *s;
+	struct gs_kbk *kb;
+	long moved = 0;
+	unsigned int k;
+	u64 first, done, m;
+	int i, ret;
+
+	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	s = gs_kunit_wb_store(test, "lz4", GS_CLUSTER_SLOTS,
+			      GS_KU_RUNS * GS_KU_PAGES * 2, &kb);
+	KUNIT_ASSERT_EQ(test, gs_store_set_unit(s, GS_KU_PAGES), 0);
+	c->s = s;
+	init_completion(&c->done);
+	gs_ku_store_runs(test, s, run, GS_KU_RUNS, 0);
+	kb->arg = c;
+	kb->hook = gs_ku_wb_window;
+	kb->hook_runs = INT_MAX;
+
+	t = kthread_run(gs_ku_race_fn, c, "gs-kunit-unit-wb");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	for (i = 0; i < GS_KU_READS; i++) {
+		first = get_random_u32_below(GS_KU_RUNS) * GS_KU_PAGES;
+		switch (i % 4) {
+		case 0:
+			ret = gs_store_writeback_range(s, GS_WB_ALL, first,
+						       first + GS_KU_PAGES,
+						       U64_MAX, &done);
+			if (ret && ret != -ENOSPC)
+				atomic_inc(&c->errors);
+			break;
+		case 1:
+			ret = gs_store_read_unit_nowait(s, first, run,
+							GS_KU_PAGES);
+			if (ret && ret != -ENOENT)
+				atomic_inc(&c->errors);
+			for (k = 0; !ret && k < GS_KU_PAGES; k++)
+				if (!gs_kunit_version_valid(first + k,
+							    run + k * PAGE_SIZE,
+							    tmp))
+					atomic_inc(&c->bad);
+			break;
+		case 2:
+			first += get_random_u32_below(GS_KU_PAGES);
+			if (gs_store_read(s, first, run))
+				atomic_inc(&c->errors);
+			else if (!gs_kunit_version_valid(first, run, tmp))
+				atomic_inc(&c->bad);
+			break;
+		default:
+			if (i % 32 == 3) {
+				ret = gs_store_backing_compact(s, &m);
+				if (ret && ret != -EBUSY)
+					atomic_inc(&c->errors);
+				moved += m;
+			}
+			break;
+		}
+		if (c->rd_in) {
+			c->rd_in = false;
+			gs_overlap_exit(&c->rd, c->rd_cpu);
+		}
+		cond_resched();
+	}
+	WRITE_ONCE(c->stop, true);
+	wait_for_completion(&c->done);
+	kb->hook = NULL;
+
+	kunit_info(test, "%d operations here: %ld units written back whole, %ld pages of units read back, %ld slots moved, %ld windows; %ld operations there\n",
+		   GS_KU_READS, atomic_long_read(&s->stats.units_written),
+		   atomic_long_read(&s->stats.unit_part_reads), moved,
+		   c->windows, c->ops);
+	gs_overlap_expect(test, &c->rd, "backing I/O of units against the other thread");
+	gs_overlap_expect(test, &c->op, "frees and overwrites against backing I/O of units");
+	KUNIT_EXPECT_EQ(test, atomic_read(&c->errors), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c->bad), 0);
+	KUNIT_EXPECT_GT(test, atomic_long_read(&s->stats.units_written), 0L);
 	gs_ku_expect_counts(test, s);
 	gs_store_free_range(s, 0, GS_CLUSTER_SLOTS);
 	KUNIT_EXPECT_EQ(test, gs_backing_used(s->bk), 0ULL);
@@ -999,7 +1389,10 @@ static struct kunit_case gs_unit_cases[] = {
 	KUNIT_CASE(gs_unit_recompress),
 	KUNIT_CASE(gs_unit_memory),
 	KUNIT_CASE(gs_unit_writeback),
+	KUNIT_CASE(gs_unit_writeback_edges),
+	KUNIT_CASE(gs_unit_writeback_races),
 	KUNIT_CASE_SLOW(gs_unit_concurrent),
+	KUNIT_CASE_SLOW(gs_unit_wb_concurrent),
 	{}
 };
 

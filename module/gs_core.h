@@ -271,8 +271,72 @@ int gs_unit_unpack_cached(struct gs_store *s, struct gs_stream *st,
 int gs_unit_repack(struct gs_store *s, struct gs_stream *st,
 		   const struct gs_unit *u, u16 live, unsigned int prio,
 		   gfp_t gfp, struct gs_unit **up);
-/* Free @u: never installed, or neither referred to nor read. Atomic-safe. */
+/*
+ * Free @u: never installed, or neither referred to nor read. Atomic-safe.
+ * A unit on the backing device gives its backing slots back.
+ */
 void gs_unit_free(struct gs_store *s, struct gs_unit *u);
+/*
+ * Copy the chain of @u (in the pool; its cluster locked) to the pages
+ * @bufs, one object each, zero-padded; @sizes get the objects' sizes.
+ * Returns how many.
+ */
+unsigned int gs_unit_chain_copy(struct gs_store *s, const struct gs_unit *u,
+				void *const *bufs, unsigned int *sizes);
+/*
+ * @u's chain is at backing slots @slots now: its pool objects go, obj[]
+ * holds the slots. Its cluster locked, no other reader.
+ */
+void gs_unit_to_backing(struct gs_store *s, struct gs_unit *u,
+			const u64 *slots);
+/*
+ * Decompress @u from its chain, read back into the pages @pieces, into
+ * @st's unit buffer (which then holds @u). Returns 0 or an errno.
+ */
+int gs_unit_unpack_pieces(struct gs_store *s, struct gs_stream *st,
+			  const struct gs_unit *u, void *const *pieces);
+/*
+ * Units and the writeback tier (gs_core.c): the tier writes a unit back
+ * whole, reads it back, moves its backing slots. Each _begin counts the
+ * caller as one of the unit's readers (the unit and its cluster stay)
+ * until the matching _end.
+ *
+ * gs_unit_wb_begin(): unit @u of @cl (locked) for a writeback, unless it
+ * is on the device already, split, or another writeback or move has it.
+ * gs_unit_wb_end(): the writeback of the unit whose run starts at @first
+ * is over; with @slots (its chain written there), it moves to the
+ * device if nothing read, freed or split it meanwhile. Returns whether
+ * it moved (if not, the slots are the caller's to free).
+ */
+bool gs_unit_wb_begin(struct gs_cluster *cl, struct gs_unit *u);
+bool gs_unit_wb_end(struct gs_store *s, u64 first, struct gs_unit *u,
+		    const u64 *slots);
+/*
+ * A read of @slot's unit from the device: returns it (its cluster in
+ * *@clp), NULL if the slot holds no unit on the device (-ESTALE), or
+ * ERR_PTR(-EAGAIN) while a move of its slots is under way.
+ */
+struct gs_unit *gs_unit_bk_read_begin(struct gs_store *s, u64 slot,
+				      struct gs_cluster **clp);
+void gs_unit_bk_read_end(struct gs_store *s, struct gs_cluster *cl,
+			 u64 slot, struct gs_unit *u, int err);
+/*
+ * A move of backing slot @b, of the unit whose run starts at @first
+ * (the slot's owner): returns the unit, *@j the chain object b is, or
+ * NULL if no unit there holds @b, ERR_PTR(-EAGAIN) if it is read or
+ * written back now. gs_unit_bk_move_end(): obj[j] is @to now (U64_MAX:
+ * the move failed, @to is the caller's to free).
+ */
+struct gs_unit *gs_unit_bk_move_begin(struct gs_store *s, u64 first, u64 b,
+				      unsigned int *j,
+				      struct gs_cluster **clp);
+void gs_unit_bk_move_end(struct gs_store *s, struct gs_cluster *cl,
+			 u64 first, struct gs_unit *u, unsigned int j, u64 to);
+/*
+ * For the debug check: does a unit of the run at @first hold backing
+ * slot @b? Takes the cluster lock.
+ */
+bool gs_unit_bk_holds(struct gs_store *s, u64 first, u64 b);
 /*
  * Split the unit @slot's entry refers to now, its live pages stored one
  * by one (writeback wants them), unless it is split or being split.

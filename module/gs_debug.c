@@ -36,6 +36,33 @@ static void gs_check_report(struct seq_file *m, long *bad, const char *what,
 	(*bad)++;
 }
 
+/*
+ * Unit @u, at its first live slot @slot: counted if marked for
+ * splitting; on the device, each of its backing slots owned by its run.
+ */
+static void gs_check_unit(struct gs_store *s, struct seq_file *m, long *bad,
+			  unsigned int *marked, u64 *fwd, u64 slot,
+			  const struct gs_unit *u)
+{
+	u64 first = slot & ~(u64)(u->pages - 1);
+	unsigned int j;
+
+	if (u->split == GS_UNIT_SPLIT_MARKED)
+		(*marked)++;
+	if (!u->backed)
+		return;
+	for (j = 0; j < gs_unit_nobj(u); j++) {
+		(*fwd)++;
+		if (!s->bk || u->obj[j] >= s->bk->nr_slots)
+			gs_check_report(m, bad, "no such backing slot", slot,
+					u->obj[j], 0);
+		else if (gs_backing_owner(s->bk, u->obj[j]) != first)
+			gs_check_report(m, bad, "reverse map differs", slot,
+					u->obj[j],
+					gs_backing_owner(s->bk, u->obj[j]));
+	}
+}
+
 long gs_store_check(struct gs_store *s, struct seq_file *m)
 {
 	struct gs_backing *bk = s->bk;
@@ -71,9 +98,10 @@ long gs_store_check(struct gs_store *s, struct seq_file *m)
 					gs_check_report(m, &bad, "unit does not hold its slot",
 							((u64)ci << GS_CLUSTER_SHIFT) + i,
 							u->held, u->live);
-				else if (__ffs(u->live) == (i & (u->pages - 1)) &&
-					 u->split == GS_UNIT_SPLIT_MARKED)
-					marked++;
+				else if (__ffs(u->live) == (i & (u->pages - 1)))
+					gs_check_unit(s, m, &bad, &marked, &fwd,
+						      ((u64)ci << GS_CLUSTER_SHIFT) + i,
+						      u);
 				continue;
 			}
 			if (gs_entry_kind(e) != GS_KIND_WRITTEN_BACK)
@@ -109,8 +137,9 @@ long gs_store_check(struct gs_store *s, struct seq_file *m)
 			b = ((u64)ci << GS_BK_CLUSTER_SHIFT) + i;
 			slot = owners[i] - 1;
 			e = slot < s->nr_slots ? gs_store_entry(s, slot) : 0;
-			if (gs_entry_kind(e) != GS_KIND_WRITTEN_BACK ||
-			    gs_entry_value(e) != b)
+			if ((gs_entry_kind(e) != GS_KIND_WRITTEN_BACK ||
+			     gs_entry_value(e) != b) &&
+			    !(slot < s->nr_slots && gs_unit_bk_holds(s, slot, b)))
 				gs_check_report(m, &bad, "orphan backing slot",
 						slot, b, e);
 		}
@@ -121,7 +150,8 @@ long gs_store_check(struct gs_store *s, struct seq_file *m)
 	if (units != gs_stat_read(&s->stats, GS_STAT_UNIT_PAGES))
 		gs_check_report(m, &bad, "counts differ: unit entries, unit pages",
 				units, gs_stat_read(&s->stats, GS_STAT_UNIT_PAGES), 0);
-	if (fwd != rev || fwd != gs_stat_read(&s->stats, GS_STAT_WB_PAGES) ||
+	if (fwd != rev || fwd != gs_stat_read(&s->stats, GS_STAT_WB_PAGES) +
+	    atomic_long_read(&s->stats.unit_bk_slots) ||
 	    (bk && rev != gs_backing_used(bk)))
 		gs_check_report(m, &bad, "counts differ: entries, reverse map",
 				fwd, rev, gs_stat_read(&s->stats, GS_STAT_WB_PAGES));

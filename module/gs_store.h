@@ -95,6 +95,9 @@ struct gs_stats {
 	/* of them: copied out of the stream's unit, not decompressed */
 	atomic_long_t unit_part_cached;
 	atomic_long_t unit_splits;	/* units whose live pages went singly */
+	atomic_long_t units_backed;	/* units on the backing device now */
+	atomic_long_t unit_bk_slots;	/* the backing slots they hold */
+	atomic_long_t units_written;	/* units ever written back whole */
 };
 
 static inline void gs_stat_add(struct gs_stats *st, enum gs_hot_stat i,
@@ -213,6 +216,7 @@ struct gs_wb {
 	mempool_t *rb_pool;		/* the reads' requests */
 	mempool_t *wr_pool;		/* the writes' requests */
 	mempool_t *rr_pool;		/* the read runs' requests */
+	mempool_t *ub_pool;		/* pages to read units back into */
 	atomic_t inflight;		/* started and not finished */
 };
 
@@ -451,7 +455,7 @@ int gs_store_set_wb_encrypt(struct gs_store *s, bool on);
  * (else -EINVAL); -ENOMEM leaves it as it was.
  */
 int gs_store_set_wb_batch_size(struct gs_store *s, unsigned int size);
-/* Mark COMPRESSED and RAW entries idle: all, or those stored >= @age s ago. */
+/* Mark COMPRESSED, RAW and UNIT entries idle: all, or those >= @age s old. */
 void gs_store_mark_idle(struct gs_store *s, u64 age);
 /* Writeback budget: use it (or not), and set what is left of it. */
 void gs_store_set_wb_limit_enable(struct gs_store *s, bool enable);

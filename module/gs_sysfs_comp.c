@@ -275,7 +275,8 @@ static DEVICE_ATTR_RW(incompressible_check);
  * recompressed, recompressions that gained nothing, pages recompressed
  * by the background sweep; then units (gs_unit.h): now, their pages now,
  * ever stored, runs refused, read whole, pages read alone, of them copied
- * out of a stream's copy of the unit, units split.
+ * out of a stream's copy of the unit, units split, units on the backing
+ * device now, units ever written back whole.
  */
 static ssize_t comp_stat_show(struct device *dev,
 			      struct device_attribute *attr, char *buf)
@@ -299,6 +300,8 @@ static ssize_t comp_stat_show(struct device *dev,
 		atomic_long_read(&st->unit_part_reads),
 		atomic_long_read(&st->unit_part_cached),
 		atomic_long_read(&st->unit_splits),
+		atomic_long_read(&st->units_backed),
+		atomic_long_read(&st->units_written),
 	};
 	unsigned int i;
 	int n = 0;

@@ -14,6 +14,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <kunit/static_stub.h>
+#include "gs_backing.h"
 #include "gs_comp.h"
 #include "gs_compat.h"
 #include "gs_core.h"
@@ -43,11 +44,69 @@ static void gs_unit_objs_free(struct gs_store *s, struct gs_unit *u,
 
 void gs_unit_free(struct gs_store *s, struct gs_unit *u)
 {
-	gs_unit_objs_free(s, u, gs_unit_nobj(u));
+	unsigned int j, n = gs_unit_nobj(u);
+
+	if (u->backed) {
+		/* Never sleeps: this may be under the swap core's lock. */
+		for (j = 0; j < n; j++)
+			gs_backing_free(s->bk, u->obj[j]);
+		atomic_long_dec(&s->stats.units_backed);
+		atomic_long_sub(n, &s->stats.unit_bk_slots);
+	} else {
+		gs_unit_objs_free(s, u, n);
+		gs_stat_add(&s->stats, GS_STAT_COMPR_BYTES, -(long)u->len);
+	}
 	gs_stat_dec(&s->stats, GS_STAT_UNITS);
-	gs_stat_add(&s->stats, GS_STAT_COMPR_BYTES, -(long)u->len);
 	atomic_long_sub(ksize(u), &s->stats.meta_bytes);
 	kfree(u);
+}
+
+unsigned int gs_unit_chain_copy(struct gs_store *s, const struct gs_unit *u,
+				void *const *bufs, unsigned int *sizes)
+{
+	unsigned int j, n = gs_unit_nobj(u);
+	void *obj;
+
+	for (j = 0; j < n; j++) {
+		sizes[j] = min_t(unsigned int, u->len - j * PAGE_SIZE,
+				 PAGE_SIZE);
+		obj = zs_obj_read_begin(s->pool, u->obj[j], sizes[j], bufs[j]);
+		if (obj != bufs[j])
+			memcpy(bufs[j], obj, sizes[j]);
+		zs_obj_read_end(s->pool, u->obj[j], sizes[j], obj);
+		memset(bufs[j] + sizes[j], 0, PAGE_SIZE - sizes[j]);
+	}
+	return n;
+}
+
+void gs_unit_to_backing(struct gs_store *s, struct gs_unit *u,
+			const u64 *slots)
+{
+	unsigned int j, n = gs_unit_nobj(u);
+
+	gs_unit_objs_free(s, u, n);
+	for (j = 0; j < n; j++)
+		u->obj[j] = slots[j];
+	u->backed = true;
+	gs_stat_add(&s->stats, GS_STAT_COMPR_BYTES, -(long)u->len);
+	atomic_long_inc(&s->stats.units_backed);
+	atomic_long_add(n, &s->stats.unit_bk_slots);
+	atomic_long_inc(&s->stats.units_written);
+}
+
+int gs_unit_unpack_pieces(struct gs_store *s, struct gs_stream *st,
+			  const struct gs_unit *u, void *const *pieces)
+{
+	unsigned int j;
+	int ret;
+
+	for (j = 0; j < gs_unit_nobj(u); j++)
+		memcpy(st->zbuf + j * PAGE_SIZE, pieces[j],
+		       min_t(unsigned int, u->len - j * PAGE_SIZE, PAGE_SIZE));
+	ret = gs_decompress_len(s->comp, st, u->prio, st->zbuf, u->len,
+				st->ubuf, gs_unit_held(u) * PAGE_SIZE);
+	st->ubuf_seq = ret ? 0 : u->seq;
+	return ret;
 }
 
 /*
@@ -90,6 +149,8 @@ static int gs_unit_make(struct gs_store *s, struct gs_stream *st,
 	u->len = len;
 	u->split = 0;
 	u->nogain = false;
+	u->backed = false;
+	u->wb = false;
 	u->seq = atomic64_inc_return(&s->unit_seq);
 	gs_stat_inc(&s->stats, GS_STAT_UNITS);
 	gs_stat_add(&s->stats, GS_STAT_COMPR_BYTES, len);

@@ -28,6 +28,20 @@
  * swap_slot_free_notify(), under the swap core's spinlock), and a
  * worker stores its live pages one by one and lets the unit go. So a
  * unit never holds memory for long for fewer than half of its pages.
+ *
+ * Writeback takes a unit whole (gs_writeback.c): its chain, each object
+ * padded to a page, goes to backing slots (consecutive where the backing
+ * store has them), sealed like any page written back (checksum, cipher).
+ * Then the unit is on the backing device (backed): its pool objects are
+ * freed, obj[] holds the backing slots, its slots keep their UNIT
+ * entries. Its data stays as it was compressed: one read of its slots
+ * and one decompression serve all of its pages. While a writeback has it
+ * (wb), it counts as one of its readers, and takes the unit to the
+ * device only if it is the last one, and nothing split or freed it
+ * meanwhile. A backed unit is not split (it holds no pool memory: at
+ * most its chain's slots of the device for its live pages) nor
+ * compressed again; backing compaction moves its slots one by one, with
+ * wb set and no reader: reads wait for the move.
  */
 #ifndef _GS_UNIT_H
 #define _GS_UNIT_H
@@ -54,7 +68,10 @@ struct gs_unit {
 	u8 prio;	/* the algorithm that compressed it */
 	u8 split;	/* GS_UNIT_SPLIT_*: each unit is split at most once */
 	bool nogain;	/* recompression with the top algorithm did not gain */
-	unsigned long obj[];	/* zsmalloc handles: full pages, then the tail */
+	bool backed;	/* on the backing device: obj[] are backing slots */
+	bool wb;	/* a writeback or a move of its backing slots has it */
+	/* zsmalloc handles (full pages, then the tail), or backing slots */
+	unsigned long obj[];
 };
 
 #define GS_UNIT_SPLIT_MARKED	1	/* mostly gone, for the worker */
@@ -83,10 +100,10 @@ static inline bool gs_unit_recompressible(const struct gs_unit *u,
 					  unsigned int prio)
 {
 	return hweight16(u->live) >= 2 && !u->split && !u->nogain &&
-	       u->prio < prio;
+	       !u->backed && !u->wb && u->prio < prio;
 }
 
-/* Objects in its chain. */
+/* Objects in its chain: in the pool, or backing slots. */
 static inline unsigned int gs_unit_nobj(const struct gs_unit *u)
 {
 	return DIV_ROUND_UP(u->len, PAGE_SIZE);

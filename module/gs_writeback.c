@@ -65,6 +65,7 @@
 #include "gs_core.h"
 #include "gs_crypt.h"
 #include "gs_store.h"
+#include "gs_unit.h"
 #include "gs_writeback.h"
 
 #define GS_WB_BATCH	32	/* pages per writeback batch, at most */
@@ -82,8 +83,11 @@
 #define GS_WB_RECLAIM_STEP	64
 
 struct gs_wb_candidate {
-	u64 slot;
+	u64 slot;		/* a unit's: its run's first slot */
 	unsigned long e;	/* the entry as marked, GS_FLAG_WB set */
+	/* A unit's chain object (@piece of @pieces), or NULL. */
+	struct gs_unit *unit;
+	unsigned int piece, pieces;
 	unsigned int aux;	/* compressed length, 0: the page as is */
 	unsigned int run;	/* its write, in runs[] */
 	u64 b;			/* backing slot, U64_MAX: none yet */
@@ -284,20 +288,48 @@ static bool gs_wb_wanted(unsigned long e, u8 age, enum gs_wb_mode mode,
 
 /*
  * What one hold of a cluster lock may do while collecting: look at
- * GS_HOLD_SCAN entries and copy GS_HOLD_COPY objects (16 KiB) at most.
- * Then the lock is dropped and taken again: a free of a slot of that
- * cluster (swap_slot_free_notify(), atomic) spins at most that long.
+ * GS_HOLD_SCAN entries and copy GS_HOLD_COPY objects (16 KiB) at most,
+ * or, once, the chain of a unit (at most 15 pages, 60 KiB) after fewer
+ * than that. Then the lock is dropped and taken again: a free of a slot
+ * of that cluster (swap_slot_free_notify(), atomic) spins at most that
+ * long.
  */
 #define GS_HOLD_SCAN	128
 #define GS_HOLD_COPY	4
 
 /*
+ * Take unit @u, of the run at @first (@cl locked), into @batch from
+ * candidate @n on: a candidate per object of its chain, copied.
+ */
+static void gs_wb_take_unit(struct gs_store *s, struct gs_wb_batch *batch,
+			    unsigned int n, struct gs_unit *u, u64 first)
+{
+	unsigned int sizes[GS_UNIT_MAX_PAGES], j, pieces;
+
+	pieces = gs_unit_chain_copy(s, u, batch->bufs + n, sizes);
+	for (j = 0; j < pieces; j++) {
+		struct gs_wb_candidate *cand = &batch->candidates[n + j];
+
+		cand->slot = first;
+		cand->e = 0;
+		cand->unit = u;
+		cand->piece = j;
+		cand->pieces = pieces;
+		cand->aux = sizes[j];
+		cand->b = GS_NO_SLOT;
+		cand->err = 0;
+	}
+}
+
+/*
  * Collect up to @max candidates into @batch at slots from *@pos up to
  * @lim (exclusive), advancing *@pos past what was looked at. A page of a
- * unit that is wanted has its unit split first (gs_unit_split_at(), with
- * the cluster lock dropped): its live pages, stored one by one, are then
- * candidates like any other. The slot is looked at again, and passed over
- * if its unit could not be split.
+ * unit that is wanted brings its unit whole (gs_wb_take_unit()), if the
+ * batch has room for its chain; else the batch ends before it, or if
+ * even an empty batch could not take it, the unit is split
+ * (gs_unit_split_at(), with the cluster lock dropped), its live pages,
+ * stored one by one, then candidates like any other. A unit on the
+ * device already, or split, or taken by this round, is passed over.
  */
 static unsigned int gs_wb_collect(struct gs_store *s,
 				  struct gs_wb_batch *batch,
@@ -306,11 +338,11 @@ static unsigned int gs_wb_collect(struct gs_store *s,
 {
 	unsigned int n = 0, i, end, len, copied;
 	struct gs_cluster *cl;
-	bool mark, unit;
+	bool mark, unit, full = false;
 	unsigned long e;
 	u64 base;
 
-	while (n < max && *pos < lim) {
+	while (n < max && *pos < lim && !full) {
 		cl = gs_scan_next(s, pos, GS_HOLD_SCAN, &i, &end);
 		if (!cl)
 			break;
@@ -336,9 +368,28 @@ static unsigned int gs_wb_collect(struct gs_store *s,
 				continue;
 			}
 			if (gs_entry_kind(e) == GS_KIND_UNIT) {
-				unit = true;
-				break;
+				struct gs_unit *u = gs_entry_unit(e);
+				u64 first = (base + i) & ~(u64)(u->pages - 1);
+
+				if (u->backed || u->wb || u->split)
+					continue;
+				if (gs_unit_nobj(u) > max) {
+					unit = true;	/* never fits: split */
+					break;
+				}
+				if (gs_unit_nobj(u) > max - n) {
+					full = true;	/* the next batch's */
+					break;
+				}
+				gs_unit_wb_begin(cl, u);
+				gs_wb_take_unit(s, batch, n, u, first);
+				n += gs_unit_nobj(u);
+				copied += gs_unit_nobj(u);
+				/* Its other slots are its. */
+				i = first + u->pages - 1 - base;
+				continue;
 			}
+			cand->unit = NULL;
 			cand->aux = gs_entry_kind(e) == GS_KIND_RAW ? 0 :
 				    gs_slot_aux(cl, i, e);
 			len = cand->aux ?: PAGE_SIZE;
@@ -486,6 +537,31 @@ static bool gs_wb_finish(struct gs_store *s, struct gs_wb_candidate *cand)
 	return moved;
 }
 
+/*
+ * Settle the unit whose chain is candidates @c[0..pieces-1]: it moves to
+ * the device if every object reached it and the unit is as it was taken;
+ * else the backing slots are given back. Returns the pages written.
+ */
+static unsigned int gs_wb_finish_unit(struct gs_store *s,
+				      struct gs_wb_candidate *c)
+{
+	unsigned int j, pieces = c->pieces;
+	u64 slots[GS_UNIT_MAX_PAGES];
+	bool ok = true;
+
+	for (j = 0; j < pieces; j++) {
+		slots[j] = c[j].b;
+		if (c[j].b == GS_NO_SLOT || c[j].err)
+			ok = false;
+	}
+	if (gs_unit_wb_end(s, c->slot, c->unit, ok ? slots : NULL))
+		return pieces;
+	for (j = 0; j < pieces; j++)
+		if (c[j].b != GS_NO_SLOT)
+			gs_backing_free(s->bk, c[j].b);
+	return 0;
+}
+
 /* Take wb.lock; with GS_WB_TRY, only if it is free. */
 #define GS_WB_TRY	1
 
@@ -493,7 +569,7 @@ static bool gs_wb_finish(struct gs_store *s, struct gs_wb_candidate *cand)
 static u64 gs_wb_settle(struct gs_store *s, struct gs_wb_batch *batch,
 			int *err)
 {
-	unsigned int k;
+	unsigned int k, n;
 	u64 moved = 0;
 
 	if (gs_wb_wait(s, batch))
@@ -501,6 +577,14 @@ static u64 gs_wb_settle(struct gs_store *s, struct gs_wb_batch *batch,
 	for (k = 0; k < batch->n; k++) {
 		struct gs_wb_candidate *cand = &batch->candidates[k];
 
+		if (cand->unit) {
+			/* Its chain is cand[0..pieces-1]. */
+			n = gs_wb_finish_unit(s, cand);
+			moved += n;
+			gs_budget_give(s, cand->pieces - n, batch->charged);
+			k += cand->pieces - 1;
+			continue;
+		}
 		if (gs_wb_finish(s, cand))
 			moved++;
 		/* Only pages that reached the device use budget. */
@@ -1020,6 +1104,105 @@ static int gs_decompress_in_place(struct gs_store *s, void *dst,
 	return ret;
 }
 
+/* Pages to read a unit's chain back into: a reserve of one (ub_pool). */
+struct gs_wb_ub {
+	void *page[GS_UNIT_MAX_PAGES];
+};
+
+static void *gs_wb_ub_alloc(gfp_t gfp, void *data)
+{
+	struct gs_wb_ub *ub = kzalloc(sizeof(*ub), gfp);
+	unsigned int j;
+
+	if (!ub)
+		return NULL;
+	for (j = 0; j < GS_UNIT_MAX_PAGES; j++) {
+		ub->page[j] = (void *)__get_free_page(gfp);
+		if (!ub->page[j])
+			goto fail;
+	}
+	return ub;
+fail:
+	while (j--)
+		free_page((unsigned long)ub->page[j]);
+	kfree(ub);
+	return NULL;
+}
+
+static void gs_wb_ub_free(void *element, void *data)
+{
+	struct gs_wb_ub *ub = element;
+	unsigned int j;
+
+	for (j = 0; j < GS_UNIT_MAX_PAGES; j++)
+		free_page((unsigned long)ub->page[j]);
+	kfree(ub);
+}
+
+/*
+ * A page of a unit on the device (gs_unit.h): the unit counted as read
+ * (so its slots stay), its chain read back whole and checked, then
+ * decompressed once into a stream's unit buffer, the page copied out of
+ * it. The next pages of the unit read on that stream are copies, as for
+ * a unit in the pool. No lock and no stream is held across the I/O.
+ */
+static int gs_wb_read_unit(struct gs_store *s, u64 slot, void *dst)
+{
+	struct gs_backing *bk = s->bk;
+	struct gs_cluster *cl;
+	struct gs_stream *st;
+	struct gs_wb_ub *ub;
+	struct gs_unit *u;
+	unsigned int j, len, k;
+	int ret = 0;
+
+	u = gs_unit_bk_read_begin(s, slot, &cl);
+	if (IS_ERR(u)) {
+		/* Its slots are being moved: wait for that. */
+		schedule_timeout_uninterruptible(1);
+		return -EAGAIN;
+	}
+	if (!u)
+		return -ESTALE;
+	k = gs_unit_index(u, slot & (u->pages - 1));
+	st = gs_stream_get(s->comp);
+	if (st->ubuf_seq == u->seq) {
+		atomic_long_inc(&s->stats.unit_part_cached);
+		goto copy;
+	}
+	gs_stream_put(st);
+
+	ub = mempool_alloc(s->wb.ub_pool, GFP_NOIO);
+	for (j = 0; j < gs_unit_nobj(u) && !ret; j++) {
+		len = min_t(unsigned int, u->len - j * PAGE_SIZE, PAGE_SIZE);
+		ret = bk->ops->read(bk, u->obj[j], ub->page[j]);
+		if (ret)
+			pr_err_ratelimited("slot %llu: cannot read backing slot %llu: %d\n",
+					   slot, (u64)u->obj[j], ret);
+		else
+			ret = gs_wb_unseal(s, slot, u->obj[j], ub->page[j],
+					   len, gs_wb_sum_of(s, u->obj[j]));
+		atomic_long_inc(ret ? &s->stats.bd_read_errors :
+				&s->stats.bd_reads);
+	}
+	st = gs_stream_get(s->comp);
+	if (!ret) {
+		ret = gs_unit_unpack_pieces(s, st, u, ub->page);
+		if (ret)
+			pr_err_ratelimited("slot %llu: %s cannot decompress a unit of %u bytes read back: %d\n",
+					   slot, gs_comp_name(s->comp, u->prio) ?: "?",
+					   u->len, ret);
+	}
+	mempool_free(ub, s->wb.ub_pool);
+copy:
+	if (!ret)
+		copy_page(dst, st->ubuf + k * PAGE_SIZE);
+	gs_stream_put(st);
+	atomic_long_inc(&s->stats.unit_part_reads);
+	gs_unit_bk_read_end(s, cl, slot, u, 0);
+	return ret ? -EIO : 0;
+}
+
 /*
  * The entry is pinned (GS_FLAG_IO) for the duration of the I/O: a
  * free or overwrite meanwhile leaves the backing slot allocated, and we
@@ -1039,6 +1222,12 @@ int gs_wb_read(struct gs_store *s, u64 slot, void *dst)
 	if (!cl)
 		return -EAGAIN;
 	e = atomic_long_read(&cl->table[i]);
+	if (gs_entry_kind(e) == GS_KIND_UNIT) {
+		gs_cluster_unlock(cl);
+		ret = gs_wb_read_unit(s, slot, dst);
+		/* Else it is in the pool again, or gone: look again. */
+		return ret == -ESTALE ? -EAGAIN : ret;
+	}
 	if (gs_entry_kind(e) != GS_KIND_WRITTEN_BACK || e & GS_FLAG_IO) {
 		gs_cluster_unlock(cl);
 		/* Another reader of this very slot: wait for it. */
@@ -1211,8 +1400,10 @@ again:
 	cl = gs_cluster_get(s, slot >> GS_CLUSTER_SHIFT, 0);
 	e = cl ? atomic_long_read(&cl->table[i]) : 0;
 	if (gs_entry_kind(e) != GS_KIND_WRITTEN_BACK || e & GS_FLAG_IO) {
-		ret = gs_entry_kind(e) == GS_KIND_WRITTEN_BACK ? -EAGAIN :
-								  -ESTALE;
+		/* A unit on the device is read back whole, in process context. */
+		ret = gs_entry_kind(e) == GS_KIND_WRITTEN_BACK ||
+		      (gs_entry_kind(e) == GS_KIND_UNIT &&
+		       gs_entry_unit(e)->backed) ? -EAGAIN : -ESTALE;
 		goto out_unlock;
 	}
 	rb->len = gs_slot_aux(cl, i, e);
@@ -1439,7 +1630,8 @@ void gs_store_mark_idle(struct gs_store *s, u64 age)
 		for (i = 0; i < GS_CLUSTER_SLOTS; i++) {
 			e = atomic_long_read(&cl->table[i]);
 			kind = gs_entry_kind(e);
-			if ((kind == GS_KIND_COMPRESSED || kind == GS_KIND_RAW) &&
+			if ((kind == GS_KIND_COMPRESSED || kind == GS_KIND_RAW ||
+			     kind == GS_KIND_UNIT) &&
 			    (!age || gs_age_secs(cl, i, now) >= age))
 				cl->age[i] |= GS_AGE_IDLE;
 		}
@@ -1459,6 +1651,45 @@ void gs_store_mark_idle(struct gs_store *s, u64 age)
  * allocated, for us to free, so it cannot be taken again under the copy.
  * Its I/O counts in bd_compact_reads and bd_compact_writes only.
  */
+static int gs_relocate_unit(struct gs_store *s, u64 first, u64 from,
+			    u64 to, void *buf)
+{
+	struct gs_backing *bk = s->bk;
+	struct gs_cluster *cl;
+	struct gs_unit *u;
+	unsigned int j, len;
+	int ret;
+
+	u = gs_unit_bk_move_begin(s, first, from, &j, &cl);
+	if (IS_ERR_OR_NULL(u)) {
+		gs_backing_free(bk, to);
+		return -EAGAIN;
+	}
+	len = min_t(unsigned int, u->len - j * PAGE_SIZE, PAGE_SIZE);
+	ret = bk->ops->read(bk, from, buf);
+	if (!ret)
+		ret = gs_wb_unseal(s, first, from, buf, len,
+				   gs_wb_sum_of(s, from));
+	if (ret) {
+		atomic_long_inc(&s->stats.bd_read_errors);
+	} else {
+		atomic_long_inc(&s->stats.bd_compact_reads);
+		if (s->wb.checksum)
+			gs_backing_set_sum(bk, to, gs_backing_sum_of(bk, from));
+		ret = gs_wb_encrypt(s, to, buf, buf) ?
+		      bk->ops->write(bk, to, &buf, 1) : -EIO;
+		atomic_long_inc(ret ? &s->stats.bd_write_errors :
+				&s->stats.bd_compact_writes);
+	}
+	/* Moved (@from freed), or where it was (@to ours to free). */
+	gs_unit_bk_move_end(s, cl, first, u, j, ret ? U64_MAX : to);
+	if (ret) {
+		gs_backing_free(bk, to);
+		return -EIO;
+	}
+	return 1;
+}
+
 static int gs_relocate(struct gs_store *s, u64 owner, u64 from)
 {
 	unsigned int i = owner & (GS_CLUSTER_SLOTS - 1), len;
@@ -1479,6 +1710,12 @@ static int gs_relocate(struct gs_store *s, u64 owner, u64 from)
 	 */
 	cl = gs_cluster_get(s, owner >> GS_CLUSTER_SHIFT, 0);
 	was = cl ? atomic_long_read(&cl->table[i]) : 0;
+	/* Not a page of its own: one of a unit's chain whose run starts here. */
+	if (cl && (gs_entry_kind(was) != GS_KIND_WRITTEN_BACK ||
+		   gs_entry_value(was) != from)) {
+		gs_cluster_unlock(cl);
+		return gs_relocate_unit(s, owner, from, to, buf);
+	}
 	if (gs_entry_kind(was) != GS_KIND_WRITTEN_BACK ||
 	    gs_entry_value(was) != from || was & GS_FLAG_IO) {
 		if (cl)
@@ -1666,7 +1903,9 @@ static size_t gs_wb_rb_pool_bytes(void)
 {
 	return GS_WB_RB_RESERVE * kmalloc_size_roundup(sizeof(struct gs_wb_rb)) +
 	       GS_WB_WR_RESERVE * kmalloc_size_roundup(sizeof(struct gs_wb_wr)) +
-	       GS_WB_RR_RESERVE * kmalloc_size_roundup(sizeof(struct gs_wb_rr));
+	       GS_WB_RR_RESERVE * kmalloc_size_roundup(sizeof(struct gs_wb_rr)) +
+	       kmalloc_size_roundup(sizeof(struct gs_wb_ub)) +
+	       GS_UNIT_MAX_PAGES * PAGE_SIZE;
 }
 
 static void gs_wb_batch_free(struct gs_store *s)
@@ -1677,6 +1916,8 @@ static void gs_wb_batch_free(struct gs_store *s)
 	s->wb.wr_pool = NULL;
 	mempool_destroy(s->wb.rr_pool);
 	s->wb.rr_pool = NULL;
+	mempool_destroy(s->wb.ub_pool);
+	s->wb.ub_pool = NULL;
 	gs_wb_batches_free(s->wb.batches, s->wb.nr_batches);
 	s->wb.batches = NULL;
 	s->wb.nr_batches = 0;
@@ -1691,7 +1932,9 @@ static int gs_wb_batch_alloc(struct gs_store *s)
 						    sizeof(struct gs_wb_wr));
 	s->wb.rr_pool = mempool_create_kmalloc_pool(GS_WB_RR_RESERVE,
 						    sizeof(struct gs_wb_rr));
-	if (!s->wb.rb_pool || !s->wb.wr_pool || !s->wb.rr_pool) {
+	s->wb.ub_pool = mempool_create(1, gs_wb_ub_alloc, gs_wb_ub_free, NULL);
+	if (!s->wb.rb_pool || !s->wb.wr_pool || !s->wb.rr_pool ||
+	    !s->wb.ub_pool) {
 		gs_wb_batch_free(s);
 		return -ENOMEM;
 	}
