@@ -12,7 +12,7 @@ compstat() {
 	stat_col $SYS/comp_stat "$1" compressions stored heuristic_raw \
 		recompressed no_gain auto units unit_pages units_stored \
 		units_refused unit_reads unit_part_reads unit_part_cached \
-		unit_splits
+		unit_splits units_backed units_written
 }
 
 # zram's documented algorithm_params, recomp_algorithm and recompress
