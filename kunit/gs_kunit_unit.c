@@ -895,11 +895,11 @@ static void gs_ku_verify_runs(struct kunit *test, struct gs_store *s,
 static void gs_unit_writeback(struct kunit *test)
 {
 	struct gs_store *s = gs_ku_store(test, "lz4", GS_CLUSTER_SLOTS);
-	void *run = gs_ku_run_buf(test);
+	void *run = gs_ku_run_buf(test), *got;
 	unsigned int n0, n1, n2, k;
 	struct gs_stats *st;
 	struct gs_kbk *kb;
-	long reads;
+	long reads, whole;
 	u64 done;
 
 	KUNIT_EXPECT_EQ(test, gs_store_set_backing(s, gs_kbk_create(test, 64,
@@ -949,6 +949,19 @@ static void gs_unit_writeback(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, done, (u64)n2);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&st->units_backed), 3);
 	KUNIT_EXPECT_EQ(test, gs_stat_read(st, GS_STAT_COMPR_BYTES), 0);
+	/* A run read whole: its slots read back once, straight into it. */
+	KUNIT_EXPECT_EQ(test, gs_store_read_unit_nowait(s, GS_KU_PAGES, run,
+							GS_KU_PAGES), -EAGAIN);
+	reads = atomic_long_read(&st->bd_reads);
+	whole = atomic_long_read(&st->unit_reads);
+	KUNIT_EXPECT_EQ(test, gs_store_read_unit(s, GS_KU_PAGES, run,
+						 GS_KU_PAGES), 0);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&st->bd_reads) - reads,
+			(long)n1);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&st->unit_reads), whole + 1);
+	got = gs_ku_run_buf(test);
+	gs_ku_fill_run(got, GS_KU_PAGES, GS_KU_PAGES, 4);
+	KUNIT_EXPECT_MEMEQ(test, run, got, GS_KU_PAGES * PAGE_SIZE);
 	/* Read back on one stream: each unit's slots read once. */
 	reads = atomic_long_read(&st->bd_reads);
 	migrate_disable();
@@ -1192,8 +1205,9 @@ static void gs_ku_wb_window(struct gs_kbk *k, bool write, u64 b)
 
 /*
  * Units and the backing device on two CPUs: this thread writes runs
- * back (their units whole), reads their pages (units on the device read
- * back, whole units from the pool) and compacts the backing device,
+ * back (their units whole), reads their runs whole and their pages
+ * alone (from the pool or back from the device) and compacts the
+ * backing device,
  * each backing I/O its window (a hook of the backing store), while
  * another thread frees and overwrites their slots and stores them again
  * as units. Every page read is a version written to its slot, or
@@ -1238,8 +1252,8 @@ static void gs_unit_wb_concurrent(struct kunit *test)
 				atomic_inc(&c->errors);
 			break;
 		case 1:
-			ret = gs_store_read_unit_nowait(s, first, run,
-							GS_KU_PAGES);
+			/* From the pool or, whole, from the device. */
+			ret = gs_store_read_unit(s, first, run, GS_KU_PAGES);
 			if (ret && ret != -ENOENT)
 				atomic_inc(&c->errors);
 			for (k = 0; !ret && k < GS_KU_PAGES; k++)
@@ -1274,8 +1288,9 @@ static void gs_unit_wb_concurrent(struct kunit *test)
 	wait_for_completion(&c->done);
 	kb->hook = NULL;
 
-	kunit_info(test, "%d operations here: %ld units written back whole, %ld pages of units read back, %ld slots moved, %ld windows; %ld operations there\n",
+	kunit_info(test, "%d operations here: %ld units written back whole, %ld units read whole, %ld pages of units read alone, %ld slots moved, %ld windows; %ld operations there\n",
 		   GS_KU_READS, atomic_long_read(&s->stats.units_written),
+		   atomic_long_read(&s->stats.unit_reads),
 		   atomic_long_read(&s->stats.unit_part_reads), moved,
 		   c->windows, c->ops);
 	gs_overlap_expect(test, &c->rd, "backing I/O of units against the other thread");

@@ -268,11 +268,12 @@ static int gs_rw_page(struct gs_store *s, struct bio *bio, bool write,
  * huge page's), are read or written as one. Pages of small folios that
  * share a segment (direct I/O merges pages that lie side by side in
  * memory; swap writes a bio per folio) are not. Returns the pages done
- * that way, or 0: none, do them one by one.
+ * that way, or 0: none, do them one by one. Without @nowait (the
+ * worker), reads only: a unit on the backing device is read back whole.
  */
 static unsigned int gs_unit_rw(struct gs_store *s, struct bio *bio, bool write,
 			       struct bvec_iter it, u64 slot,
-			       unsigned int units)
+			       unsigned int units, bool nowait)
 {
 	/* The rest of the multi-page segment, physically contiguous. */
 	struct bio_vec mp = mp_bvec_iter_bvec(bio->bi_io_vec, it);
@@ -297,7 +298,8 @@ static unsigned int gs_unit_rw(struct gs_store *s, struct bio *bio, bool write,
 		return 0;
 	if (write)
 		return gs_store_write_unit_nowait(s, slot, p, m, GFP_NOIO) ? 0 : m;
-	if (gs_store_read_unit_nowait(s, slot, p, m))
+	if (nowait ? gs_store_read_unit_nowait(s, slot, p, m) :
+		     gs_store_read_unit(s, slot, p, m))
 		return 0;
 	for (k = 0; k < m; k++)
 		flush_dcache_page(virt_to_page(p + k * PAGE_SIZE));
@@ -336,9 +338,14 @@ static int gs_rw_segments(struct gs_store *s, struct bio *bio, bool write,
 				bio_advance_iter_single(bio, &at, done);
 			}
 			runnable = n == PAGE_SIZE && nowait;
-			/* Nothing waits to start before it: the pages in order. */
-			if (units && runnable && !run.nr) {
-				m = gs_unit_rw(s, bio, write, it, slot, units);
+			/*
+			 * Nothing waits to start before it: the pages in
+			 * order. The worker reads units back from the device.
+			 */
+			if (units && !run.nr && n == PAGE_SIZE &&
+			    (nowait || !write)) {
+				m = gs_unit_rw(s, bio, write, it, slot, units,
+					       nowait);
 				if (m) {
 					/* The loop passes the last of them. */
 					bio_advance_iter_single(bio, &it,

@@ -1250,10 +1250,15 @@ int gs_store_read_unit_nowait(struct gs_store *s, u64 first, void *dst,
 			break;
 		u = gs_entry_unit(e);
 	}
-	if (k < pages || !u || u->pages != pages || u->backed ||
+	if (k < pages || !u || u->pages != pages ||
 	    u->held != (GENMASK(pages - 1, 0) & ~same)) {
 		gs_cluster_unlock(cl);
 		return -ENOENT;
+	}
+	if (u->backed) {
+		gs_cluster_unlock(cl);
+		/* Whole from the device, where it is all one unit. */
+		return same ? -ENOENT : -EAGAIN;
 	}
 	gs_unit_read_begin(cl, u);
 	now = gs_age_now();

@@ -291,10 +291,12 @@ void gs_unit_to_backing(struct gs_store *s, struct gs_unit *u,
 			const u64 *slots);
 /*
  * Decompress @u from its chain, read back into the pages @pieces, into
- * @st's unit buffer (which then holds @u). Returns 0 or an errno.
+ * @dst (its held pages), or with @dst NULL into @st's unit buffer (which
+ * then holds @u). Returns 0 or an errno.
  */
 int gs_unit_unpack_pieces(struct gs_store *s, struct gs_stream *st,
-			  const struct gs_unit *u, void *const *pieces);
+			  const struct gs_unit *u, void *const *pieces,
+			  void *dst);
 /*
  * Units and the writeback tier (gs_core.c): the tier writes a unit back
  * whole, reads it back, moves its backing slots. Each _begin counts the

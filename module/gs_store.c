@@ -173,6 +173,18 @@ int gs_store_read_run_start(struct gs_store *s, u64 slot,
 	return gs_wb_read_run_start(s, slot, pages, nr, end, arg);
 }
 
+int gs_store_read_unit(struct gs_store *s, u64 first, void *dst,
+		       unsigned int pages)
+{
+	int ret = gs_store_read_unit_nowait(s, first, dst, pages);
+
+	if (ret != -EAGAIN)
+		return ret;
+	ret = gs_wb_read_unit_whole(s, first, dst, pages);
+	/* Changed meanwhile: page by page. */
+	return ret == -EAGAIN || ret == -ESTALE ? -ENOENT : ret;
+}
+
 /* gs_store_read_nowait() is the core's (gs_core.c): it reads the table. */
 int gs_store_read(struct gs_store *s, u64 slot, void *dst)
 {

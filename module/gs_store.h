@@ -338,12 +338,16 @@ static inline bool gs_unit_pages_valid(unsigned int pages)
  * are off or not for this run; -EAGAIN: the pool is over its limit;
  * -ENOMEM). A read fills the run from one unit (and same-filled pages):
  * 0, -ENOENT if the run is not exactly that (read it page by page), or
- * -EIO. Neither waits for backing device I/O.
+ * -EIO; -EAGAIN if it is one unit on the backing device. Neither waits
+ * for backing device I/O; gs_store_read_unit() reads such a unit back,
+ * straight into @dst (may sleep).
  */
 int gs_store_write_unit_nowait(struct gs_store *s, u64 first, const void *src,
 			       unsigned int pages, gfp_t gfp);
 int gs_store_read_unit_nowait(struct gs_store *s, u64 first, void *dst,
 			      unsigned int pages);
+int gs_store_read_unit(struct gs_store *s, u64 first, void *dst,
+		       unsigned int pages);
 /*
  * The largest unit, in pages: 0 (none), or 4, 8 or 16. Only while the
  * store holds nothing (-EBUSY), -EINVAL for any other size.

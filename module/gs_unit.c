@@ -95,7 +95,8 @@ void gs_unit_to_backing(struct gs_store *s, struct gs_unit *u,
 }
 
 int gs_unit_unpack_pieces(struct gs_store *s, struct gs_stream *st,
-			  const struct gs_unit *u, void *const *pieces)
+			  const struct gs_unit *u, void *const *pieces,
+			  void *dst)
 {
 	unsigned int j;
 	int ret;
@@ -104,8 +105,9 @@ int gs_unit_unpack_pieces(struct gs_store *s, struct gs_stream *st,
 		memcpy(st->zbuf + j * PAGE_SIZE, pieces[j],
 		       min_t(unsigned int, u->len - j * PAGE_SIZE, PAGE_SIZE));
 	ret = gs_decompress_len(s->comp, st, u->prio, st->zbuf, u->len,
-				st->ubuf, gs_unit_held(u) * PAGE_SIZE);
-	st->ubuf_seq = ret ? 0 : u->seq;
+				dst ?: st->ubuf, gs_unit_held(u) * PAGE_SIZE);
+	if (!dst)
+		st->ubuf_seq = ret ? 0 : u->seq;
 	return ret;
 }
 

@@ -1140,37 +1140,20 @@ static void gs_wb_ub_free(void *element, void *data)
 }
 
 /*
- * A page of a unit on the device (gs_unit.h): the unit counted as read
- * (so its slots stay), its chain read back whole and checked, then
- * decompressed once into a stream's unit buffer, the page copied out of
- * it. The next pages of the unit read on that stream are copies, as for
- * a unit in the pool. No lock and no stream is held across the I/O.
+ * Read the chain of unit @u (counted as read by us) back from the device
+ * and decompress it: all of its pages into @dst (@k < 0), or into the
+ * stream's unit buffer, from which its page @k is copied to @dst. Each
+ * slot is checked (and decrypted) as any page read back. No lock and no
+ * stream is held across the I/O.
  */
-static int gs_wb_read_unit(struct gs_store *s, u64 slot, void *dst)
+static int gs_wb_unit_load(struct gs_store *s, struct gs_unit *u, u64 slot,
+			   void *dst, int k)
 {
 	struct gs_backing *bk = s->bk;
-	struct gs_cluster *cl;
 	struct gs_stream *st;
 	struct gs_wb_ub *ub;
-	struct gs_unit *u;
-	unsigned int j, len, k;
+	unsigned int j, len;
 	int ret = 0;
-
-	u = gs_unit_bk_read_begin(s, slot, &cl);
-	if (IS_ERR(u)) {
-		/* Its slots are being moved: wait for that. */
-		schedule_timeout_uninterruptible(1);
-		return -EAGAIN;
-	}
-	if (!u)
-		return -ESTALE;
-	k = gs_unit_index(u, slot & (u->pages - 1));
-	st = gs_stream_get(s->comp);
-	if (st->ubuf_seq == u->seq) {
-		atomic_long_inc(&s->stats.unit_part_cached);
-		goto copy;
-	}
-	gs_stream_put(st);
 
 	ub = mempool_alloc(s->wb.ub_pool, GFP_NOIO);
 	for (j = 0; j < gs_unit_nobj(u) && !ret; j++) {
@@ -1185,22 +1168,82 @@ static int gs_wb_read_unit(struct gs_store *s, u64 slot, void *dst)
 		atomic_long_inc(ret ? &s->stats.bd_read_errors :
 				&s->stats.bd_reads);
 	}
-	st = gs_stream_get(s->comp);
 	if (!ret) {
-		ret = gs_unit_unpack_pieces(s, st, u, ub->page);
+		st = gs_stream_get(s->comp);
+		ret = gs_unit_unpack_pieces(s, st, u, ub->page,
+					    k < 0 ? dst : NULL);
+		if (!ret && k >= 0)
+			copy_page(dst, st->ubuf + k * PAGE_SIZE);
+		gs_stream_put(st);
 		if (ret)
 			pr_err_ratelimited("slot %llu: %s cannot decompress a unit of %u bytes read back: %d\n",
 					   slot, gs_comp_name(s->comp, u->prio) ?: "?",
 					   u->len, ret);
 	}
 	mempool_free(ub, s->wb.ub_pool);
-copy:
-	if (!ret)
-		copy_page(dst, st->ubuf + k * PAGE_SIZE);
-	gs_stream_put(st);
-	atomic_long_inc(&s->stats.unit_part_reads);
-	gs_unit_bk_read_end(s, cl, slot, u, 0);
 	return ret ? -EIO : 0;
+}
+
+/*
+ * A page of a unit on the device (gs_unit.h): the unit counted as read
+ * (so its slots stay), its chain read back whole and decompressed once
+ * into a stream's unit buffer, the page copied out of it. The next pages
+ * of the unit read on that stream are copies, as for a unit in the pool.
+ */
+static int gs_wb_read_unit(struct gs_store *s, u64 slot, void *dst)
+{
+	struct gs_cluster *cl;
+	struct gs_stream *st;
+	struct gs_unit *u;
+	unsigned int k;
+	int ret = 0;
+
+	u = gs_unit_bk_read_begin(s, slot, &cl);
+	if (IS_ERR(u)) {
+		/* Its slots are being moved: wait for that. */
+		schedule_timeout_uninterruptible(1);
+		return -EAGAIN;
+	}
+	if (!u)
+		return -ESTALE;
+	k = gs_unit_index(u, slot & (u->pages - 1));
+	atomic_long_inc(&s->stats.unit_part_reads);
+	st = gs_stream_get(s->comp);
+	if (st->ubuf_seq == u->seq) {
+		atomic_long_inc(&s->stats.unit_part_cached);
+		copy_page(dst, st->ubuf + k * PAGE_SIZE);
+	} else {
+		ret = -ENODATA;
+	}
+	gs_stream_put(st);
+	/* Not in this CPU's copy: read it back. */
+	if (ret)
+		ret = gs_wb_unit_load(s, u, slot, dst, k);
+	gs_unit_bk_read_end(s, cl, slot, u, 0);
+	return ret;
+}
+
+int gs_wb_read_unit_whole(struct gs_store *s, u64 first, void *dst,
+			  unsigned int pages)
+{
+	struct gs_cluster *cl;
+	struct gs_unit *u;
+	int ret;
+
+	u = gs_unit_bk_read_begin(s, first, &cl);
+	if (IS_ERR_OR_NULL(u))
+		return u ? PTR_ERR(u) : -ESTALE;
+	/* Every slot of the run its own, as gs_store_read_unit_nowait() saw. */
+	if (u->pages != pages || u->live != GENMASK(pages - 1, 0) ||
+	    u->held != u->live) {
+		gs_unit_bk_read_end(s, cl, first, u, 0);
+		return -ESTALE;
+	}
+	ret = gs_wb_unit_load(s, u, first, dst, -1);
+	if (!ret)
+		atomic_long_inc(&s->stats.unit_reads);
+	gs_unit_bk_read_end(s, cl, first, u, 0);
+	return ret;
 }
 
 /*

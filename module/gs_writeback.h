@@ -54,6 +54,14 @@ int gs_wb_write_start(struct gs_store *s, u64 slot, struct page *const *pages,
  */
 int gs_wb_read(struct gs_store *s, u64 slot, void *dst);
 /*
+ * Read the unit on the backing device that holds every slot of the run
+ * of @pages from @first back into @dst, decompressed once, straight
+ * there. Returns 0, -ESTALE if the run is not that (any more), -EAGAIN
+ * while its slots are moved, or -EIO.
+ */
+int gs_wb_read_unit_whole(struct gs_store *s, u64 first, void *dst,
+			  unsigned int pages);
+/*
  * Start reading the page of a WRITTEN_BACK slot into @page; @end(@arg,
  * err) is called from process context when it is there. Returns 0
  * (started), -ESTALE if the entry is no longer WRITTEN_BACK (look
