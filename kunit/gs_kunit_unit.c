@@ -699,6 +699,35 @@ static void gs_ku_race_window(struct gs_store *s, u64 slot)
 	c->rd_cpu = gs_overlap_hold(&c->rd, &c->op);
 }
 
+/*
+ * A run read whole at @first into @run returned @ret: an error unless it
+ * was not one unit (-ENOENT), a bad page unless each is a version
+ * written to its slot. Returns whether it was read.
+ */
+static bool gs_ku_race_run_read(struct gs_ku_race *c, u64 first, void *run,
+				void *tmp, int ret)
+{
+	unsigned int k;
+
+	if (ret && ret != -ENOENT)
+		atomic_inc(&c->errors);
+	for (k = 0; !ret && k < GS_KU_PAGES; k++)
+		if (!gs_kunit_version_valid(first + k, run + k * PAGE_SIZE,
+					    tmp))
+			atomic_inc(&c->bad);
+	return !ret;
+}
+
+/* The end of a turn of the test's thread: its window, if one opened. */
+static void gs_ku_race_turn_end(struct gs_ku_race *c)
+{
+	if (c->rd_in) {
+		c->rd_in = false;
+		gs_overlap_exit(&c->rd, c->rd_cpu);
+	}
+	cond_resched();
+}
+
 /* Free or overwrite slots of the runs, or whole runs, as units or not. */
 static int gs_ku_race_fn(void *arg)
 {
@@ -802,14 +831,7 @@ static void gs_unit_concurrent(struct kunit *test)
 		if (i & 1) {
 			ret = gs_store_read_unit_nowait(s, first, run,
 							GS_KU_PAGES);
-			if (ret && ret != -ENOENT)
-				atomic_inc(&c->errors);
-			for (k = 0; !ret && k < GS_KU_PAGES; k++)
-				if (!gs_kunit_version_valid(first + k,
-							    run + k * PAGE_SIZE,
-							    tmp))
-					atomic_inc(&c->bad);
-			whole += !ret;
+			whole += gs_ku_race_run_read(c, first, run, tmp, ret);
 		} else {
 			first += get_random_u32_below(GS_KU_PAGES);
 			if (gs_store_read(s, first, run))
@@ -817,11 +839,7 @@ static void gs_unit_concurrent(struct kunit *test)
 			else if (!gs_kunit_version_valid(first, run, tmp))
 				atomic_inc(&c->bad);
 		}
-		if (c->rd_in) {
-			c->rd_in = false;
-			gs_overlap_exit(&c->rd, c->rd_cpu);
-		}
-		cond_resched();
+		gs_ku_race_turn_end(c);
 	}
 	WRITE_ONCE(c->stop, true);
 	wait_for_completion(&c->done);
@@ -1223,7 +1241,6 @@ static void gs_unit_wb_concurrent(struct kunit *test)
 	struct gs_store *s;
 	struct gs_kbk *kb;
 	long moved = 0;
-	unsigned int k;
 	u64 first, done, m;
 	int i, ret;
 
@@ -1254,13 +1271,7 @@ static void gs_unit_wb_concurrent(struct kunit *test)
 		case 1:
 			/* From the pool or, whole, from the device. */
 			ret = gs_store_read_unit(s, first, run, GS_KU_PAGES);
-			if (ret && ret != -ENOENT)
-				atomic_inc(&c->errors);
-			for (k = 0; !ret && k < GS_KU_PAGES; k++)
-				if (!gs_kunit_version_valid(first + k,
-							    run + k * PAGE_SIZE,
-							    tmp))
-					atomic_inc(&c->bad);
+			gs_ku_race_run_read(c, first, run, tmp, ret);
 			break;
 		case 2:
 			first += get_random_u32_below(GS_KU_PAGES);
@@ -1278,11 +1289,7 @@ static void gs_unit_wb_concurrent(struct kunit *test)
 			}
 			break;
 		}
-		if (c->rd_in) {
-			c->rd_in = false;
-			gs_overlap_exit(&c->rd, c->rd_cpu);
-		}
-		cond_resched();
+		gs_ku_race_turn_end(c);
 	}
 	WRITE_ONCE(c->stop, true);
 	wait_for_completion(&c->done);

@@ -1694,6 +1694,41 @@ void gs_store_mark_idle(struct gs_store *s, u64 age)
  * allocated, for us to free, so it cannot be taken again under the copy.
  * Its I/O counts in bd_compact_reads and bd_compact_writes only.
  */
+/*
+ * Copy backing slot @from (@len bytes of data, of ghost slot @owner) to
+ * @to through @buf: checked, and sealed again for @to. Returns 0 or an
+ * errno; the I/O counts in bd_compact_reads and bd_compact_writes.
+ */
+static int gs_relocate_copy(struct gs_store *s, u64 owner, u64 from, u64 to,
+			    void *buf, unsigned int len)
+{
+	struct gs_backing *bk = s->bk;
+	int ret;
+
+	ret = bk->ops->read(bk, from, buf);
+	if (!ret)
+		ret = gs_wb_unseal(s, owner, from, buf, len,
+				   gs_wb_sum_of(s, from));
+	if (ret) {
+		atomic_long_inc(&s->stats.bd_read_errors);
+		return ret;
+	}
+	atomic_long_inc(&s->stats.bd_compact_reads);
+	/* The same data: its checksum moves with it. */
+	if (s->wb.checksum)
+		gs_backing_set_sum(bk, to, gs_backing_sum_of(bk, from));
+	/* Encrypted again: the tweak is the slot. */
+	ret = gs_wb_encrypt(s, to, buf, buf) ?
+	      bk->ops->write(bk, to, &buf, 1) : -EIO;
+	atomic_long_inc(ret ? &s->stats.bd_write_errors :
+			&s->stats.bd_compact_writes);
+	return ret;
+}
+
+/*
+ * gs_relocate() of a slot of a unit's chain, the unit's run at @first:
+ * the same, the unit counted in as its mover (no reader meanwhile).
+ */
 static int gs_relocate_unit(struct gs_store *s, u64 first, u64 from,
 			    u64 to, void *buf)
 {
@@ -1709,21 +1744,7 @@ static int gs_relocate_unit(struct gs_store *s, u64 first, u64 from,
 		return -EAGAIN;
 	}
 	len = min_t(unsigned int, u->len - j * PAGE_SIZE, PAGE_SIZE);
-	ret = bk->ops->read(bk, from, buf);
-	if (!ret)
-		ret = gs_wb_unseal(s, first, from, buf, len,
-				   gs_wb_sum_of(s, from));
-	if (ret) {
-		atomic_long_inc(&s->stats.bd_read_errors);
-	} else {
-		atomic_long_inc(&s->stats.bd_compact_reads);
-		if (s->wb.checksum)
-			gs_backing_set_sum(bk, to, gs_backing_sum_of(bk, from));
-		ret = gs_wb_encrypt(s, to, buf, buf) ?
-		      bk->ops->write(bk, to, &buf, 1) : -EIO;
-		atomic_long_inc(ret ? &s->stats.bd_write_errors :
-				&s->stats.bd_compact_writes);
-	}
+	ret = gs_relocate_copy(s, first, from, to, buf, len);
 	/* Moved (@from freed), or where it was (@to ours to free). */
 	gs_unit_bk_move_end(s, cl, first, u, j, ret ? U64_MAX : to);
 	if (ret) {
@@ -1770,23 +1791,7 @@ static int gs_relocate(struct gs_store *s, u64 owner, u64 from)
 	atomic_long_set(&cl->table[i], was | GS_FLAG_IO);
 	gs_cluster_unlock(cl);
 
-	ret = bk->ops->read(bk, from, buf);
-	if (!ret)
-		ret = gs_wb_unseal(s, owner, from, buf, len,
-				   gs_wb_sum_of(s, from));
-	if (ret) {
-		atomic_long_inc(&s->stats.bd_read_errors);
-	} else {
-		atomic_long_inc(&s->stats.bd_compact_reads);
-		/* The same data: its checksum moves with it. */
-		if (s->wb.checksum)
-			gs_backing_set_sum(bk, to, gs_backing_sum_of(bk, from));
-		/* Encrypted again: the tweak is the slot. */
-		ret = gs_wb_encrypt(s, to, buf, buf) ?
-		      bk->ops->write(bk, to, &buf, 1) : -EIO;
-		atomic_long_inc(ret ? &s->stats.bd_write_errors :
-				&s->stats.bd_compact_writes);
-	}
+	ret = gs_relocate_copy(s, owner, from, to, buf, len);
 
 	/* Unpin: moved, or back where it was if the copy failed. */
 	moved = gs_entry_move(was, to);
