@@ -917,7 +917,7 @@ static void gs_unit_writeback(struct kunit *test)
 	unsigned int n0, n1, n2, k;
 	struct gs_stats *st;
 	struct gs_kbk *kb;
-	long reads, whole;
+	long reads, whole, buf0;
 	u64 done;
 
 	KUNIT_EXPECT_EQ(test, gs_store_set_backing(s, gs_kbk_create(test, 64,
@@ -925,6 +925,7 @@ static void gs_unit_writeback(struct kunit *test)
 	s = gs_kunit_wb_store(test, "lz4", GS_CLUSTER_SLOTS, 64, &kb);
 	KUNIT_ASSERT_EQ(test, gs_store_set_unit(s, GS_KU_PAGES), 0);
 	st = &s->stats;
+	buf0 = atomic_long_read(&st->wb_buffer_bytes);
 	gs_ku_store_runs(test, s, run, 3, 4);
 	n0 = gs_ku_unit_nobj(s, 0);
 	n1 = gs_ku_unit_nobj(s, GS_KU_PAGES);
@@ -936,6 +937,11 @@ static void gs_unit_writeback(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, gs_store_writeback(s, GS_WB_INCOMP, U64_MAX,
 						 &done), 0);
 	KUNIT_EXPECT_EQ(test, done, 0ULL);
+	/* The read-back reserve, made by the first round that may take a unit. */
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&st->wb_buffer_bytes) - buf0,
+			(long)(GS_UNIT_MAX_PAGES * PAGE_SIZE +
+			       kmalloc_size_roundup(GS_UNIT_MAX_PAGES *
+						    sizeof(void *))));
 	/* Every page of the first two runs: their units, whole. */
 	KUNIT_EXPECT_EQ(test, gs_store_writeback_range(s, GS_WB_ALL, 0,
 						       2 * GS_KU_PAGES,

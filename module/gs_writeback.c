@@ -84,14 +84,15 @@
 
 struct gs_wb_candidate {
 	u64 slot;		/* a unit's: its run's first slot */
-	unsigned long e;	/* the entry as marked, GS_FLAG_WB set */
-	/* A unit's chain object (@piece of @pieces), or NULL. */
-	struct gs_unit *unit;
-	unsigned int piece, pieces;
+	union {
+		unsigned long e;	/* a page's entry as marked, GS_FLAG_WB set */
+		struct gs_unit *unit;	/* a unit's (@pieces set) */
+	};
 	unsigned int aux;	/* compressed length, 0: the page as is */
 	unsigned int run;	/* its write, in runs[] */
 	u64 b;			/* backing slot, U64_MAX: none yet */
 	int err;
+	u8 piece, pieces;	/* object @piece of a unit's chain; 0: a page */
 };
 
 /* One bio's worth: contiguous backing slots. */
@@ -311,7 +312,6 @@ static void gs_wb_take_unit(struct gs_store *s, struct gs_wb_batch *batch,
 		struct gs_wb_candidate *cand = &batch->candidates[n + j];
 
 		cand->slot = first;
-		cand->e = 0;
 		cand->unit = u;
 		cand->piece = j;
 		cand->pieces = pieces;
@@ -319,6 +319,58 @@ static void gs_wb_take_unit(struct gs_store *s, struct gs_wb_batch *batch,
 		cand->b = GS_NO_SLOT;
 		cand->err = 0;
 	}
+}
+
+/* Pages to read a unit's chain back into: a reserve of one (ub_pool). */
+struct gs_wb_ub {
+	void *page[GS_UNIT_MAX_PAGES];
+};
+
+static void *gs_wb_ub_alloc(gfp_t gfp, void *data)
+{
+	struct gs_wb_ub *ub = kzalloc(sizeof(*ub), gfp);
+	unsigned int j;
+
+	if (!ub)
+		return NULL;
+	for (j = 0; j < GS_UNIT_MAX_PAGES; j++) {
+		ub->page[j] = (void *)__get_free_page(gfp);
+		if (!ub->page[j])
+			goto fail;
+	}
+	return ub;
+fail:
+	while (j--)
+		free_page((unsigned long)ub->page[j]);
+	kfree(ub);
+	return NULL;
+}
+
+static void gs_wb_ub_free(void *element, void *data)
+{
+	struct gs_wb_ub *ub = element;
+	unsigned int j;
+
+	for (j = 0; j < GS_UNIT_MAX_PAGES; j++)
+		free_page((unsigned long)ub->page[j]);
+	kfree(ub);
+}
+
+/*
+ * The reserve that units on the device are read back into (ub_pool):
+ * made by the first round that may take a unit (wb.lock held), so that
+ * a store that never writes a unit back never pays for it; kept until
+ * the backing device is detached. Without it, units are split.
+ */
+static void gs_wb_ub_pool_make(struct gs_store *s)
+{
+	if (s->wb.ub_pool || !gs_store_unit(s))
+		return;
+	s->wb.ub_pool = mempool_create(1, gs_wb_ub_alloc, gs_wb_ub_free, NULL);
+	if (s->wb.ub_pool)
+		atomic_long_add(kmalloc_size_roundup(sizeof(struct gs_wb_ub)) +
+				GS_UNIT_MAX_PAGES * PAGE_SIZE,
+				&s->stats.wb_buffer_bytes);
 }
 
 /*
@@ -373,7 +425,7 @@ static unsigned int gs_wb_collect(struct gs_store *s,
 
 				if (u->backed || u->wb || u->split)
 					continue;
-				if (gs_unit_nobj(u) > max) {
+				if (gs_unit_nobj(u) > max || !s->wb.ub_pool) {
 					unit = true;	/* never fits: split */
 					break;
 				}
@@ -389,7 +441,7 @@ static unsigned int gs_wb_collect(struct gs_store *s,
 				i = first + u->pages - 1 - base;
 				continue;
 			}
-			cand->unit = NULL;
+			cand->pieces = 0;
 			cand->aux = gs_entry_kind(e) == GS_KIND_RAW ? 0 :
 				    gs_slot_aux(cl, i, e);
 			len = cand->aux ?: PAGE_SIZE;
@@ -577,7 +629,7 @@ static u64 gs_wb_settle(struct gs_store *s, struct gs_wb_batch *batch,
 	for (k = 0; k < batch->n; k++) {
 		struct gs_wb_candidate *cand = &batch->candidates[k];
 
-		if (cand->unit) {
+		if (cand->pieces) {
 			/* Its chain is cand[0..pieces-1]. */
 			n = gs_wb_finish_unit(s, cand);
 			moved += n;
@@ -618,6 +670,7 @@ static int __gs_store_writeback(struct gs_store *s, enum gs_wb_mode mode,
 			break;
 		if (cold)
 			pos = s->wb.hand;
+		gs_wb_ub_pool_make(s);
 		/* Full: collecting would copy and flag pages for nothing. */
 		if (gs_backing_full(s->bk)) {
 			mutex_unlock(&s->wb.lock);
@@ -1102,41 +1155,6 @@ static int gs_decompress_in_place(struct gs_store *s, void *dst,
 	ret = gs_decompress(s->comp, st, prio, st->buf, len, dst);
 	gs_stream_put(st);
 	return ret;
-}
-
-/* Pages to read a unit's chain back into: a reserve of one (ub_pool). */
-struct gs_wb_ub {
-	void *page[GS_UNIT_MAX_PAGES];
-};
-
-static void *gs_wb_ub_alloc(gfp_t gfp, void *data)
-{
-	struct gs_wb_ub *ub = kzalloc(sizeof(*ub), gfp);
-	unsigned int j;
-
-	if (!ub)
-		return NULL;
-	for (j = 0; j < GS_UNIT_MAX_PAGES; j++) {
-		ub->page[j] = (void *)__get_free_page(gfp);
-		if (!ub->page[j])
-			goto fail;
-	}
-	return ub;
-fail:
-	while (j--)
-		free_page((unsigned long)ub->page[j]);
-	kfree(ub);
-	return NULL;
-}
-
-static void gs_wb_ub_free(void *element, void *data)
-{
-	struct gs_wb_ub *ub = element;
-	unsigned int j;
-
-	for (j = 0; j < GS_UNIT_MAX_PAGES; j++)
-		free_page((unsigned long)ub->page[j]);
-	kfree(ub);
 }
 
 /*
@@ -1947,13 +1965,13 @@ static struct gs_wb_batch *gs_wb_batches_alloc(unsigned int size,
 }
 
 /* The reserves of the requests of reads and writes started from a submit path. */
-static size_t gs_wb_rb_pool_bytes(void)
+static size_t gs_wb_rb_pool_bytes(struct gs_store *s)
 {
 	return GS_WB_RB_RESERVE * kmalloc_size_roundup(sizeof(struct gs_wb_rb)) +
 	       GS_WB_WR_RESERVE * kmalloc_size_roundup(sizeof(struct gs_wb_wr)) +
 	       GS_WB_RR_RESERVE * kmalloc_size_roundup(sizeof(struct gs_wb_rr)) +
-	       kmalloc_size_roundup(sizeof(struct gs_wb_ub)) +
-	       GS_UNIT_MAX_PAGES * PAGE_SIZE;
+	       (s->wb.ub_pool ? kmalloc_size_roundup(sizeof(struct gs_wb_ub)) +
+				GS_UNIT_MAX_PAGES * PAGE_SIZE : 0);
 }
 
 static void gs_wb_batch_free(struct gs_store *s)
@@ -1980,9 +1998,7 @@ static int gs_wb_batch_alloc(struct gs_store *s)
 						    sizeof(struct gs_wb_wr));
 	s->wb.rr_pool = mempool_create_kmalloc_pool(GS_WB_RR_RESERVE,
 						    sizeof(struct gs_wb_rr));
-	s->wb.ub_pool = mempool_create(1, gs_wb_ub_alloc, gs_wb_ub_free, NULL);
-	if (!s->wb.rb_pool || !s->wb.wr_pool || !s->wb.rr_pool ||
-	    !s->wb.ub_pool) {
+	if (!s->wb.rb_pool || !s->wb.wr_pool || !s->wb.rr_pool) {
 		gs_wb_batch_free(s);
 		return -ENOMEM;
 	}
@@ -1994,7 +2010,7 @@ static int gs_wb_batch_alloc(struct gs_store *s)
 	}
 	atomic_long_set(&s->stats.wb_buffer_bytes,
 			gs_wb_batches_bytes(s->wb.batches, s->wb.batch_size) +
-			gs_wb_rb_pool_bytes());
+			gs_wb_rb_pool_bytes(s));
 	return 0;
 }
 
@@ -2020,7 +2036,7 @@ int gs_store_set_wb_batch_size(struct gs_store *s, unsigned int size)
 		s->wb.nr_batches = nr;
 		atomic_long_set(&s->stats.wb_buffer_bytes,
 				gs_wb_batches_bytes(batches, size) +
-				gs_wb_rb_pool_bytes());
+				gs_wb_rb_pool_bytes(s));
 	}
 	WRITE_ONCE(s->wb.batch_size, size);
 	mutex_unlock(&s->wb.lock);
