@@ -278,11 +278,11 @@ int gs_unit_repack(struct gs_store *s, struct gs_stream *st,
 void gs_unit_free(struct gs_store *s, struct gs_unit *u);
 /*
  * Copy the chain of @u (in the pool; its cluster locked) to the pages
- * @bufs, one object each, zero-padded; @sizes get the objects' sizes.
- * Returns how many.
+ * @bufs, one object each (gs_unit_obj_size()), zero-padded. Returns how
+ * many.
  */
 unsigned int gs_unit_chain_copy(struct gs_store *s, const struct gs_unit *u,
-				void *const *bufs, unsigned int *sizes);
+				void *const *bufs);
 /*
  * @u's chain is at backing slots @slots now: its pool objects go, obj[]
  * holds the slots. Its cluster locked, no other reader.

@@ -61,20 +61,29 @@ void gs_unit_free(struct gs_store *s, struct gs_unit *u)
 	kfree(u);
 }
 
-unsigned int gs_unit_chain_copy(struct gs_store *s, const struct gs_unit *u,
-				void *const *bufs, unsigned int *sizes)
+/* Copy object @j of @u's chain (in the pool) to @dst; returns its size. */
+static unsigned int gs_unit_obj_copy(struct gs_store *s,
+				     const struct gs_unit *u, unsigned int j,
+				     void *dst)
 {
-	unsigned int j, n = gs_unit_nobj(u);
+	unsigned int size = gs_unit_obj_size(u, j);
 	void *obj;
 
+	obj = zs_obj_read_begin(s->pool, u->obj[j], size, dst);
+	if (obj != dst)
+		memcpy(dst, obj, size);
+	zs_obj_read_end(s->pool, u->obj[j], size, obj);
+	return size;
+}
+
+unsigned int gs_unit_chain_copy(struct gs_store *s, const struct gs_unit *u,
+				void *const *bufs)
+{
+	unsigned int j, n = gs_unit_nobj(u), size;
+
 	for (j = 0; j < n; j++) {
-		sizes[j] = min_t(unsigned int, u->len - j * PAGE_SIZE,
-				 PAGE_SIZE);
-		obj = zs_obj_read_begin(s->pool, u->obj[j], sizes[j], bufs[j]);
-		if (obj != bufs[j])
-			memcpy(bufs[j], obj, sizes[j]);
-		zs_obj_read_end(s->pool, u->obj[j], sizes[j], obj);
-		memset(bufs[j] + sizes[j], 0, PAGE_SIZE - sizes[j]);
+		size = gs_unit_obj_copy(s, u, j, bufs[j]);
+		memset(bufs[j] + size, 0, PAGE_SIZE - size);
 	}
 	return n;
 }
@@ -103,7 +112,7 @@ int gs_unit_unpack_pieces(struct gs_store *s, struct gs_stream *st,
 
 	for (j = 0; j < gs_unit_nobj(u); j++)
 		memcpy(st->zbuf + j * PAGE_SIZE, pieces[j],
-		       min_t(unsigned int, u->len - j * PAGE_SIZE, PAGE_SIZE));
+		       gs_unit_obj_size(u, j));
 	ret = gs_decompress_len(s->comp, st, u->prio, st->zbuf, u->len,
 				dst ?: st->ubuf, gs_unit_held(u) * PAGE_SIZE);
 	if (!dst)
@@ -230,18 +239,11 @@ int gs_unit_repack(struct gs_store *s, struct gs_stream *st,
 int gs_unit_unpack(struct gs_store *s, struct gs_stream *st,
 		   const struct gs_unit *u, void *dst)
 {
-	unsigned int i, size;
-	void *obj;
+	unsigned int i;
 
 	/* The chain, gathered where the compressor made it. */
-	for (i = 0; i < gs_unit_nobj(u); i++) {
-		size = min_t(unsigned int, u->len - i * PAGE_SIZE, PAGE_SIZE);
-		obj = zs_obj_read_begin(s->pool, u->obj[i], size,
-					st->zbuf + i * PAGE_SIZE);
-		if (obj != st->zbuf + i * PAGE_SIZE)
-			memcpy(st->zbuf + i * PAGE_SIZE, obj, size);
-		zs_obj_read_end(s->pool, u->obj[i], size, obj);
-	}
+	for (i = 0; i < gs_unit_nobj(u); i++)
+		gs_unit_obj_copy(s, u, i, st->zbuf + i * PAGE_SIZE);
 	return gs_decompress_len(s->comp, st, u->prio, st->zbuf, u->len, dst,
 				 gs_unit_held(u) * PAGE_SIZE);
 }

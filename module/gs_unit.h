@@ -109,6 +109,13 @@ static inline unsigned int gs_unit_nobj(const struct gs_unit *u)
 	return DIV_ROUND_UP(u->len, PAGE_SIZE);
 }
 
+/* Bytes of its chain's object @j: a page, or the tail's rest. */
+static inline unsigned int gs_unit_obj_size(const struct gs_unit *u,
+					    unsigned int j)
+{
+	return min_t(unsigned int, u->len - j * PAGE_SIZE, PAGE_SIZE);
+}
+
 /* More than half of the pages it held are gone, and some are left. */
 static inline bool gs_unit_mostly_gone(const struct gs_unit *u)
 {

@@ -92,7 +92,7 @@ struct gs_wb_candidate {
 	unsigned int run;	/* its write, in runs[] */
 	u64 b;			/* backing slot, U64_MAX: none yet */
 	int err;
-	u8 piece, pieces;	/* object @piece of a unit's chain; 0: a page */
+	u8 pieces;		/* a unit's first: its chain's length; 0: a page */
 };
 
 /* One bio's worth: contiguous backing slots. */
@@ -305,17 +305,16 @@ static bool gs_wb_wanted(unsigned long e, u8 age, enum gs_wb_mode mode,
 static void gs_wb_take_unit(struct gs_store *s, struct gs_wb_batch *batch,
 			    unsigned int n, struct gs_unit *u, u64 first)
 {
-	unsigned int sizes[GS_UNIT_MAX_PAGES], j, pieces;
+	unsigned int j, pieces;
 
-	pieces = gs_unit_chain_copy(s, u, batch->bufs + n, sizes);
+	pieces = gs_unit_chain_copy(s, u, batch->bufs + n);
 	for (j = 0; j < pieces; j++) {
 		struct gs_wb_candidate *cand = &batch->candidates[n + j];
 
 		cand->slot = first;
 		cand->unit = u;
-		cand->piece = j;
 		cand->pieces = pieces;
-		cand->aux = sizes[j];
+		cand->aux = gs_unit_obj_size(u, j);
 		cand->b = GS_NO_SLOT;
 		cand->err = 0;
 	}
@@ -346,6 +345,13 @@ fail:
 	return NULL;
 }
 
+/* The reserve's bytes: its one element. */
+static size_t gs_wb_ub_bytes(void)
+{
+	return kmalloc_size_roundup(sizeof(struct gs_wb_ub)) +
+	       GS_UNIT_MAX_PAGES * PAGE_SIZE;
+}
+
 static void gs_wb_ub_free(void *element, void *data)
 {
 	struct gs_wb_ub *ub = element;
@@ -368,9 +374,7 @@ static void gs_wb_ub_pool_make(struct gs_store *s)
 		return;
 	s->wb.ub_pool = mempool_create(1, gs_wb_ub_alloc, gs_wb_ub_free, NULL);
 	if (s->wb.ub_pool)
-		atomic_long_add(kmalloc_size_roundup(sizeof(struct gs_wb_ub)) +
-				GS_UNIT_MAX_PAGES * PAGE_SIZE,
-				&s->stats.wb_buffer_bytes);
+		atomic_long_add(gs_wb_ub_bytes(), &s->stats.wb_buffer_bytes);
 }
 
 /*
@@ -1175,7 +1179,7 @@ static int gs_wb_unit_load(struct gs_store *s, struct gs_unit *u, u64 slot,
 
 	ub = mempool_alloc(s->wb.ub_pool, GFP_NOIO);
 	for (j = 0; j < gs_unit_nobj(u) && !ret; j++) {
-		len = min_t(unsigned int, u->len - j * PAGE_SIZE, PAGE_SIZE);
+		len = gs_unit_obj_size(u, j);
 		ret = bk->ops->read(bk, u->obj[j], ub->page[j]);
 		if (ret)
 			pr_err_ratelimited("slot %llu: cannot read backing slot %llu: %d\n",
@@ -1214,6 +1218,7 @@ static int gs_wb_read_unit(struct gs_store *s, u64 slot, void *dst)
 	struct gs_stream *st;
 	struct gs_unit *u;
 	unsigned int k;
+	bool cached;
 	int ret = 0;
 
 	u = gs_unit_bk_read_begin(s, slot, &cl);
@@ -1227,15 +1232,14 @@ static int gs_wb_read_unit(struct gs_store *s, u64 slot, void *dst)
 	k = gs_unit_index(u, slot & (u->pages - 1));
 	atomic_long_inc(&s->stats.unit_part_reads);
 	st = gs_stream_get(s->comp);
-	if (st->ubuf_seq == u->seq) {
+	cached = st->ubuf_seq == u->seq;
+	if (cached) {
 		atomic_long_inc(&s->stats.unit_part_cached);
 		copy_page(dst, st->ubuf + k * PAGE_SIZE);
-	} else {
-		ret = -ENODATA;
 	}
 	gs_stream_put(st);
 	/* Not in this CPU's copy: read it back. */
-	if (ret)
+	if (!cached)
 		ret = gs_wb_unit_load(s, u, slot, dst, k);
 	gs_unit_bk_read_end(s, cl, slot, u, 0);
 	return ret;
@@ -1704,15 +1708,6 @@ void gs_store_mark_idle(struct gs_store *s, u64 age)
 /* ------------------------------------------------ backing compaction */
 
 /*
- * Move the page at backing slot @from, owned by ghost slot @owner, to the
- * lowest free slot below it. Returns 1 if moved, 0 if nothing below is
- * free, -EAGAIN if the slot is busy (pinned by a reader, or it changed),
- * or an I/O error. The entry is pinned (GS_FLAG_IO) while its page is
- * copied, as by a reader: a free or an overwrite meanwhile leaves @from
- * allocated, for us to free, so it cannot be taken again under the copy.
- * Its I/O counts in bd_compact_reads and bd_compact_writes only.
- */
-/*
  * Copy backing slot @from (@len bytes of data, of ghost slot @owner) to
  * @to through @buf: checked, and sealed again for @to. Returns 0 or an
  * errno; the I/O counts in bd_compact_reads and bd_compact_writes.
@@ -1753,7 +1748,7 @@ static int gs_relocate_unit(struct gs_store *s, u64 first, u64 from,
 	struct gs_backing *bk = s->bk;
 	struct gs_cluster *cl;
 	struct gs_unit *u;
-	unsigned int j, len;
+	unsigned int j;
 	int ret;
 
 	u = gs_unit_bk_move_begin(s, first, from, &j, &cl);
@@ -1761,8 +1756,8 @@ static int gs_relocate_unit(struct gs_store *s, u64 first, u64 from,
 		gs_backing_free(bk, to);
 		return -EAGAIN;
 	}
-	len = min_t(unsigned int, u->len - j * PAGE_SIZE, PAGE_SIZE);
-	ret = gs_relocate_copy(s, first, from, to, buf, len);
+	ret = gs_relocate_copy(s, first, from, to, buf,
+			       gs_unit_obj_size(u, j));
 	/* Moved (@from freed), or where it was (@to ours to free). */
 	gs_unit_bk_move_end(s, cl, first, u, j, ret ? U64_MAX : to);
 	if (ret) {
@@ -1772,6 +1767,15 @@ static int gs_relocate_unit(struct gs_store *s, u64 first, u64 from,
 	return 1;
 }
 
+/*
+ * Move the page at backing slot @from, owned by ghost slot @owner, to the
+ * lowest free slot below it. Returns 1 if moved, 0 if nothing below is
+ * free, -EAGAIN if the slot is busy (pinned by a reader, or it changed),
+ * or an I/O error. The entry is pinned (GS_FLAG_IO) while its page is
+ * copied, as by a reader: a free or an overwrite meanwhile leaves @from
+ * allocated, for us to free, so it cannot be taken again under the copy.
+ * Its I/O counts in bd_compact_reads and bd_compact_writes only.
+ */
 static int gs_relocate(struct gs_store *s, u64 owner, u64 from)
 {
 	unsigned int i = owner & (GS_CLUSTER_SLOTS - 1), len;
@@ -1792,16 +1796,18 @@ static int gs_relocate(struct gs_store *s, u64 owner, u64 from)
 	 */
 	cl = gs_cluster_get(s, owner >> GS_CLUSTER_SHIFT, 0);
 	was = cl ? atomic_long_read(&cl->table[i]) : 0;
-	/* Not a page of its own: one of a unit's chain whose run starts here. */
-	if (cl && (gs_entry_kind(was) != GS_KIND_WRITTEN_BACK ||
-		   gs_entry_value(was) != from)) {
-		gs_cluster_unlock(cl);
-		return gs_relocate_unit(s, owner, from, to, buf);
-	}
+	/*
+	 * Not a page of its own: one of a unit's chain whose run starts
+	 * here, or nothing (gs_relocate_unit() finds no unit then).
+	 */
 	if (gs_entry_kind(was) != GS_KIND_WRITTEN_BACK ||
-	    gs_entry_value(was) != from || was & GS_FLAG_IO) {
+	    gs_entry_value(was) != from) {
 		if (cl)
 			gs_cluster_unlock(cl);
+		return gs_relocate_unit(s, owner, from, to, buf);
+	}
+	if (was & GS_FLAG_IO) {
+		gs_cluster_unlock(cl);
 		gs_backing_free(bk, to);
 		return -EAGAIN;
 	}
@@ -1970,8 +1976,7 @@ static size_t gs_wb_rb_pool_bytes(struct gs_store *s)
 	return GS_WB_RB_RESERVE * kmalloc_size_roundup(sizeof(struct gs_wb_rb)) +
 	       GS_WB_WR_RESERVE * kmalloc_size_roundup(sizeof(struct gs_wb_wr)) +
 	       GS_WB_RR_RESERVE * kmalloc_size_roundup(sizeof(struct gs_wb_rr)) +
-	       (s->wb.ub_pool ? kmalloc_size_roundup(sizeof(struct gs_wb_ub)) +
-				GS_UNIT_MAX_PAGES * PAGE_SIZE : 0);
+	       (s->wb.ub_pool ? gs_wb_ub_bytes() : 0);
 }
 
 static void gs_wb_batch_free(struct gs_store *s)
