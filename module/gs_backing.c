@@ -216,6 +216,9 @@ int gs_backing_alloc_at(struct gs_backing *bk, const u64 *owners,
 	got = __gs_backing_alloc(bk, owners, nr, first, U64_MAX, false, true,
 				 nowait ? GFP_NOWAIT : GFP_NOIO);
 	mutex_unlock(&bk->alloc_lock);
+	/* Direct stores keep a backing directory's spare chunk too. */
+	if (bk->ops->short_of_slots)
+		bk->ops->short_of_slots(bk);
 	return got;
 }
 

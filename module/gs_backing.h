@@ -206,7 +206,8 @@ bool gs_backing_lower_limit(struct gs_backing *bk, u64 limit);
  * free ones after them). With @nowait without waiting for anything (from
  * a submit path): -EAGAIN if another allocation holds the lock, -ENOMEM
  * if a reverse map cluster is needed and memory is not at hand at once;
- * -ERANGE as above.
+ * -ERANGE as above. Tells ops->short_of_slots, as gs_backing_alloc()
+ * does, whatever it got.
  */
 int gs_backing_alloc_at(struct gs_backing *bk, const u64 *owners,
 			unsigned int nr, u64 *first, bool nowait);
