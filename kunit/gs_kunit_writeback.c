@@ -745,6 +745,69 @@ static void gs_wb_pool_limit(struct kunit *test)
 }
 
 /*
+ * A page for the backing device that finds no room there (the device
+ * full, or the budget spent) goes into the pool as it is: swap sees no
+ * error, and writeback moves it once there is room. Over the pool limit
+ * as well, the write fails and the slot is left as it was.
+ */
+static void gs_wb_direct_no_room(struct kunit *test)
+{
+	struct gs_kbk *k;
+	struct gs_store *s = gs_kunit_wb_store(test, "lz4", 1024, 4, &k);
+	void *p = gs_kunit_page(test);
+	u64 done;
+	long n;
+	int i;
+
+	WRITE_ONCE(s->wb.direct, GS_DIRECT_ALL);
+	n = gs_stat_read(&s->stats, GS_STAT_COMPRESSIONS);
+	gs_kunit_fill_slots(test, s, 1, 1, 6);
+	KUNIT_EXPECT_EQ(test, gs_backing_used(s->bk), 4ULL);
+	for (i = 1; i <= 6; i++)
+		KUNIT_EXPECT_EQ(test, gs_wb_kind(s, i), i <= 4 ?
+				GS_KIND_WRITTEN_BACK : GS_KIND_RAW);
+	/*
+	 * The submit path saw room that another store took before the
+	 * worker got to it: gs_store_write_direct() finds none.
+	 */
+	gs_kunit_fill_text(p, 6);
+	KUNIT_EXPECT_EQ(test, gs_store_write_direct(s, 7, p, GFP_KERNEL), 0);
+	KUNIT_EXPECT_EQ(test, gs_wb_kind(s, 7), GS_KIND_RAW);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_COMPRESSIONS), n);
+	KUNIT_EXPECT_EQ(test, gs_stat(&s->stats.bd_write_errors), 0);
+	gs_kunit_verify_slots(test, s, 1, 1, 6);
+	gs_wb_expect(test, s, 7, p);
+	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0L);
+
+	/* Room again: writeback takes them. */
+	KUNIT_EXPECT_EQ(test, gs_store_free_range(s, 1, 4), 4ULL);
+	KUNIT_EXPECT_EQ(test, gs_store_writeback(s, GS_WB_ALL, U64_MAX, &done),
+			0);
+	KUNIT_EXPECT_EQ(test, done, 3ULL);
+	KUNIT_EXPECT_EQ(test, gs_wb_kind(s, 7), GS_KIND_WRITTEN_BACK);
+
+	/* The budget spent: the same, in the pool. */
+	gs_store_set_wb_budget(s, 0);
+	gs_store_set_wb_limit_enable(s, true);
+	gs_kunit_fill_slots(test, s, 8, 1, 2);
+	KUNIT_EXPECT_EQ(test, gs_wb_kind(s, 8), GS_KIND_RAW);
+	KUNIT_EXPECT_EQ(test, gs_wb_kind(s, 9), GS_KIND_RAW);
+	KUNIT_EXPECT_EQ(test, gs_backing_used(s->bk), 3ULL);
+
+	/* And the pool over its limit: -ENOSPC, nothing stored. */
+	WRITE_ONCE(s->limit_pages, gs_store_pool_pages(s) - 1);
+	KUNIT_EXPECT_EQ(test, gs_store_write(s, 10, p, GFP_KERNEL), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, gs_wb_kind(s, 10), GS_KIND_EMPTY);
+	KUNIT_EXPECT_EQ(test, gs_store_write_direct(s, 10, p, GFP_KERNEL),
+			-ENOSPC);
+	KUNIT_EXPECT_EQ(test, gs_wb_kind(s, 10), GS_KIND_EMPTY);
+	WRITE_ONCE(s->limit_pages, 0);
+	gs_kunit_verify_slots(test, s, 8, 1, 2);
+	gs_wb_expect(test, s, 7, p);
+	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0L);
+}
+
+/*
  * The shrinker writes back cold pages, never for a reclaimer that may not
  * do I/O or enter a filesystem (the backing device may be a loop device
  * over a file): it counts nothing for one.
@@ -1864,6 +1927,7 @@ static struct kunit_case gs_wb_cases[] = {
 	KUNIT_CASE(gs_wb_nowait),
 	KUNIT_CASE(gs_wb_direct),
 	KUNIT_CASE(gs_wb_pool_limit),
+	KUNIT_CASE(gs_wb_direct_no_room),
 	KUNIT_CASE(gs_wb_shrinker),
 	KUNIT_CASE_SLOW(gs_wb_idle_age),
 	KUNIT_CASE(gs_wb_discard),

@@ -98,12 +98,30 @@ int gs_store_set_comp(struct gs_store *s, unsigned int prio,
 	return ret;
 }
 
+/*
+ * @src packed with policy @direct and installed in @slot: 0,
+ * GS_WRITE_DIRECT (nothing changed), or an errno (nothing changed).
+ */
+static int gs_store_pack(struct gs_store *s, u64 slot, const void *src,
+			 gfp_t gfp, enum gs_direct direct)
+{
+	struct gs_packed p;
+	int ret;
+
+	ret = gs_page_pack(s, src, gfp, direct, &p);
+	if (ret == GS_PACK_DIRECT)
+		return GS_WRITE_DIRECT;
+	if (ret)
+		return ret;
+	if (p.pool_pages)
+		gs_wb_kick(s, p.pool_pages);
+	return gs_slot_install(s, slot, p.entry, p.aux_hi, gfp);
+}
+
 int gs_store_write_nowait(struct gs_store *s, u64 slot, const void *src,
 			  gfp_t gfp)
 {
 	enum gs_direct direct;
-	struct gs_packed p;
-	int ret;
 
 	if (slot >= s->nr_slots)
 		return -EINVAL;
@@ -116,14 +134,24 @@ int gs_store_write_nowait(struct gs_store *s, u64 slot, const void *src,
 	direct = READ_ONCE(s->wb.direct);
 	if (!slot && direct == GS_DIRECT_ALL)
 		direct = GS_DIRECT_POOL;
-	ret = gs_page_pack(s, src, gfp, direct, &p);
-	if (ret == GS_PACK_DIRECT)
-		return GS_WRITE_DIRECT;
-	if (ret)
+	return gs_store_pack(s, slot, src, gfp, direct);
+}
+
+/*
+ * A page for the backing device, stored there as it is. If it finds no
+ * room there (the device full, a backing directory's next chunk not
+ * added yet, the budget spent, no memory for the reverse map), it goes
+ * into the pool as it is, if the pool has room: swap sees no error, and
+ * a later writeback moves it. Else the backing device's errno.
+ */
+static int gs_store_write_past(struct gs_store *s, u64 slot, const void *src,
+			       gfp_t gfp)
+{
+	int ret = gs_wb_write_page(s, slot, src, gfp);
+
+	if ((ret != -ENOSPC && ret != -ENOMEM) || !s->bk)
 		return ret;
-	if (p.pool_pages)
-		gs_wb_kick(s, p.pool_pages);
-	return gs_slot_install(s, slot, p.entry, p.aux_hi, gfp);
+	return gs_store_pack(s, slot, src, gfp, GS_DIRECT_POOL) ? ret : 0;
 }
 
 int gs_store_write(struct gs_store *s, u64 slot, const void *src, gfp_t gfp)
@@ -143,7 +171,7 @@ int gs_store_write(struct gs_store *s, u64 slot, const void *src, gfp_t gfp)
 	ret = gs_store_write_nowait(s, slot, src, gfp);
 	if (ret != -EAGAIN && ret != GS_WRITE_DIRECT)
 		return ret;
-	return gs_wb_write_page(s, slot, src, gfp);
+	return gs_store_write_past(s, slot, src, gfp);
 }
 
 int gs_store_write_direct(struct gs_store *s, u64 slot, const void *src,
@@ -151,7 +179,7 @@ int gs_store_write_direct(struct gs_store *s, u64 slot, const void *src,
 {
 	if (slot >= s->nr_slots)
 		return -EINVAL;
-	return gs_wb_write_page(s, slot, src, gfp);
+	return gs_store_write_past(s, slot, src, gfp);
 }
 
 int gs_store_write_start(struct gs_store *s, u64 slot,

@@ -864,7 +864,7 @@ int gs_wb_write_page(struct gs_store *s, u64 slot, const void *src,
 			return -ENOMEM;
 	}
 	if (!gs_budget_take(s, 1, &charged)) {
-		ret = -EIO;
+		ret = -ENOSPC;
 		goto out_bounce;
 	}
 	ret = gs_backing_alloc_at(bk, &slot, 1, &b, false);

@@ -30,8 +30,8 @@ void gs_wb_kick(struct gs_store *s, unsigned long pages);
 void gs_wb_reclaim(struct gs_store *s, unsigned long target);
 /*
  * Store a page on the backing device itself, as it is, replacing what
- * the slot held. -ENOMEM without a backing device, -EIO if the budget
- * is spent or the write failed, -ENOSPC if the device is full.
+ * the slot held. -ENOMEM without a backing device or memory, -EIO if
+ * the write failed, -ENOSPC if the device is full or the budget spent.
  */
 int gs_wb_write_page(struct gs_store *s, u64 slot, const void *src,
 		     gfp_t gfp);

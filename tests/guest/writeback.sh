@@ -894,6 +894,45 @@ t_wb_chunks() {
 	used=$(chunks_gone $mnt "$base")
 	[ "$used" -lt 1024 ] || fail "$used KiB still taken after the thaw"
 
+	# Behind zswap (writeback_direct all), pages go past the pool as
+	# they come, and that keeps a chunk spare ahead as writeback does:
+	# 3000 pages written one by one past the first chunk's 2048 all
+	# reach the chunks, none waits in the pool for the next chunk.
+	sysw $SYS/writeback_direct all ok
+	$PAGES write $DEV 1 t:1 >/dev/null || fail "write, direct"
+	for i in $(seq 40); do
+		[ "$(bdstat capacity)" -ge 2048 ] && break
+		sleep 0.25
+	done
+	[ "$(bdstat capacity)" -ge 2048 ] || fail "no chunk added for a direct page: $(cat $SYS/bd_stat)"
+	$PAGES write $DEV 1 t:3000 >/dev/null || fail "write, direct"
+	n=$(bdstat count)
+	echo "direct: $n of 3000 pages on the chunks, capacity $(bdstat capacity); mm_stat $(cat $SYS/mm_stat)"
+	[ "$n" = 3000 ] || fail "direct: $n of 3000 pages on the chunks, the rest in memory"
+	$PAGES verify $DEV 1 t:3000 || fail "verify, direct"
+	# Frozen: pages past the room of the chunks in place stay in memory
+	# as they are, and no error reaches the device, also for a bio that
+	# crosses the end of that room (the submit path starts what fits,
+	# the worker finds no room for the rest).
+	fsfreeze -f $mnt || fail fsfreeze
+	n=$(bdstat capacity)
+	head -c $(((n + 1000) << 12)) /dev/urandom >/tmp/gs-direct.bin
+	v=$(awk '{ print $2 }' $SYS/io_stat)
+	dd if=/tmp/gs-direct.bin of=$DEV bs=128K oflag=direct status=none ||
+		fail "a direct write past the room of $n pages failed"
+	echo "frozen, direct: $(bdstat count) of $((n + 1000)) pages on $n slots; mm_stat $(cat $SYS/mm_stat)"
+	[ "$(awk '{ print $2 }' $SYS/io_stat)" = "$v" ] ||
+		fail "failed writes: io_stat $(cat $SYS/io_stat)"
+	[ "$(bdstat count)" -le "$n" ] && [ "$(bdstat werr)" = 0 ] ||
+		fail "frozen, direct: bd_stat $(cat $SYS/bd_stat)"
+	cmp -n $(((n + 1000) << 12)) /tmp/gs-direct.bin $DEV || fail "verify, direct"
+	fsfreeze -u $mnt || fail "fsfreeze -u"
+	rm -f /tmp/gs-direct.bin
+	sysw $SYS/writeback_direct none ok
+	blkdiscard $DEV || fail blkdiscard
+	used=$(chunks_gone $mnt "$base")
+	[ "$used" -lt 1024 ] || fail "$used KiB still taken after the direct pages"
+
 	# Full: what fits is written back, the rest stays in memory; no
 	# error reaches the device.
 	fallocate -l $(($(df --output=avail -k $mnt | tail -n 1) - (12 << 10)))K $mnt/filler ||
@@ -926,6 +965,8 @@ t_wb_chunks() {
 	[ "$(bdstat writes)" -gt 1000 ] || fail "little reached the chunks: $(bdstat writes) pages written"
 	[ "$(bdstat werr)" = 0 ] && [ "$(bdstat rerr)" = 0 ] &&
 		[ "$(bdstat sumerr)" = 0 ] || fail "backing I/O errors"
+	[ "$(awk '{ print $1 + $2 }' $SYS/io_stat)" = 0 ] ||
+		fail "failed bios: $(cat $SYS/io_stat)"
 	swapoff $DEV || fail swapoff
 	gs_check
 	# Swap's header (page 0) stays in memory: every chunk goes.
