@@ -479,6 +479,10 @@ workload_one() {
 	# the heuristic's, ..., the units').
 	local cs=null
 	[ $drv = ghostswap ] && cs="[$(awk '{ $1 = $1; gsub(/ /, ", "); print }' $SYS/comp_stat)]"
+	# Mode zswap: bd_stat, every column (pages on the device, reads,
+	# writes, ..., relocated by backing compaction, ..., capacity).
+	local bd=null
+	[[ $drv = zswap-gs* ]] && bd="[$(awk '{ $1 = $1; gsub(/ /, ", "); print }' $SYS/bd_stat)]"
 	jl section=$sec driver=$drv variant=${VARIANT:-$drv} mix=$name \
 		overcommit=$oc limit_mib=$lim \
 		rep=${REP:-1} alg=$alg rc=$rc peak_orig=$o peak_pool=$p peak_meta=$m \
@@ -489,7 +493,7 @@ workload_one() {
 		disk_peak_kib=$dpeak disk_after_kib=$dafter \
 		cpu_ticks="$(json_delta "user system idle iowait irq softirq" "$cpu0" "$cpu1")" \
 		disk_io="$(json_delta "reads reads_merged sectors_read writes writes_merged sectors_written" "$io0" "$io1")" \
-		comp_stat="$cs" result="$res"
+		comp_stat="$cs" bd_stat="$bd" result="$res"
 	swapoff -a
 	swap_only_end $drv
 }
