@@ -897,9 +897,7 @@ t_wb_chunks() {
 	# Behind zswap (writeback_direct all), pages go past the pool as
 	# they come: 3000 pages written one by one past the first chunk's
 	# 2048 all reach the chunks, none waits in the pool for the next
-	# chunk. (A spare lost to direct stores that go on for more than 5 s
-	# after the last writeback round is not shown here: the round that
-	# took the first page kept one.)
+	# chunk.
 	sysw $SYS/writeback_direct all ok
 	$PAGES write $DEV 1 t:1 >/dev/null || fail "write, direct"
 	for i in $(seq 40); do
@@ -912,6 +910,25 @@ t_wb_chunks() {
 	echo "direct: $n of 3000 pages on the chunks, capacity $(bdstat capacity); mm_stat $(cat $SYS/mm_stat)"
 	[ "$n" = 3000 ] || fail "direct: $n of 3000 pages on the chunks, the rest in memory"
 	$PAGES verify $DEV 1 t:3000 || fail "verify, direct"
+	# Direct stores alone keep a spare ahead. 5 s after the last one the
+	# spare goes (two chunks hold the 3000 pages); 100 more pages, which
+	# fit in the room left, must bring it back before that room runs out.
+	# (A store that told the chunk store nothing let the spare go while
+	# pages went on, and the next chunk came only once one found no room.)
+	for i in $(seq 60); do
+		[ "$(bdstat capacity)" = 4096 ] && break
+		sleep 0.25
+	done
+	[ "$(bdstat capacity)" = 4096 ] || fail "idle: the spare kept, bd_stat $(cat $SYS/bd_stat)"
+	$PAGES write $DEV 3001 t:100 >/dev/null || fail "write, direct after idle"
+	for i in $(seq 40); do
+		[ "$(bdstat capacity)" -ge 6144 ] && break
+		sleep 0.25
+	done
+	echo "direct after idle: $(bdstat count) pages on the chunks, capacity $(bdstat capacity)"
+	[ "$(bdstat capacity)" -ge 6144 ] && [ "$(bdstat count)" = 3100 ] ||
+		fail "direct stores did not bring back a spare: bd_stat $(cat $SYS/bd_stat)"
+	$PAGES verify $DEV 3001 t:100 || fail "verify, direct after idle"
 	# Frozen: pages past the room of the chunks in place stay in memory
 	# as they are, and no error reaches the device, also for a bio that
 	# crosses the end of that room (the submit path starts what fits,
