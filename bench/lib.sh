@@ -19,12 +19,13 @@ bench_prepare() {
 }
 
 # bench_tools: the guest's own benchmark programs, built in the guest
-# root: usemem (bench/guest/usemem.c) and usemem_series.
+# root: usemem (bench/guest/usemem.c), usemem_series and sampler.
 bench_tools() {
 	local t
 	cp "$GS_TOP/bench/guest/usemem.c" "$GS_TOP/bench/guest/usemem_series.c" \
-		"$GS_TOP/tests/guest/pagegen.h" "$GS_ROOT/tmp/"
-	for t in usemem usemem_series; do
+		"$GS_TOP/bench/guest/sampler.c" "$GS_TOP/tests/guest/pagegen.h" \
+		"$GS_ROOT/tmp/"
+	for t in usemem usemem_series sampler; do
 		gs_chroot gcc -O2 -Wall -Wextra -Werror -o /usr/local/bin/$t /tmp/$t.c ||
 			gs_die "building $t failed"
 	done

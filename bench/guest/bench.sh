@@ -285,7 +285,7 @@ swap_only() {
 			zswap-gs) truncate -s 1T $GSBACK ;;
 			zswap-gsa | zswap-gsmap) fallocate -l 256M $GSBACK ;;
 			zswap-gschunks) mkdir -p $GSDIR &&
-				GSDIR_BASE=$(df --output=used -k $GSDIR | tail -n 1) ;;
+				GSDIR_BASE=$(sampler once df:$GSDIR) ;;
 			esac &&
 			if [ $1 = zswap-gsraw ]; then
 				GSLOOP=
@@ -327,42 +327,42 @@ swap_only() {
 	esac
 }
 
-# What the driver holds now, in bytes: "data pool metadata". ghostswap:
+# mem_exprs DRIVER: what the driver holds, in bytes, as three sampler
+# expressions (bench/guest/sampler.c), "data pool metadata". ghostswap:
 # its clusters; zram: its table, 16 bytes per slot of its disksize;
 # zswap (debugfs): its entries, one slab object per stored page.
-driver_mem() {
+mem_exprs() {
 	case $1 in
-	ghostswap)
-		echo "$(awk '{ print $1, $3 }' $SYS/mm_stat) $(awk '{ print $4 }' $SYS/cluster_stat)" ;;
-	zram)
-		echo "$(awk '{ print $1, $3 }' $Z/mm_stat) $(($(cat $Z/disksize) / 4096 * 16))" ;;
+	ghostswap) echo "$SYS/mm_stat:1 $SYS/mm_stat:3 $SYS/cluster_stat:4" ;;
+	zram) echo "$Z/mm_stat:1 $Z/mm_stat:3 $(($(cat $Z/disksize) / 4096 * 16))" ;;
 	zswap)
-		local n sz
-		n=$(cat $ZDBG/stored_pages)
 		# zswap_entry's slab may be merged with another: sysfs
 		# still knows it by name.
+		local sz
 		sz=$(cat /sys/kernel/slab/zswap_entry/slab_size 2>/dev/null || echo 0)
-		echo "$((n * 4096)) $(cat $ZDBG/pool_total_size) $((n * sz))" ;;
+		echo "$ZDBG/stored_pages:1*4096 $ZDBG/pool_total_size:1 $ZDBG/stored_pages:1*$sz" ;;
 	zswap-gs | zswap-gsa | zswap-gsraw | zswap-gsmap | zswap-gschunks)
 		# Both: zswap's pool and entries, ghostswap's (its pages on the
 		# backing file count as data, not memory) and its tier's.
 		local z g
-		read -r -a z <<<"$(driver_mem zswap)"
-		read -r -a g <<<"$(driver_mem ghostswap)"
-		echo "$((z[0] + g[0])) $((z[1] + g[1])) $((z[2] + g[2] + $(awk '{ print $5 }' $SYS/bd_stat)))" ;;
+		read -r -a z <<<"$(mem_exprs zswap)"
+		read -r -a g <<<"$(mem_exprs ghostswap)"
+		echo "${z[0]}+${g[0]} ${z[1]}+${g[1]} ${z[2]}+${g[2]}+$SYS/bd_stat:5" ;;
+	*) echo "0 0 0" ;;
 	esac
 }
 
-# The disk a driver takes now, KiB: the swap file's allocated blocks, or
-# the backing file's (zswap-gs, zswap-gsa, zswap-gsmap), the backing slots in use on
-# the raw disk (zswap-gsraw); 0 for the others.
-disk_kib() {
+# disk_expr DRIVER: the disk the driver takes, KiB, as a sampler
+# expression: the swap file's allocated blocks, or the backing file's
+# (zswap-gs, zswap-gsa, zswap-gsmap), the backing slots in use on the raw
+# disk (zswap-gsraw); 0 for the others.
+disk_expr() {
 	case $1 in
-	zswap) du -k $SWAPFILE | cut -f1 ;;
-	zswap-gs | zswap-gsa | zswap-gsmap) du -k $GSBACK | cut -f1 ;;
-	zswap-gsraw) echo $(($(awk '{ print $1 }' $SYS/bd_stat) * 4)) ;;
+	zswap) echo "du:$SWAPFILE" ;;
+	zswap-gs | zswap-gsa | zswap-gsmap) echo "du:$GSBACK" ;;
+	zswap-gsraw) echo "$SYS/bd_stat:1*4" ;;
 	# Unnamed chunk files: what the filesystem has taken since set-up.
-	zswap-gschunks) echo $(($(df --output=used -k $GSDIR | tail -n 1) - GSDIR_BASE)) ;;
+	zswap-gschunks) echo "df:$GSDIR+-$GSDIR_BASE" ;;
 	*) echo 0 ;;
 	esac
 }
@@ -434,9 +434,9 @@ vd_io() {
 # (pcs-SECTION-VARIANT-ALG-MIX_NAME-REP).
 workload_one() {
 	local drv=$1 name=$2 mix=$3 lim=$4 oc=$5 alg=${6:-lz4} sec=${7:-workload}
-	local cg=/sys/fs/cgroup/gsbench sampler res rc o=0 p=0 m=0 wb0=0 wb1=0 sw0 sw1
-	local si0 si1
-	local dsampler dpeak=0 dafter cpu0 cpu1 io0 io1 in0 in1
+	local cg=/sys/fs/cgroup/gsbench spid res rc o=0 p=0 m=0 wb0=0 wb1=0 sw0 sw1
+	local si0 si1 mexp dexp
+	local dpeak=0 dafter cpu0 cpu1 io0 io1 in0 in1
 	local t64=/sys/kernel/mm/transparent_hugepage/hugepages-64kB/stats
 	swap_only $drv $alg || {
 		jl section=$sec driver=$drv mix=$name alg=$alg fail="swapon failed"
@@ -449,11 +449,13 @@ workload_one() {
 	in0=$(cat $t64/swpin 2>/dev/null || echo 0)
 	mkdir -p $cg
 	echo $((lim << 20)) >$cg/memory.max
-	rm -f /tmp/peak /tmp/diskpeak
-	sample_peak /tmp/peak 0.5 driver_mem $drv &
-	sampler=$!
-	sample_peak /tmp/diskpeak 0.5 disk_kib $drv &
-	dsampler=$!
+	rm -f /tmp/peak
+	# One sampler process, which starts none: every set-up pays the
+	# same for being watched.
+	read -r -a mexp <<<"$(mem_exprs $drv)"
+	dexp=$(disk_expr $drv)
+	sampler peak 500 /tmp/peak "${mexp[@]}" -- "$dexp" &
+	spid=$!
 	[ -z "${PERF_DATA:-}" ] || perf_start "$PERF_DATA"
 	[ -z "${SERIES_MARK:-}" ] || $SERIES_MARK reset || return 1
 	res=$(sh -c "echo \$\$ >$cg/cgroup.procs && exec usemem $((lim * oc)) $PASSES $mix 7")
@@ -461,18 +463,17 @@ workload_one() {
 	[ -z "${SERIES_MARK:-}" ] || $SERIES_MARK "$sec-${VARIANT:-$drv}-$alg-$name-${REP:-1}" ||
 		return 1
 	[ -z "${PERF_DATA:-}" ] || perf_stop
-	kill $sampler $dsampler
-	wait $sampler $dsampler 2>/dev/null
+	kill $spid
+	wait $spid 2>/dev/null
 	# The workload is gone and its slots freed: discards follow.
 	sleep 2
-	dafter=$(disk_kib $drv)
+	dafter=$(sampler once "$dexp")
 	cpu1=$(cpu_ticks) io1=$(vd_io)
 	in1=$(cat $t64/swpin 2>/dev/null || echo 0)
 	sw1=$(awk '$1 == "pswpout" { print $2 }' /proc/vmstat)
 	si1=$(awk '$1 == "pswpin" { print $2 }' /proc/vmstat)
 	[[ $drv = zswap* ]] && wb1=$(cat $ZDBG/written_back_pages)
-	[ -s /tmp/peak ] && read -r o p m </tmp/peak
-	[ -s /tmp/diskpeak ] && read -r dpeak </tmp/diskpeak
+	[ -s /tmp/peak ] && { read -r o p m && read -r dpeak; } </tmp/peak
 	rmdir $cg
 	[ -n "$res" ] || res=null
 	# ghostswap: comp_stat, every column (compressions, pages stored,

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Host-side tests of the benchmark tooling (make bench): the guest script
-# parses, usemem and usemem_series build warning-free and their JSON and
-# verification work (small runs without swap), report.py turns known measurements into
+# parses, usemem, usemem_series and sampler build warning-free and their
+# output and verification work (small runs without swap), report.py turns known measurements into
 # the known tables (tests/bench/test_report.py), the instruction-count
 # plugin builds and funcs.py turns known counts into the known costs per
 # read (tests/bench/test_funcs.py). Prints TAP.
@@ -45,6 +45,38 @@ series_bad_args() {
 	! "$tmp/usemem_series" 0 8 && ! "$tmp/usemem_series" 2 0 &&
 		! "$tmp/usemem_series" 2 x && ! "$tmp/usemem_series" 2 &&
 		! "$tmp/usemem_series" 2 8 false
+}
+
+# sampler: once, each kind of term; peak, each group's line from the
+# sample where its first value was largest, written on SIGTERM; bad
+# expressions refused before the first sample.
+sampler_values() {
+	local o f=$tmp/sf pid
+	echo "5 6 7" >"$f"
+	head -c 65536 /dev/urandom >"$tmp/sblk"
+	o=$("$tmp/sampler" once "$f:2" "$f:3*2+$f:1+-1" "du:$tmp/sblk" 42 "$tmp/none:1" "$f:9") &&
+		echo "$o" && [ "$o" = "6 18 64 42 0 0" ] || return 1
+	[ "$("$tmp/sampler" once "df:$tmp")" -gt 0 ] || return 1
+	"$tmp/sampler" peak 20 "$tmp/sout" "$f:1" "$f:2" -- "$f:3" &
+	pid=$!
+	sleep 0.3
+	echo "9 1 1" >"$f"
+	sleep 0.3
+	echo "1 2 3" >"$f"
+	sleep 0.3
+	kill "$pid" && wait "$pid" || return 1
+	cat "$tmp/sout"
+	[ "$(cat "$tmp/sout")" = "$(printf '9 1\n7')" ]
+}
+sampler_bad_args() {
+	local a
+	for a in "once" "once $tmp/sf:0" "once $tmp/sf:x" "once x*" "once 3+" \
+		"once :1" "once +3" "once 3++4" "peak 0 $tmp/o 1" "peak 500 $tmp/o" "peak 500 $tmp/o 1 --" \
+		"peak 500 $tmp/o -- 1" "peak 500 $tmp/o $tmp/sf:0" "nope 1"; do
+		# shellcheck disable=SC2086
+		"$tmp/sampler" $a 2>/dev/null
+		[ $? = 2 ] || { echo "not refused: sampler $a"; return 1; }
+	done
 }
 
 # The icount guest's QEMU options: the instruction counter under
@@ -91,6 +123,10 @@ tap_step "usemem_series: JSON result, the command between writes and check" \
 	series_json series_json
 tap_step "usemem_series: bad arguments and a failing command refused" \
 	series_args series_bad_args
+tap_step "sampler builds with -Wall -Wextra -Werror" sampler_build \
+	gcc -O2 -Wall -Wextra -Werror -o "$tmp/sampler" "$GS_TOP/bench/guest/sampler.c"
+tap_step "sampler: each kind of term, peaks kept per group" sampler sampler_values
+tap_step "sampler: bad expressions and arguments refused" sampler_args sampler_bad_args
 tap_step "icount: QEMU's instruction counter under single-threaded TCG only" icount icount_opts
 tap_step "the instruction-count plugin builds with -Wall -Wextra -Werror" plugin \
 	gcc -O2 -Wall -Wextra -Werror -shared -fPIC -o "$tmp/gs_pc_count.so" \
