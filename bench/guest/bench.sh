@@ -18,7 +18,7 @@
 # BENCH_DRIVERS: the swap workload's drivers (ghostswap zram zswap).
 set -u
 # The guest's helpers (tests/guest/lib.sh): guest_setup, gs_fresh, swap_on,
-# vdisk, meminfo, free_bytes, sample_peak, $SYS, $DEV, $GS_OUT.
+# vdisk, meminfo, free_bytes, $SYS, $DEV, $GS_OUT.
 . /opt/gs-src/tests/guest/lib.sh
 OUT=${BENCH_OUT:-$GS_OUT}
 J=$OUT/bench.jsonl
