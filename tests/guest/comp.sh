@@ -90,21 +90,67 @@ t_workload_dict() {
 	sysw $SYS/reset 1 ok
 }
 
-# lz4, with zstd recompressing cold pages in the background while a
-# verified workload runs; every page checked, some recompressed.
+# recomp_sum: pages the sweeps and requests have recompressed, plus the
+# recompressions that gained nothing.
+recomp_sum() { echo $(($(compstat recompressed) + $(compstat no_gain))); }
+
+# lz4, with zstd recompressing cold pages in the background. At rest: of
+# 2000 stored pages the sweep takes the 1000 marked idle (AGE 0: only
+# those), within its first round, and no other. Then beside a verified
+# workload, started once the workload has pages stored (a round that
+# ends rests 10 s, longer than some workloads here swap): it must
+# recompress some of them while they come and go.
 t_recompress_auto() {
+	local i n t0 a0 a1 wl marker rc kick=0
 	swap_on lz4 || return 1
 	swapoff $DEV
 	sysw $SYS/recomp_algorithm "algo=zstd priority=1" ok
+	$PAGES write $DEV 0 t:1000 >/dev/null || fail write
+	sysw $SYS/idle all ok
+	$PAGES write $DEV 1000 t:1000 >/dev/null || fail write
 	sysw $SYS/recompress_auto "100 0" ok
+	t0=$SECONDS
+	for ((i = 0; i < 300; i++)); do
+		[ "$(recomp_sum)" -ge 1000 ] && break
+		sleep 0.1
+	done
+	sleep 2
+	cat $SYS/comp_stat
+	n=$(recomp_sum)
+	echo "at rest: $(compstat auto) of 1000 idle pages recompressed, $n tried, after $((SECONDS - t0)) s"
+	[ "$n" = 1000 ] || fail "the sweep tried $n pages, not the 1000 marked idle"
+	[ "$(compstat auto)" -gt 0 ] || fail "the sweep recompressed nothing at rest"
+	$PAGES verify $DEV 0 t:2000 >/dev/null || fail verify
+	gs_check
+
+	sysw $SYS/reset 1 ok
+	swap_on lz4 || return 1
+	swapoff $DEV
+	sysw $SYS/recomp_algorithm "algo=zstd priority=1" ok
+	sysw $SYS/recompress_auto "0" ok
 	swapon $DEV || fail swapon
 	(while :; do echo all >$SYS/idle; sleep 1; done) &
-	local marker=$!
-	swap_workload ghostswap-recomp $SYS || fail "workload"
+	marker=$!
+	swap_workload ghostswap-recomp $SYS &
+	wl=$!
+	for ((i = 0; i < 600; i++)); do
+		[ "$(cstat slots)" -ge 2000 ] && break
+		kill -0 $wl 2>/dev/null || break
+		sleep 0.1
+	done
+	a0=$(compstat auto)
+	# No fail before the workload and the marker are reaped.
+	sysfs_write $SYS/recompress_auto "100 0" >/dev/null || kick=1
+	wait $wl
+	rc=$?
 	kill $marker
 	wait $marker 2>/dev/null
+	a1=$(compstat auto)
 	cat $SYS/comp_stat
-	[ "$(compstat auto)" -gt 0 ] || fail "the background sweep recompressed nothing"
+	[ "$kick" = 0 ] || fail "write '100 0' to recompress_auto"
+	[ $rc = 0 ] || fail "workload"
+	echo "under the workload: the sweep recompressed $((a1 - a0)) pages"
+	[ "$a1" -gt "$a0" ] || fail "the background sweep recompressed nothing under the workload"
 	gs_check
 	swapoff $DEV || fail swapoff
 	sysw $SYS/reset 1 ok
