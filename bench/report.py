@@ -639,11 +639,19 @@ def t_zswap(res):
                "or a file allocated in full as the swap file, no "
                "discards), "
                "against ghostswap alone and zram; medians of the runs, "
-               "set-ups in rotating order. *peak memory*: pool + metadata "
+               "set-ups in rotating order. What zswap may hold of the "
+               "cgroup (`memory.zswap.max`): %s. *peak memory*: pool + metadata "
                "at the fullest moment (zswap + ghostswap: both); *disk*: "
                "blocks allocated (du) at the peak and 2 s after the "
-               "workload exited.")
+               "workload exited." % zswap_cg_max(res["zswap"]))
     return out
+
+
+def zswap_cg_max(rows):
+    """What zswap could hold of the zswap section's cgroup, as the rows
+    say (rows from before the field: all of it)."""
+    seen = sorted({r.get("zswap_cg_max", "max") for r in rows})
+    return ", ".join("all of it" if v == "max" else v for v in seen)
 
 
 MTHP_VARIANTS = (

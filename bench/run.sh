@@ -15,7 +15,9 @@
 # zswap"), ZSWAP_SETUPS and ZSWAP_MIXES (the zswap section's, default
 # all: see b_zswap in bench/guest/bench.sh), ZSWAP_GS_SETUP (sysfs writes
 # for mode zswap's set-ups before swapon, e.g. "echo 0
-# >\$SYS/writeback_checksum"), MTHP_ALGS, MTHP_MIXES and MTHP_SHAPES
+# >\$SYS/writeback_checksum"), ZSWAP_CG_MAX (what zswap may hold of the
+# zswap section's cgroup, memory.zswap.max; half of it unless set, "max":
+# all of it), MTHP_ALGS, MTHP_MIXES and MTHP_SHAPES
 # (the mthp section's, default "zstd lz4", "text:t zero-heavy:zzzst" and
 # "16,64:2": mTHP sizes on, or "off", and the overcommit),
 # USEMEM_RUNS (usemem_series' runs of each driver, default 8),
@@ -79,7 +81,7 @@ if [ $run_main = 1 ]; then
 		"BENCH_QUICK=${BENCH_QUICK:-0} BENCH_REPS=${BENCH_REPS:-}" \
 		"BENCH_DRIVERS='${BENCH_DRIVERS:-ghostswap zram zswap}'" \
 		"ZSWAP_SETUPS='${ZSWAP_SETUPS:-}' ZSWAP_MIXES='${ZSWAP_MIXES:-}'" \
-		"ZSWAP_GS_SETUP='${ZSWAP_GS_SETUP:-}'" \
+		"ZSWAP_GS_SETUP='${ZSWAP_GS_SETUP:-}' ZSWAP_CG_MAX='${ZSWAP_CG_MAX:-}'" \
 		"MTHP_ALGS='${MTHP_ALGS:-}' MTHP_MIXES='${MTHP_MIXES:-}' MTHP_SHAPES='${MTHP_SHAPES:-}'" \
 		"bash /opt/gs-src/bench/guest/bench.sh ${main[*]}" || true
 	rm -f "$out"/guest/disk-*.img

@@ -427,6 +427,26 @@ vd_io() {
 		END { print t[0] + 0, t[1] + 0, t[2] + 0, t[3] + 0, t[4] + 0, t[5] + 0 }' /proc/diskstats
 }
 
+# hang_watch SECONDS: if the workload still runs after SECONDS (no run
+# takes half as long), what the guest waits on goes to its console: the
+# virtio disks' queues and write throttling, the blocked tasks and every
+# CPU's stack. A guest that hangs is then seen for what it is, not only as
+# one that ran out of time. Killed when the workload returns.
+hang_watch() {
+	local f
+	sleep "$1" || return
+	echo "[bench] the workload still runs after $1 s: what the guest waits on" >/dev/kmsg
+	for f in /sys/kernel/debug/block/vd*/rqos/wbt/inflight \
+		/sys/kernel/debug/block/vd*/hctx*/busy \
+		/sys/kernel/debug/block/vd*/hctx*/dispatch \
+		/sys/kernel/debug/block/vd*/hctx*/tags; do
+		[ -r "$f" ] && echo "[bench] $f: $(tr '\n' ' ' <"$f" | head -c 900)" >/dev/kmsg
+	done
+	echo 1 >/proc/sys/kernel/sysrq
+	echo w >/proc/sysrq-trigger
+	echo l >/proc/sysrq-trigger
+}
+
 # workload_one DRIVER MIX_NAME MIX LIMIT_MIB OVERCOMMIT [ALG [SECTION]]:
 # usemem at OVERCOMMIT times a memory cgroup of LIMIT_MIB, $PASSES sweeps;
 # with PERF_DATA set, perf records the whole guest while usemem runs;
@@ -434,7 +454,7 @@ vd_io() {
 # (pcs-SECTION-VARIANT-ALG-MIX_NAME-REP).
 workload_one() {
 	local drv=$1 name=$2 mix=$3 lim=$4 oc=$5 alg=${6:-lz4} sec=${7:-workload}
-	local cg=/sys/fs/cgroup/gsbench spid res rc o=0 p=0 m=0 wb0=0 wb1=0 sw0 sw1
+	local cg=/sys/fs/cgroup/gsbench spid wpid res rc o=0 p=0 m=0 wb0=0 wb1=0 sw0 sw1
 	local si0 si1 mexp dexp
 	local dpeak=0 dafter cpu0 cpu1 io0 io1 in0 in1
 	local t64=/sys/kernel/mm/transparent_hugepage/hugepages-64kB/stats
@@ -449,6 +469,9 @@ workload_one() {
 	in0=$(cat $t64/swpin 2>/dev/null || echo 0)
 	mkdir -p $cg
 	echo $((lim << 20)) >$cg/memory.max
+	# What zswap may hold of the cgroup (CG_ZSWAP_MAX): all of it unless
+	# set.
+	echo "${CG_ZSWAP_MAX:-max}" >$cg/memory.zswap.max
 	rm -f /tmp/peak
 	# One sampler process, which starts none: every set-up pays the
 	# same for being watched.
@@ -458,8 +481,12 @@ workload_one() {
 	spid=$!
 	[ -z "${PERF_DATA:-}" ] || perf_start "$PERF_DATA"
 	[ -z "${SERIES_MARK:-}" ] || $SERIES_MARK reset || return 1
+	hang_watch "${HANG_WATCH_S:-600}" &
+	wpid=$!
 	res=$(sh -c "echo \$\$ >$cg/cgroup.procs && exec usemem $((lim * oc)) $PASSES $mix 7")
 	rc=$?
+	kill $wpid 2>/dev/null
+	wait $wpid 2>/dev/null
 	[ -z "${SERIES_MARK:-}" ] || $SERIES_MARK "$sec-${VARIANT:-$drv}-$alg-$name-${REP:-1}" ||
 		return 1
 	[ -z "${PERF_DATA:-}" ] || perf_stop
@@ -487,7 +514,7 @@ workload_one() {
 	jl section=$sec driver=$drv variant=${VARIANT:-$drv} mix=$name \
 		overcommit=$oc limit_mib=$lim \
 		rep=${REP:-1} alg=$alg rc=$rc peak_orig=$o peak_pool=$p peak_meta=$m \
-		${FOLIOS:+folios=$FOLIOS} \
+		${FOLIOS:+folios=$FOLIOS} ${CG_ZSWAP_MAX:+zswap_cg_max=$CG_ZSWAP_MAX} \
 		pswpout=$((sw1 - sw0)) pswpin=$((si1 - si0)) \
 		zswap_written_back=$((wb1 - wb0)) \
 		swpin_64k=$((in1 - in0)) \
@@ -654,7 +681,11 @@ b_workload() {
 # in full) against zswap with a swap file, ghostswap alone and zram, on
 # the swap workload: throughput, memory at the fullest, and the disk
 # blocks taken at the peak and once the workload is gone. ZSWAP_SETUPS,
-# ZSWAP_MIXES (NAME:MIX ...): fewer of them.
+# ZSWAP_MIXES (NAME:MIX ...): fewer of them. ZSWAP_CG_MAX: what zswap may
+# hold of the cgroup (memory.zswap.max; half of it unless set, "max": all
+# of it). zswap's pool is charged to the cgroup: with all of it, zswap
+# filled the cgroup with random pages kept whole and its OOM killer ended
+# one or two of three random runs of every set-up with zswap in front.
 b_zswap() {
 	local lim=64 drv name mix oc=2 rep
 	PASSES=2
@@ -665,7 +696,8 @@ b_zswap() {
 			# shellcheck disable=SC2086 # a list of set-ups
 			for drv in $(drivers_order $rep ${ZSWAP_SETUPS:-zswap-gs zswap-gsraw zswap-gsa zswap-gsmap zswap-gschunks zswap ghostswap zram}); do
 				log "zswap $drv $name ${oc}x #$rep"
-				REP=$rep workload_one $drv $name $mix $lim $oc lz4 zswap
+				CG_ZSWAP_MAX=${ZSWAP_CG_MAX:-$((lim / 2))M} REP=$rep \
+					workload_one $drv $name $mix $lim $oc lz4 zswap
 			done
 		done
 	done

@@ -124,10 +124,11 @@ def fixture(d):
          "pages": 25600, "seconds": 4.0},
         {"section": "comp_dict", "bytes": 65536},
         dict(workload("zswap-gs", "text", 2, 30.0, 100.0), section="zswap",
-             peak_meta=10 << 20, disk_peak_kib=81920, disk_after_kib=4),
+             peak_meta=10 << 20, disk_peak_kib=81920, disk_after_kib=4,
+             zswap_cg_max="32M"),
         dict(workload("zswap", "text", 2, 20.0, 100.0), section="zswap",
              peak_meta=10 << 20, disk_peak_kib=1572864,
-             disk_after_kib=1572864),
+             disk_after_kib=1572864, zswap_cg_max="32M"),
         dict(workload("ghostswap", "text", 3, 10.0, 100.0), section="comp",
              variant="gs-dict", alg="zstd", peak_orig=300, peak_pool=100,
              peak_meta=20, comp_stat=[90, 100, 0]),
@@ -329,6 +330,8 @@ def main():
               in md and "| text | zswap + swap file (1.5 GiB, allocated) "
               "| 20.0 |  | 50.0 MiB | 2.00 | 1.5 GiB | 1.5 GiB | yes |" in md,
               md)
+        check("zswap in front: what zswap could hold of the cgroup",
+              "(`memory.zswap.max`): 32M." in md, md)
         # data/memory 300/120 = 2.50 against zram's 300/200 = 1.50.
         check("comp: zstd with a dictionary against zram's zstd",
               "| text | ghostswap zstd + dictionary | 3.00 | 2.50 | 1.67 |"
