@@ -91,6 +91,12 @@ static inline unsigned int gs_overlap_hold(struct gs_overlap *o,
 	return cpu;
 }
 
+/* Whether a window of @o has overlapped one on another CPU yet. */
+static inline bool gs_overlap_seen(struct gs_overlap *o)
+{
+	return atomic_long_read(&o->overlaps) > 0;
+}
+
 /*
  * The test's line of proof: how many windows overlapped one on another
  * CPU. None is a failure: the race was not run.

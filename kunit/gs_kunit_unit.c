@@ -673,6 +673,13 @@ static void gs_unit_memory(struct kunit *test)
 
 #define GS_KU_RUNS	4	/* runs of 16 slots, the race's slots */
 #define GS_KU_READS	2000
+/*
+ * The race tests' operations at most: GS_KU_READS, and on until both of
+ * their races have overlapped (a kernel slowed down may give a window
+ * few chances: 4 backing I/O windows in 2000 operations once, under the
+ * sanitizers beside other work).
+ */
+#define GS_KU_OPS_MAX		(10 * GS_KU_READS)
 
 struct gs_ku_race {
 	struct gs_store *s;
@@ -686,6 +693,14 @@ struct gs_ku_race {
 	bool stop;
 	struct completion done;
 };
+
+/* Whether a race test goes on, @i operations done. */
+static bool gs_ku_race_more(struct gs_ku_race *c, int i)
+{
+	return i < GS_KU_OPS_MAX &&
+	       (i < GS_KU_READS || !gs_overlap_seen(&c->rd) ||
+		!gs_overlap_seen(&c->op));
+}
 
 static struct gs_ku_race *gs_ku_race;
 
@@ -807,7 +822,7 @@ static void gs_unit_concurrent(struct kunit *test)
 	kunit_activate_static_stub(test, gs_read_window, gs_ku_race_window);
 	t = kthread_run(gs_ku_race_fn, c, "gs-kunit-unit");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
-	for (i = 0; i < GS_KU_READS; i++) {
+	for (i = 0; gs_ku_race_more(c, i); i++) {
 		if (i % 64 == 1) {
 			/* A unit most of which goes, whatever the other does. */
 			first = get_random_u32_below(GS_KU_RUNS) * GS_KU_PAGES;
@@ -848,7 +863,7 @@ static void gs_unit_concurrent(struct kunit *test)
 	flush_work(&s->unit_split_work);
 
 	kunit_info(test, "%d reads (%ld whole units), %ld units split, %ld pages recompressed, %ld in a window; %ld operations\n",
-		   GS_KU_READS, whole, atomic_long_read(&s->stats.unit_splits),
+		   i, whole, atomic_long_read(&s->stats.unit_splits),
 		   recomp, c->windows, c->ops);
 	gs_overlap_expect(test, &c->rd, "unit reads against the other thread");
 	gs_overlap_expect(test, &c->op, "frees and overwrites against unit reads");
@@ -1264,7 +1279,7 @@ static void gs_unit_wb_concurrent(struct kunit *test)
 
 	t = kthread_run(gs_ku_race_fn, c, "gs-kunit-unit-wb");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
-	for (i = 0; i < GS_KU_READS; i++) {
+	for (i = 0; gs_ku_race_more(c, i); i++) {
 		first = get_random_u32_below(GS_KU_RUNS) * GS_KU_PAGES;
 		switch (i % 4) {
 		case 0:
@@ -1302,7 +1317,7 @@ static void gs_unit_wb_concurrent(struct kunit *test)
 	kb->hook = NULL;
 
 	kunit_info(test, "%d operations here: %ld units written back whole, %ld units read whole, %ld pages of units read alone, %ld slots moved, %ld windows; %ld operations there\n",
-		   GS_KU_READS, atomic_long_read(&s->stats.units_written),
+		   i, atomic_long_read(&s->stats.units_written),
 		   atomic_long_read(&s->stats.unit_reads),
 		   atomic_long_read(&s->stats.unit_part_reads), moved,
 		   c->windows, c->ops);
