@@ -199,6 +199,11 @@ static int gs_extent_maps_get(struct gs_extents *ex, u64 slot,
  * one, not even for a bio of the reserve) every bio is allocated before
  * any is sent, and -EAGAIN returned if one cannot be at once; else they
  * are sent as they are made.
+ *
+ * Writes are swap I/O, as the swap core's own writes to a swap file are
+ * (REQ_SWAP): the block layer's write throttling gives them a class of
+ * their own at the queue's full depth, not the filesystem's background
+ * writeback's, and the I/O controllers issue them as the root cgroup's.
  */
 static int gs_extent_io(struct gs_backing *bk, blk_opf_t opf, u64 slot,
 			void *const *bufs, struct page *const *pages,
@@ -218,6 +223,8 @@ static int gs_extent_io(struct gs_backing *bk, blk_opf_t opf, u64 slot,
 
 	if (WARN_ON_ONCE(!nr || nr > BIO_MAX_VECS))
 		return -EINVAL;
+	if (op_is_write(opf))
+		opf |= REQ_SWAP;
 	ret = gs_extent_maps_get(ex, slot, nr, maps, &first);
 	if (ret)
 		return ret;
