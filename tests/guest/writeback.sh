@@ -336,19 +336,64 @@ swap_ra_delta() {
 	return $rc
 }
 
+# wbt_watch DISK OUT: until killed, samples what DISK's write throttling
+# (debugfs rqos/wbt/inflight: class 0 background writeback, 1 swap, 2
+# discards) has in flight, every 10 ms; when killed (SIGTERM) it writes
+# to OUT the most seen of each class, the samples taken and those with a
+# swap write in flight: "BG SWAP DISCARD SAMPLES SWAP_SAMPLES".
+# (Builtins only: the pause is a read from a FIFO nobody writes.)
+wbt_watch() {
+	local f=/sys/kernel/debug/block/${1##*/}/rqos/wbt/inflight
+	local m0=0 m1=0 m2=0 n=0 h=0 c v
+	rm -f "$2.fifo" && mkfifo "$2.fifo" && exec 9<>"$2.fifo" || return 1
+	trap 'echo "$m0 $m1 $m2 $n $h" >"$2"; exit 0' TERM
+	while :; do
+		while read -r c _ v; do
+			case $c in
+			0:) [ "$v" -gt $m0 ] && m0=$v ;;
+			1:) [ "$v" -gt $m1 ] && m1=$v
+			    [ "$v" -gt 0 ] && h=$((h + 1)) ;;
+			2:) [ "$v" -gt $m2 ] && m2=$v ;;
+			esac
+		done <"$f"
+		n=$((n + 1))
+		read -rt 0.01 -u 9 _
+	done
+}
+
 # writeback_direct=all: pages go to the backing device as they are, a run
 # of a bio's pages with one write started from the submit path. fio's
-# verified jobs (4-64 KiB bios, trims) on the raw device; then swap on it:
+# verified jobs (4-64 KiB bios, trims) on the raw device, the disk's
+# write throttling watched meanwhile: backing writes are swap I/O
+# (REQ_SWAP), counted in its swap class as the swap core's own writes to
+# a swap device are, never in the background class of a filesystem's
+# writeback (nothing else writes to this disk). Then swap on it:
 # the device tells swap it is not synchronous, so swap reads ahead, as it
 # does not (or next to nothing) from the same device in its default mode.
 t_wb_direct_all() {
-	local rc c0 ra
-	attach_backing "$(vdisk gsback)"
+	local rc c0 ra disk q lat w bg sw dc n h
+	disk=$(vdisk gsback) || fail "no backing disk"
+	attach_backing "$disk"
 	sysw $SYS/writeback_direct all ok
 	sysw $SYS/disksize 4T ok
 	c0=$(awk '{ print $1 }' $SYS/comp_stat)
+	# Throttling on, at the default target of a disk that is not
+	# rotational, if the disk came up without it.
+	q=/sys/block/${disk##*/}/queue
+	lat=$(cat $q/wbt_lat_usec) || fail "no write throttling on $disk"
+	[ "$lat" != 0 ] || echo 2000 >$q/wbt_lat_usec || fail "wbt_lat_usec on $disk"
+	[ -r /sys/kernel/debug/block/${disk##*/}/rqos/wbt/inflight ] ||
+		fail "no wbt inflight in debugfs for $disk"
+	wbt_watch "$disk" "$GS_OUT/wbt-direct" &
+	w=$!
 	DEV=$DEV FIO_SIZE="$(wl 32)M" fio /opt/gs-src/tests/guest/verify.fio >"$GS_OUT/fio-direct.log" 2>&1
 	rc=$?
+	kill $w
+	wait $w 2>/dev/null
+	rm -f "$GS_OUT/wbt-direct.fifo"
+	echo "$lat" >$q/wbt_lat_usec
+	read -r bg sw dc n h <"$GS_OUT/wbt-direct"
+	echo "write throttling of $disk, the most in flight in $n samples: background $bg, swap $sw ($h samples with one), discards $dc"
 	grep -E 'err=|READ:|WRITE:|TRIM:|verify' "$GS_OUT/fio-direct.log"
 	[ $rc = 0 ] || { tail -n 30 "$GS_OUT/fio-direct.log"; fail "fio exit $rc"; }
 	! grep -E 'err= *[1-9]' "$GS_OUT/fio-direct.log" || fail "fio reported errors"
@@ -357,6 +402,8 @@ t_wb_direct_all() {
 	[ "$(awk '{ print $1 }' $SYS/comp_stat)" = "$c0" ] || fail "pages were compressed: $(cat $SYS/comp_stat)"
 	[ "$(bdstat werr)" = 0 ] && [ "$(bdstat rerr)" = 0 ] || fail "backing I/O errors"
 	[ "$(awk '{ print $1 + $2 }' $SYS/io_stat)" = 0 ] || fail "failed bios: $(cat $SYS/io_stat)"
+	[ "$bg" = 0 ] || fail "backing writes in the background writeback's class ($bg in flight)"
+	[ "$sw" -gt 0 ] || fail "no backing write seen in the swap class in $n samples"
 	gs_check
 	blkdiscard $DEV || fail blkdiscard
 	[ "$(bdstat count)" = 0 ] || fail "discard left $(bdstat count) pages on the backing device"
