@@ -203,7 +203,8 @@ static int gs_extent_maps_get(struct gs_extents *ex, u64 slot,
  * Writes are swap I/O, as the swap core's own writes to a swap file are
  * (REQ_SWAP): the block layer's write throttling gives them a class of
  * their own at the queue's full depth, not the filesystem's background
- * writeback's, and the I/O controllers issue them as the root cgroup's.
+ * writeback's, and the cgroup I/O controllers send them on at once, even
+ * over a limit, charging them afterwards.
  */
 static int gs_extent_io(struct gs_backing *bk, blk_opf_t opf, u64 slot,
 			void *const *bufs, struct page *const *pages,
