@@ -63,6 +63,15 @@ if [ "$GS_QEMU_MULTI" = 1 ]; then
 	gs_qemu_pin_vcpus "$out/qemu.pid" "${GS_CPUS:-2}" >"$out/pinned" 2>&1 &
 	pinner=$!
 fi
+# QEMU's monitor on a socket of its own: when the guest prints
+# "GS-VIRTIO-SNAPSHOT NAME" (the bench's hang watch does), what QEMU's
+# virtio block queues hold goes to OUTDIR/virtio-queues.txt.
+qmpdir=$(mktemp -d /tmp/gs-qmp.XXXXXX)
+: >"$out/console.log"
+vng_args+=("--qemu-opts=-qmp unix:$qmpdir/sock,server=on,wait=off")
+python3 "$GS_TOP/testbed/qmp-virtio.py" "$out/console.log" "$qmpdir/sock" \
+	"$out/virtio-queues.txt" </dev/null >/dev/null 2>&1 &
+qmpw=$!
 gs_log "booting $kver ($GS_QEMU_DESC), ${GS_MEM:-2G} RAM, running: $*"
 rc=0
 t0=$(date +%s.%N)
@@ -74,6 +83,8 @@ timeout "${GS_GUEST_TIMEOUT:-2400}" vng --run "$kimg" \
 	--verbose --exec "echo GS-GUEST-UP >/dev/kmsg; export GS_GUEST_PAGING=$GS_GUEST_PAGING; $*" \
 	</dev/null >"$out/console.log" 2>&1 || rc=$?
 echo "$rc" >"$out/exit"
+kill "$qmpw" 2>/dev/null || true
+rm -rf "$qmpdir"
 [ -z "${pinner:-}" ] || kill "$pinner" 2>/dev/null || true
 # What the guest cost the host: OUTDIR/cpu, "WALL CPU" in seconds, CPU
 # the user and system time of QEMU (and virtme-ng around it). CPU above

@@ -427,24 +427,73 @@ vd_io() {
 		END { print t[0] + 0, t[1] + 0, t[2] + 0, t[3] + 0, t[4] + 0, t[5] + 0 }' /proc/diskstats
 }
 
+# disk_state [BRIEF]: the virtio disks' write throttling (in flight per
+# class; and its limits), the requests their queues hold, and (unless
+# BRIEF) each queue's state and the interrupts of their virtqueues, to
+# the console.
+disk_state() {
+	local f d
+	for f in /sys/kernel/debug/block/vd*/rqos/wbt/inflight; do
+		[ -r "$f" ] && echo "[bench] $f: $(tr '\n' ' ' <"$f")" >/dev/kmsg
+	done
+	for f in /sys/kernel/debug/block/vd*/hctx*/busy \
+		/sys/kernel/debug/block/vd*/hctx*/dispatch; do
+		[ -r "$f" ] || continue
+		echo "[bench] $f: $(wc -l <"$f") requests; $(tr '\n' ' ' <"$f" | head -c 600)" >/dev/kmsg
+	done
+	[ -z "${1:-}" ] || return 0
+	for f in /sys/kernel/debug/block/vd*/state \
+		/sys/kernel/debug/block/vd*/hctx*/state \
+		/sys/kernel/debug/block/vd*/hctx*/tags \
+		/sys/kernel/debug/block/vd*/rqos/wbt/wb_normal \
+		/sys/kernel/debug/block/vd*/rqos/wbt/wb_background \
+		/sys/kernel/debug/block/vd*/rqos/wbt/curr_win_nsec \
+		/sys/kernel/debug/block/vd*/rqos/wbt/min_lat_nsec; do
+		[ -r "$f" ] && echo "[bench] $f: $(tr '\n' ' ' <"$f" | head -c 600)" >/dev/kmsg
+	done
+	for d in /sys/block/vd*; do
+		echo "[bench] ${d##*/} inflight (reads writes): $(cat $d/inflight)" >/dev/kmsg
+	done
+	grep -i virtio /proc/interrupts | tr -s ' ' | while read -r f; do
+		echo "[bench] interrupts: $f" >/dev/kmsg
+	done
+}
+
 # hang_watch SECONDS: if the workload still runs after SECONDS (no run
 # takes half as long), what the guest waits on goes to its console: the
-# virtio disks' queues and write throttling, the blocked tasks and every
-# CPU's stack. A guest that hangs is then seen for what it is, not only as
-# one that ran out of time. Killed when the workload returns.
+# virtio disks' queues and write throttling (disk_state), the blocked
+# tasks and every CPU's stack; and the host records what QEMU's virtio
+# queues hold (testbed/qmp-virtio.py, on "GS-VIRTIO-SNAPSHOT"). Then one
+# direct read of each disk with requests in flight, which tells the
+# device to look at its queue again and takes an interrupt when it ends,
+# and the same again 10 s later: requests that end then were lost
+# between the guest and the device, not in the guest's I/O path. A
+# guest that hangs is then seen for what it is, not only as one that ran
+# out of time. /tmp/hang-watch says it fired. Killed when the workload
+# returns.
 hang_watch() {
-	local f
+	local d
 	sleep "$1" || return
+	: >/tmp/hang-watch
 	echo "[bench] the workload still runs after $1 s: what the guest waits on" >/dev/kmsg
-	for f in /sys/kernel/debug/block/vd*/rqos/wbt/inflight \
-		/sys/kernel/debug/block/vd*/hctx*/busy \
-		/sys/kernel/debug/block/vd*/hctx*/dispatch \
-		/sys/kernel/debug/block/vd*/hctx*/tags; do
-		[ -r "$f" ] && echo "[bench] $f: $(tr '\n' ' ' <"$f" | head -c 900)" >/dev/kmsg
-	done
+	disk_state
 	echo 1 >/proc/sys/kernel/sysrq
 	echo w >/proc/sysrq-trigger
 	echo l >/proc/sysrq-trigger
+	echo "GS-VIRTIO-SNAPSHOT stuck" >/dev/kmsg
+	sleep 5
+	for d in /sys/block/vd*; do
+		[ "$(awk '{ print $1 + $2 }' $d/inflight)" -gt 0 ] || continue
+		echo "[bench] one direct read of ${d##*/}" >/dev/kmsg
+		dd if=/dev/${d##*/} of=/dev/null bs=4096 count=1 iflag=direct 2>/dev/null &
+	done
+	sleep 10
+	echo "[bench] 10 s after those reads:" >/dev/kmsg
+	disk_state brief
+	for d in /sys/block/vd*; do
+		echo "[bench] ${d##*/} inflight (reads writes): $(cat $d/inflight)" >/dev/kmsg
+	done
+	echo "GS-VIRTIO-SNAPSHOT after-read" >/dev/kmsg
 }
 
 # workload_one DRIVER MIX_NAME MIX LIMIT_MIB OVERCOMMIT [ALG [SECTION]]:
@@ -481,12 +530,22 @@ workload_one() {
 	spid=$!
 	[ -z "${PERF_DATA:-}" ] || perf_start "$PERF_DATA"
 	[ -z "${SERIES_MARK:-}" ] || $SERIES_MARK reset || return 1
+	rm -f /tmp/hang-watch
 	hang_watch "${HANG_WATCH_S:-600}" &
 	wpid=$!
 	res=$(sh -c "echo \$\$ >$cg/cgroup.procs && exec usemem $((lim * oc)) $PASSES $mix 7")
 	rc=$?
-	kill $wpid 2>/dev/null
+	# A run the hang watch fired in is a failed run, whatever came after;
+	# the watch ends its report first.
+	local hung=
+	if [ -e /tmp/hang-watch ]; then
+		hung=1
+		[ $rc != 0 ] || rc=124
+	else
+		kill $wpid 2>/dev/null
+	fi
 	wait $wpid 2>/dev/null
+	rm -f /tmp/hang-watch
 	[ -z "${SERIES_MARK:-}" ] || $SERIES_MARK "$sec-${VARIANT:-$drv}-$alg-$name-${REP:-1}" ||
 		return 1
 	[ -z "${PERF_DATA:-}" ] || perf_stop
@@ -500,6 +559,14 @@ workload_one() {
 	sw1=$(awk '$1 == "pswpout" { print $2 }' /proc/vmstat)
 	si1=$(awk '$1 == "pswpin" { print $2 }' /proc/vmstat)
 	[[ $drv = zswap* ]] && wb1=$(cat $ZDBG/written_back_pages)
+	# A chunk directory keeps a spare chunk 5 s after the last one was
+	# taken (the worker looks each second): what it holds once that has
+	# passed, 8 s after the workload exited.
+	local dsettled=
+	if [ $drv = zswap-gschunks ]; then
+		sleep 6
+		dsettled=$(sampler once "$dexp")
+	fi
 	[ -s /tmp/peak ] && { read -r o p m && read -r dpeak; } </tmp/peak
 	rmdir $cg
 	[ -n "$res" ] || res=null
@@ -519,6 +586,7 @@ workload_one() {
 		zswap_written_back=$((wb1 - wb0)) \
 		swpin_64k=$((in1 - in0)) \
 		disk_peak_kib=$dpeak disk_after_kib=$dafter \
+		${dsettled:+disk_settled_kib=$dsettled} ${hung:+hang_watch=1} \
 		cpu_ticks="$(json_delta "user system idle iowait irq softirq" "$cpu0" "$cpu1")" \
 		disk_io="$(json_delta "reads reads_merged sectors_read writes writes_merged sectors_written" "$io0" "$io1")" \
 		comp_stat="$cs" bd_stat="$bd" result="$res"
