@@ -67,8 +67,9 @@ def snapshot(path, name):
         for dev in q.cmd("x-query-virtio"):
             if not isinstance(dev, dict) or dev.get("name") != "virtio-blk":
                 continue
+            # Every answer below is an object (an error too: cmd()).
             st = q.cmd("x-query-virtio-status", path=dev["path"])
-            nvq = st.get("num-vqs", 0) if isinstance(st, dict) else 0
+            nvq = st.get("num-vqs", 0)
             drive = q.cmd("qom-get", path=dev["path"].rsplit("/", 1)[0],
                           property="drive")
             out.append("%s (drive %s): broken %s, %d queues" % (
@@ -78,8 +79,8 @@ def snapshot(path, name):
                            path=dev["path"], queue=i)
                 el = q.cmd("x-query-virtio-queue-element",
                            path=dev["path"], queue=i)
-                avail = el.get("avail", {}) if isinstance(el, dict) else {}
-                used = el.get("used", {}) if isinstance(el, dict) else {}
+                avail = el.get("avail", {})
+                used = el.get("used", {})
                 out.append("  queue %d: %s" % (i, json.dumps({
                     "avail-idx (guest)": avail.get("idx"),
                     "avail-flags": avail.get("flags"),
@@ -91,9 +92,7 @@ def snapshot(path, name):
                     "signalled-used": qs.get("signalled-used"),
                     "signalled-used-valid": qs.get("signalled-used-valid"),
                     "vring-num": qs.get("vring-num"),
-                    "error": qs.get("error") or (el.get("error")
-                                                 if isinstance(el, dict)
-                                                 else None),
+                    "error": qs.get("error") or el.get("error"),
                 })))
     finally:
         q.close()

@@ -428,9 +428,9 @@ vd_io() {
 }
 
 # disk_state [BRIEF]: the virtio disks' write throttling (in flight per
-# class; and its limits), the requests their queues hold, and (unless
-# BRIEF) each queue's state and the interrupts of their virtqueues, to
-# the console.
+# class; and its limits), the requests their queues hold and their
+# inflight counts, and (unless BRIEF) each queue's state and the
+# interrupts of their virtqueues, to the console.
 disk_state() {
 	local f d
 	for f in /sys/kernel/debug/block/vd*/rqos/wbt/inflight; do
@@ -441,6 +441,9 @@ disk_state() {
 		[ -r "$f" ] || continue
 		echo "[bench] $f: $(wc -l <"$f") requests; $(tr '\n' ' ' <"$f" | head -c 600)" >/dev/kmsg
 	done
+	for d in /sys/block/vd*; do
+		echo "[bench] ${d##*/} inflight (reads writes): $(cat $d/inflight)" >/dev/kmsg
+	done
 	[ -z "${1:-}" ] || return 0
 	for f in /sys/kernel/debug/block/vd*/state \
 		/sys/kernel/debug/block/vd*/hctx*/state \
@@ -450,9 +453,6 @@ disk_state() {
 		/sys/kernel/debug/block/vd*/rqos/wbt/curr_win_nsec \
 		/sys/kernel/debug/block/vd*/rqos/wbt/min_lat_nsec; do
 		[ -r "$f" ] && echo "[bench] $f: $(tr '\n' ' ' <"$f" | head -c 600)" >/dev/kmsg
-	done
-	for d in /sys/block/vd*; do
-		echo "[bench] ${d##*/} inflight (reads writes): $(cat $d/inflight)" >/dev/kmsg
 	done
 	grep -i virtio /proc/interrupts | tr -s ' ' | while read -r f; do
 		echo "[bench] interrupts: $f" >/dev/kmsg
@@ -490,9 +490,6 @@ hang_watch() {
 	sleep 10
 	echo "[bench] 10 s after those reads:" >/dev/kmsg
 	disk_state brief
-	for d in /sys/block/vd*; do
-		echo "[bench] ${d##*/} inflight (reads writes): $(cat $d/inflight)" >/dev/kmsg
-	done
 	echo "GS-VIRTIO-SNAPSHOT after-read" >/dev/kmsg
 }
 
