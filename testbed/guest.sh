@@ -4,7 +4,8 @@
 # Boot the guest kernel with the guest root under QEMU (KVM where a usable
 # one exists, software emulation otherwise) and run one command in it.
 # The repository is visible read-only at /opt/gs-src; OUTDIR is writable
-# at /opt/gs-out. The guest console goes to OUTDIR/console.log.
+# at /opt/gs-out. The guest console goes to OUTDIR/console.log, QEMU's
+# own messages also to OUTDIR/qemu.err.
 # GS_SYSTEMD=1 boots with systemd as init, the root read-write: only for
 # a throwaway root (GS_BOOT_ROOT, see tests/boot.sh). GS_APPEND: more
 # kernel command line. GS_KVER: boot that release's /boot/vmlinuz-GS_KVER
@@ -73,15 +74,23 @@ python3 "$GS_TOP/testbed/qmp-virtio.py" "$out/console.log" "$qmpdir/sock" \
 	"$out/virtio-queues.txt" </dev/null >/dev/null 2>&1 &
 qmpw=$!
 gs_log "booting $kver ($GS_QEMU_DESC), ${GS_MEM:-2G} RAM, running: $*"
-rc=0
+# The console through a pipe (testbed/console-tee.py says why): every
+# line kept, in order, in OUTDIR/console.log; QEMU's own messages
+# ("qemu-system-...: ") copied to OUTDIR/qemu.err too. The whole log is
+# read on the host afterwards (gs_console_tap in testbed/lib.sh).
+: >"$out/qemu.err"
 t0=$(date +%s.%N)
+set +e
 timeout "${GS_GUEST_TIMEOUT:-2400}" vng --run "$kimg" \
 	--root "$GS_BOOT_ROOT" ${init[@]+"${init[@]}"} $kvm \
 	--memory "${GS_MEM:-2G}" --cpus "${GS_CPUS:-2}" \
 	--rodir "/opt/gs-src=$GS_TOP" --rwdir "/opt/gs-out=$out" \
 	${vng_args[@]+"${vng_args[@]}"} \
 	--verbose --exec "echo GS-GUEST-UP >/dev/kmsg; export GS_GUEST_PAGING=$GS_GUEST_PAGING; $*" \
-	</dev/null >"$out/console.log" 2>&1 || rc=$?
+	</dev/null 2>&1 |
+	python3 "$GS_TOP/testbed/console-tee.py" "$out/console.log" "$out/qemu.err"
+rc=${PIPESTATUS[0]}
+set -e
 echo "$rc" >"$out/exit"
 kill "$qmpw" 2>/dev/null || true
 rm -rf "$qmpdir"
