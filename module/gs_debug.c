@@ -9,6 +9,8 @@
  *  table       the entries of one cluster; write a cluster index to choose
  *  fail_alloc  fault injection: make the next N allocations of the store
  *              fail
+ *  warn        a write makes the module print a kernel warning (WARN):
+ *              for the tests that prove a kernel log's reports are seen
  */
 #include <linux/debugfs.h>
 #include <linux/fs.h>
@@ -283,6 +285,19 @@ static ssize_t gs_fail_alloc_write(struct file *file, const char __user *ubuf,
 }
 DEFINE_SHOW_STORE_ATTRIBUTE(gs_fail_alloc);
 
+/* A warning on demand, with its stack, as any WARN() prints one. */
+static ssize_t gs_warn_write(struct file *file, const char __user *ubuf,
+			     size_t len, loff_t *ppos)
+{
+	WARN(1, "ghostswap: a warning asked for through debugfs\n");
+	return len;
+}
+
+static const struct file_operations gs_warn_fops = {
+	.owner = THIS_MODULE,
+	.write = gs_warn_write,
+};
+
 void gs_debugfs_create(struct gs_dev *d)
 {
 	d->debugfs = debugfs_create_dir(GS_NAME, NULL);
@@ -290,6 +305,7 @@ void gs_debugfs_create(struct gs_dev *d)
 	debugfs_create_file("table", 0600, d->debugfs, d, &gs_table_fops);
 	debugfs_create_file("fail_alloc", 0600, d->debugfs, d,
 			    &gs_fail_alloc_fops);
+	debugfs_create_file("warn", 0200, d->debugfs, d, &gs_warn_fops);
 }
 
 void gs_debugfs_remove(struct gs_dev *d)

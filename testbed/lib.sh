@@ -422,6 +422,16 @@ gs_link_tree() {
 	ln -sfn "$link" "$1/drivers/block/ghostswap"
 }
 
+# gs_console_tap NAME OUTDIR: TAP lines for the kernel log of the boot
+# testbed/guest.sh ran in OUTDIR: its whole console read on the host
+# from the start, every kernel report (or QEMU error) a failing line with
+# its context, the reports a test made on purpose checked to be seen
+# (testbed/console-scan.py). Returns 1 on a failure.
+gs_console_tap() {
+	python3 "$GS_TOP/testbed/console-scan.py" "$1" "$2/console.log" \
+		--qemu-err "$2/qemu.err"
+}
+
 # gs_console_report CONSOLE: the kernel's first report in a guest console
 # log (Oops, BUG, panic, KASAN, lockdep, a sleeping call in atomic
 # context, WARNING), 40 lines of it, as TAP diagnostics.

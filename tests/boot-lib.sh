@@ -47,7 +47,8 @@ gs_boot_config() {
 # (Debian's default is off: the service must turn it off), and run
 # tests/guest/boot.sh there; VERSION, if given, is the version the
 # module and ghostswapctl must have. Its TAP lines are appended to the
-# caller's; a guest that died fails.
+# caller's; a guest that died fails, and so does a kernel report in its
+# console (gs_console_tap).
 gs_boot_guest() {
 	local root=$1 out=$2 env=
 	[ -z "${3:-}" ] || env="GS_BOOT_VERSION=$3 "
@@ -64,5 +65,7 @@ gs_boot_guest() {
 		grep -E 'Failed|ghostswap' "$out/guest/console.log" 2>/dev/null |
 			head -n 20 | sed 's/^/# /'
 	fi
+	gs_console_tap "systemd boot" "$out/guest" >"$out/console.tap"
+	tap_append "$out/console.tap"
 	rm -f "$out"/guest/disk-*.img
 }

@@ -265,28 +265,9 @@ sanitizers() {
 tap_step "debug kernel: the guest ran $rel with KASAN, lockdep, kmemleak, KFENCE" \
 	debug-sanitizers sanitizers
 
-# Every report in the kernel log is a failing test, with its first lines.
-reports=$out/reports.tap
-awk -v max=20 '
-	function flush() {
-		if (hdr == "") return
-		printf "not ok 0 - debug kernel report: %s\n", hdr
-		for (i = 1; i <= nl; i++) printf "# %s\n", body[i]
-		hdr = ""; nl = 0
-	}
-	{ sub(/\r$/, ""); line = $0; sub(/^\[ *[0-9.]+\] /, "", line) }
-	line ~ /(BUG:|WARNING:|kernel BUG at|Oops|general protection fault|Kernel panic|UBSAN:|kmemleak: [0-9]+ new suspected)/ {
-		flush()
-		if (++n > max) exit
-		hdr = line
-		next
-	}
-	hdr != "" && nl < 25 { body[++nl] = line }
-	END { flush() }' "$con" 2>/dev/null >"$reports"
-if [ -s "$reports" ]; then
-	tap_append "$reports"
-else
-	tap_ok "debug kernel: no KASAN, KFENCE, lockdep, BUG, WARNING or Oops report in the kernel log"
-fi
+# Every report in the kernel log is a failing test, with its first lines:
+# the whole console, read on the host (gs_console_tap).
+gs_console_tap "debug kernel" "$out/guest" >"$out/reports.tap"
+tap_append "$out/reports.tap"
 tap_plan
 exit $tap_rc

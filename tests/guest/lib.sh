@@ -167,6 +167,17 @@ attach_backing() {
 # 64 GiB (the module parameter shows the one in use).
 default_disksize() { cat /sys/module/ghostswap/parameters/disksize; }
 
+# kernel_reports [FROM]: the kernel log's report lines (from its line FROM
+# on), printed; false if there are none. A report made on purpose, between
+# "GS-EXPECT-REPORT begin" and "end" lines (t_kernel_log_scan), is not one.
+# The host reads the whole console for reports as well, from its start
+# (testbed/console-scan.py): this only lets a test name its own.
+kernel_reports() {
+	dmesg | tail -n +"${1:-1}" |
+		awk '/GS-EXPECT-REPORT begin/ { w = 1 } /GS-EXPECT-REPORT end/ { w = 0; next } !w' |
+		grep -E 'BUG:|WARNING:|Oops|general protection|INFO: task .* blocked|work func gs_[a-z0-9_]+ .*deprecated workqueue'
+}
+
 # True where the swap core allocates memory for every slot at swapon
 # (6.12): the module says so at load.
 per_slot_swap_core() { dmesg | grep -q 'swap core allocates memory for every slot'; }

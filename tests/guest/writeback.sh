@@ -1089,8 +1089,7 @@ t_wb_chunks_reset() {
 	echo "after the resets: $used KiB taken"
 	[ "$used" -lt 1024 ] || fail "$used KiB still taken after reset"
 	[ -z "$(ls -A $mnt/chunks)" ] || fail "files left in the directory: $(ls -A $mnt/chunks)"
-	dmesg | tail -n +$((d0 + 1)) | grep -E 'WARNING|BUG|Oops|INFO: task' &&
-		fail "the kernel log reports a problem"
+	kernel_reports $((d0 + 1)) && fail "the kernel log reports a problem"
 	umount $mnt || fail "umount after the resets"
 	trap - EXIT
 	chunk_mib_default
