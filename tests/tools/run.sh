@@ -1941,5 +1941,55 @@ not ok - k: s.bad
 # failed parameter: a
 ok - k: s.bad: b # SKIP why b"
 
+# testbed/console-scan.py, the host's reading of every guest boot's
+# console, on a console recorded from a real boot (tests/tools/
+# console-warn.log: the module's debugfs warn written between the lines
+# that say a report is expected there): it must pass as recorded, and fail
+# once the report is not expected, once the expected one is missing, on a
+# QEMU error, and not on a script's own words about reports.
+rec=$top/tests/tools/console-warn.log
+scan() { python3 "$top/testbed/console-scan.py" rec "$@" 2>&1; }
+out=$(scan "$rec")
+same "console scan: the recorded boot passes, its warning made on purpose seen" \
+	"$? $(echo "$out" | grep -c '^ok - ') $(echo "$out" | grep -c '^not ok')" "0 2 0"
+grep -v 'GS-EXPECT-REPORT' "$rec" >"$h/unexpected.log"
+out=$(scan "$h/unexpected.log")
+same "console scan: the same warning not expected fails, with its line and stack" \
+	"$? $(echo "$out" | grep -c '^not ok - rec: kernel report at line [0-9]* of the console: WARNING: .*gs_warn_write') $(echo "$out" | grep -c '^# .*gs_warn_write')" \
+	"1 1 1"
+grep -vE 'WARNING|asked for through debugfs' "$rec" >"$h/missing.log"
+out=$(scan "$h/missing.log")
+same "console scan: a window whose report never came fails" \
+	"$? $(echo "$out" | grep -c '^not ok - rec: the report made on purpose (debugfs-warn) is not in the console log')" "1 1"
+{ cat "$rec"; echo "qemu-system-x86_64: Desc next is 65535"; } >"$h/qemu.log"
+out=$(scan "$h/qemu.log")
+same "console scan: an error of QEMU's fails" \
+	"$? $(echo "$out" | grep -c '^not ok - rec: QEMU reported errors')" "1 1"
+: >"$h/qemu.err"
+echo "qemu-system-x86_64: warning: host doesn't support requested feature" >"$h/qemu.err"
+out=$(scan "$rec" --qemu-err "$h/qemu.err")
+same "console scan: a warning of QEMU's is shown, not failed" \
+	"$? $(echo "$out" | grep -c "^# rec: qemu-system-x86_64: warning")" "0 1"
+{ cat "$rec"; echo "BUG: the script's own words, no time stamp"; } >"$h/user.log"
+out=$(scan "$h/user.log")
+same "console scan: a line a script printed (no printk time stamp) is not a report" "$?" 0
+for r in 'BUG: KFENCE: use-after-free read in gs_x' \
+	'INFO: task kworker/0:1:12 blocked for more than 120 seconds.' \
+	'rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:' \
+	'pagealloc: memory corruption' 'kworker/u8:3: page allocation failure: order:0' \
+	'watchdog: BUG: soft lockup - CPU#1 stuck for 22s!' \
+	'BUG kmalloc-64 (Tainted: G        W ): Poison overwritten' \
+	'WARNING: possible circular locking dependency detected'; do
+	{ cat "$rec"; echo "[  100.000001] $r"; } >"$h/r.log"
+	scan "$h/r.log" >/dev/null || continue
+	tap_not_ok "console scan: not seen as a report: $r"
+	r=
+	break
+done
+[ -z "$r" ] || tap_ok "console scan: KFENCE, a hung task, an RCU stall, page poisoning, an allocation failure, a soft lockup, slub_debug, lockdep: each a report"
+out=$(python3 "$top/testbed/qmp-virtio.py" --self-test 2>&1)
+same "testbed/qmp-virtio.py: queue state read without QEMU's descriptor query (fake QMP)" \
+	"$? $out" "0 qmp-virtio.py self-test: ok"
+
 tap_plan
 exit $tap_rc
