@@ -216,6 +216,7 @@ static int gs_extent_io(struct gs_backing *bk, blk_opf_t opf, u64 slot,
 	struct gs_extents *ex = bk->priv;
 	struct gs_extent_bio *eb;
 	struct gs_extent_map *map;
+	bool short_of_bios = false;
 	unsigned long first;
 	unsigned int i, k, n;
 	sector_t sector;
@@ -235,8 +236,17 @@ static int gs_extent_io(struct gs_backing *bk, blk_opf_t opf, u64 slot,
 		sector = gs_extent_sector(map, page, &run);
 		n = min_t(u64, run, nr - i);
 		bio = bio_alloc_bioset(map->bdev, n, opf, gfp, &bk->bio_set);
-		if (!bio)
-			goto undo;
+		if (!bio && (nowait || !parent))
+			goto undo;	/* nothing was sent */
+		/*
+		 * Cannot happen: an allocation that may wait is served from
+		 * the bio set's reserve. Bios were sent, chained to @parent:
+		 * it ends, with an error, once they have.
+		 */
+		if (WARN_ON_ONCE(!bio)) {
+			short_of_bios = true;
+			break;
+		}
 		bio->bi_iter.bi_sector = sector;
 		for (k = 0; k < n; k++)
 			__bio_add_page(bio, gs_extent_page(bufs, pages, i + k),
@@ -266,11 +276,15 @@ static int gs_extent_io(struct gs_backing *bk, blk_opf_t opf, u64 slot,
 		memset(eb->maps, 0, sizeof(eb->maps));
 	parent->bi_private = io;
 	parent->bi_end_io = gs_extent_end_io;
-	submit_bio(parent);
+	if (short_of_bios) {
+		parent->bi_status = BLK_STS_RESOURCE;
+		bio_endio(parent);
+	} else {
+		submit_bio(parent);
+	}
 	return 0;
 
 undo:
-	/* Only without waiting: nothing was sent. */
 	while (held) {
 		bio = held;
 		held = bio->bi_next;

@@ -791,9 +791,14 @@ void gs_wb_kick(struct gs_store *s, unsigned long pages)
  * since the backing device may be a loop device over a file (which
  * ghostswapctl sets up), the filesystem too. A GFP_NOFS reclaimer may
  * hold a lock of that filesystem that the loop device's I/O waits for.
+ * Nor from inside a block driver's submission (current->bio_list set: a
+ * stacked device's, or our own): a bio submitted there is only queued
+ * until that submission returns, so waiting for its end never ends.
  */
 static bool gs_shrink_may_write(gfp_t gfp)
 {
+	if (current->bio_list)
+		return false;
 	return (gfp & (__GFP_IO | __GFP_FS)) == (__GFP_IO | __GFP_FS);
 }
 
