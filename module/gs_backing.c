@@ -38,6 +38,14 @@
 
 static struct kmem_cache *gs_bk_cluster_cache;
 
+/*
+ * The discard worker's queue. Backing compaction runs on the writeback
+ * workqueue (WQ_MEM_RECLAIM: it frees memory) and waits for pending
+ * discards (gs_backing_drain()); work that reclaim waits for must have a
+ * rescuer too, or under memory pressure no worker may come for it.
+ */
+static struct workqueue_struct *gs_bk_wq;
+
 /* Frees gathered before their discard, and runs taken per lock hold. */
 #define GS_BK_DISCARD_DELAY	(HZ / 10)
 #define GS_BK_DISCARD_RUNS	16
@@ -270,7 +278,7 @@ void gs_backing_free(struct gs_backing *bk, u64 slot)
 		bc->sum[i] = 0;
 		bk->discarding++;
 		xa_unlock(&bk->clusters);
-		queue_delayed_work(system_dfl_wq, &bk->discard_work,
+		queue_delayed_work(gs_bk_wq, &bk->discard_work,
 				   GS_BK_DISCARD_DELAY);
 		return;
 	}
@@ -378,7 +386,7 @@ void gs_backing_drain(struct gs_backing *bk)
 		xa_unlock(&bk->clusters);
 		if (!pending)
 			break;
-		mod_delayed_work(system_dfl_wq, &bk->discard_work, 0);
+		mod_delayed_work(gs_bk_wq, &bk->discard_work, 0);
 		flush_delayed_work(&bk->discard_work);
 	}
 }
@@ -583,11 +591,20 @@ u64 gs_backing_used(struct gs_backing *bk)
 
 int gs_backing_init(void)
 {
+	gs_bk_wq = alloc_workqueue("ghostswap-bk", WQ_UNBOUND | WQ_MEM_RECLAIM,
+				   0);
+	if (!gs_bk_wq)
+		return -ENOMEM;
 	gs_bk_cluster_cache = KMEM_CACHE(gs_bk_cluster, SLAB_NO_MERGE);
-	return gs_bk_cluster_cache ? 0 : -ENOMEM;
+	if (!gs_bk_cluster_cache) {
+		destroy_workqueue(gs_bk_wq);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 void gs_backing_exit(void)
 {
 	kmem_cache_destroy(gs_bk_cluster_cache);
+	destroy_workqueue(gs_bk_wq);
 }
