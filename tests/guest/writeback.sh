@@ -1107,12 +1107,22 @@ t_wb_chunks_reset() {
 # Writeback racing raw I/O: fio writes, reads and trims with verification
 # while writeback, idle marking and backing compaction run in a loop.
 t_wb_race() {
-	local loop
+	local loop rc log=/tmp/wbrace.compact ok busy bad
 	attach_backing "$(vdisk gsback)"
+	: >$log
+	# Each compaction's outcome: done, busy (a page a reader held for
+	# 100 ticks: EBUSY, as documented), or any other error, which fails.
 	(while :; do
 		echo all >$SYS/writeback 2>/dev/null
 		echo all >$SYS/idle
-		echo 1 >$SYS/backing_compact 2>/dev/null
+		if out=$( (echo 1 >$SYS/backing_compact) 2>&1); then
+			echo ok >>$log
+		else
+			case $out in
+			*"Device or resource busy"*) echo busy >>$log ;;
+			*) echo "error: $out" >>$log ;;
+			esac
+		fi
 		echo 64 >$SYS/writeback 2>/dev/null
 		sleep 0.1
 	done) &
