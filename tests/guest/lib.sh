@@ -167,6 +167,13 @@ attach_backing() {
 # 64 GiB (the module parameter shows the one in use).
 default_disksize() { cat /sys/module/ghostswap/parameters/disksize; }
 
+# fio_checked LOG: no job in fio's log died (an assertion) or failed, and
+# the trims its job files ask for were done (each of ours trims).
+fio_checked() {
+	! grep -E 'Assertion|err= *[1-9]' "$1" || { echo "a fio job died or failed"; return 1; }
+	grep -qE 'TRIM: bw=[1-9]' "$1" || { echo "fio did no trim"; return 1; }
+}
+
 # kernel_reports [FROM]: the kernel log's report lines (from its line FROM
 # on), printed; false if there are none. A report made on purpose, between
 # "GS-EXPECT-REPORT begin" and "end" lines (t_kernel_log_scan), is not one.

@@ -359,6 +359,7 @@ t_stress() {
 	rc=$?
 	kill $v; wait $v 2>/dev/null
 	[ $rc = 0 ] || { tail -n 20 "$GS_OUT/stress-fio.log"; fail "fio verify"; }
+	fio_checked "$GS_OUT/stress-fio.log" || fail "fio verify"
 	# Bytes fio read back (and checked against their crc32c).
 	v=$(grep -E '^ *READ:' "$GS_OUT/stress-fio.log" | sed -n 's/.*io=\([0-9.]*\)\([KMG]\)i\{0,1\}B.*/\1 \2/p' |
 		awk '$2 == "K" { s += $1 * 1024 } $2 == "M" { s += $1 * 1048576 } $2 == "G" { s += $1 * 1073741824 } END { printf "%d", s }')

@@ -153,14 +153,16 @@ t_reset_frees() {
 }
 
 # Writers, readers and trimmers racing on the same two clusters: clusters
-# are created and freed under each other. Nothing may break, the counters
-# must balance, and the area must work normally afterwards.
+# are created and freed under each other (tests/guest/race.fio). Every
+# block a writer reads back is verified, the counters must balance, and
+# the area must work normally afterwards.
 t_cluster_race() {
 	reset_64g
 	DEV=$DEV fio /opt/gs-src/tests/guest/race.fio >"$GS_OUT/race.log" 2>&1 ||
 		{ tail -n 20 "$GS_OUT/race.log"; fail "fio"; }
-	grep -E 'READ:|WRITE:|TRIM:' "$GS_OUT/race.log"
-	echo "after race: $(cat $SYS/cluster_stat)"
+	grep -E 'READ:|WRITE:|TRIM:|verify|err=' "$GS_OUT/race.log"
+	echo "after race: $(cat $SYS/cluster_stat); io_stat $(cat $SYS/io_stat)"
+	fio_checked "$GS_OUT/race.log" || fail "fio"
 	[ "$(cstat clusters)" -le 2 ] || fail "more than 2 clusters"
 	[ "$(cstat slots)" -le 1024 ] || fail "slots_used over 1024"
 	blkdiscard -o $((8 << 30)) -l $((4 << 20)) $DEV || fail blkdiscard

@@ -26,7 +26,7 @@ set -u
 # The default order, in two parts of about the same length, which make
 # test runs in two guests at once (tests/run.sh); the second starts with
 # load and swapon_1t, as any list must.
-PART1="testbed_text_patching testbed_paging load kernel_log_scan unload_reload bad_sysfs probe_open swapon_1t busy workload workload_mthp
+PART1="testbed_text_patching testbed_paging load kernel_log_scan unload_reload bad_sysfs misaligned_io probe_open swapon_1t busy workload workload_mthp
 swapoff_frees free_notify_off fio split_bvec table_handles cluster_race accounting reset_frees mm_stat
 mem_limit compact algorithms cpu_hotplug workload_zstd comp_params workload_units
 workload_dict recompress_auto heuristic wb_setup wb_bad_input

@@ -396,7 +396,7 @@ t_wb_direct_all() {
 	echo "write throttling of $disk, the most in flight in $n samples: background $bg, swap $sw ($h samples with one), discards $dc"
 	grep -E 'err=|READ:|WRITE:|TRIM:|verify' "$GS_OUT/fio-direct.log"
 	[ $rc = 0 ] || { tail -n 30 "$GS_OUT/fio-direct.log"; fail "fio exit $rc"; }
-	! grep -E 'err= *[1-9]' "$GS_OUT/fio-direct.log" || fail "fio reported errors"
+	fio_checked "$GS_OUT/fio-direct.log" || fail "fio reported errors"
 	cat $SYS/mm_stat $SYS/bd_stat $SYS/io_stat
 	[ "$(bdstat writes)" -gt "$(wl 8192)" ] || fail "only $(bdstat writes) pages went to the backing device"
 	[ "$(awk '{ print $1 }' $SYS/comp_stat)" = "$c0" ] || fail "pages were compressed: $(cat $SYS/comp_stat)"
@@ -1132,9 +1132,17 @@ t_wb_race() {
 	kill $loop; wait $loop 2>/dev/null
 	grep -E 'READ:|WRITE:|TRIM:|verify|err=' "$GS_OUT/wbrace.log"
 	cat $SYS/bd_stat
+	ok=$(grep -c '^ok$' $log)
+	busy=$(grep -c '^busy$' $log)
+	bad=$(grep -c '^error' $log)
+	echo "compactions: $ok done, $busy busy, $bad failed; $(bdstat reloc) pages relocated"
 	[ $rc = 0 ] || { tail -n 20 "$GS_OUT/wbrace.log"; fail "fio"; }
+	fio_checked "$GS_OUT/wbrace.log" || fail "fio"
 	[ "$(bdstat writes)" -gt 0 ] && [ "$(bdstat reads)" -gt 0 ] ||
 		fail "the race never touched the backing device"
+	[ "$bad" = 0 ] || fail "compaction failed: $(grep -m3 '^error' $log | tr '\n' ' ')"
+	[ "$ok" -gt 0 ] || fail "no compaction ran to its end"
+	[ "$(bdstat reloc)" -gt 0 ] || fail "compaction relocated no page during the race"
 	gs_check
 	sysw $SYS/reset 1 ok
 }
