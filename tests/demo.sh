@@ -16,3 +16,6 @@ export GS_LOGDIR=$out/logs
 "$GS_TOP/testbed/guest.sh" "$out" bash /opt/gs-src/tests/guest/demo.sh || true
 [ -s "$out/demo.txt" ] || gs_die "the guest produced no output, see $out/console.log"
 cat "$out/demo.txt"
+# The kernel's word on the run: a report in the console fails the demo.
+gs_console_tap demo "$out" | sed 's/^# /  /' ||
+	gs_die "the kernel reported a problem during the demo, see $out/console.log"
