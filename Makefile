@@ -64,7 +64,8 @@ install: tools/ghostswapctl
 	done
 	install -d $(DESTDIR)$(SYSTEMDUNITDIR)
 	for u in ghostswap.service ghostswap-writeback.service \
-		ghostswap-writeback.timer; do \
+		ghostswap-writeback.timer ghostswap-metrics.service \
+		ghostswap-metrics.timer; do \
 		sed 's|/usr/sbin/ghostswapctl|$(SBINDIR)/ghostswapctl|' \
 			systemd/$$u >$(DESTDIR)$(SYSTEMDUNITDIR)/$$u && \
 		chmod 644 $(DESTDIR)$(SYSTEMDUNITDIR)/$$u || exit 1; \

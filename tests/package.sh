@@ -201,6 +201,8 @@ in_place() {
 	for f in /usr/sbin/ghostswapctl /usr/lib/systemd/system/ghostswap.service \
 		/usr/lib/systemd/system/ghostswap-writeback.service \
 		/usr/lib/systemd/system/ghostswap-writeback.timer \
+		/usr/lib/systemd/system/ghostswap-metrics.service \
+		/usr/lib/systemd/system/ghostswap-metrics.timer \
 		/usr/lib/udev/rules.d/60-ghostswap.rules /etc/ghostswap.conf \
 		/usr/share/doc/ghostswap-tools/examples/modules-load.d/ghostswap.conf; do
 		[ -f "$merged$f" ] || { echo "missing: $f"; rc=1; }
@@ -214,7 +216,7 @@ in_place() {
 		in_root man -w "${f##*.}" "${f%.*}" || { echo "no man page $f"; rc=1; }
 	done
 	# Installing sets nothing up (debian/rules): neither unit is enabled.
-	for f in ghostswap.service ghostswap-writeback.timer; do
+	for f in ghostswap.service ghostswap-writeback.timer ghostswap-metrics.timer; do
 		echo "$f: $(in_root systemctl is-enabled "$f")"
 		[ "$(in_root systemctl is-enabled "$f")" = disabled ] || rc=1
 	done

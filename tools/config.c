@@ -22,7 +22,7 @@ const char *const config_keys[N_CONFIG_KEYS] = {
 	"backing_size", "backing_discard", "writeback_limit",
 	"writeback_direct", "writeback_shrinker", "writeback_checksum",
 	"writeback_encrypt", "writeback_batch_size", "idle_writeback",
-	"priority", "disable_zswap", "swapon",
+	"metrics_dir", "priority", "disable_zswap", "swapon",
 };
 
 /*
@@ -275,6 +275,15 @@ bool set_setting(struct settings *s, const char *key, const char *val,
 			return false;
 		}
 		s->has_idle_writeback = true;
+	} else if (!strcmp(key, "metrics_dir")) {
+		/* Room for the temporary file's name beside ours. */
+		if (val[0] != '/' ||
+		    strlen(val) + sizeof("/." METRICS_FILE ".XXXXXX") > sizeof(s->metrics_dir)) {
+			bfmt(err, errlen, "bad metrics_dir '%s' (want an absolute path)", val);
+			return false;
+		}
+		bfmt(s->metrics_dir, sizeof(s->metrics_dir), "%s", val);
+		s->has_metrics_dir = true;
 	} else {
 		bfmt(err, errlen, "unknown key '%s'", key);
 		return false;

@@ -98,7 +98,7 @@ bool swapped_on(long *prio)
 }
 
 /* The current algorithm: the bracketed one, or the only one. */
-static void current_alg(const char *list, char *out, size_t n)
+void current_alg(const char *list, char *out, size_t n)
 {
 	const char *a = strchr(list, '['), *b;
 

@@ -8,7 +8,7 @@
  *   main.c           main(): the environment, the command table
  *   cmd_*.c          the commands: status, setup and reset, writeback and
  *                    idle, compact, check, dict, config, doctor,
- *                    generator (also run as ghostswap-generator)
+ *                    metrics, generator (also run as ghostswap-generator)
  *   cmd_common.c     what they share: --help, options, root and device
  *   output.c         the status columns: table, raw, JSON; human sizes
  *   config.c         settings from the command line and ghostswap.conf(5)
@@ -64,6 +64,9 @@
 #define ZSWAP_ENABLED	"module/zswap/parameters/enabled"
 #define FREE_NOTIFY	"module/ghostswap/parameters/free_notify"
 #define ZSWAP_DEBUG	"kernel/debug/zswap"
+/* node_exporter's textfile collector directory (Debian's), and our file */
+#define METRICS_DIR	"/var/lib/prometheus/node-exporter"
+#define METRICS_FILE	"ghostswap.prom"
 #define PAGE_BYTES	4096ULL
 #define MIN_SIZE	(1ULL << 20)
 #define MAX_SIZE	(0xfffffffeULL * PAGE_BYTES)	/* 16 TiB - 8 KiB */
@@ -141,10 +144,12 @@ struct settings {
 	char backing_dev[PATH_MAX];
 	long priority;
 	bool disable_zswap, swapon;
+	bool has_metrics_dir;		/* read by "metrics" only */
+	char metrics_dir[PATH_MAX];
 };
 
 /* The keys of ghostswap.conf(5) (config.c). */
-#define N_CONFIG_KEYS	20
+#define N_CONFIG_KEYS	21
 extern const char *const config_keys[N_CONFIG_KEYS];
 
 /* Where a key of the configuration was set: FILE:LINE and its text. */
@@ -198,6 +203,7 @@ int write_attr_checked(const char *attr, const char *val);
 
 /* device.c */
 bool swapped_on(long *prio);
+void current_alg(const char *list, char *out, size_t n);
 bool each_swap(bool (*fn)(const char *file, long prio, bool ours, void *arg),
 	       void *arg);
 int read_dev_info(struct dev_info *d);
@@ -287,6 +293,7 @@ int cmd_check(int argc, char **argv);
 int cmd_dict(int argc, char **argv);
 int cmd_config(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
+int cmd_metrics(int argc, char **argv);
 int cmd_generator(int argc, char **argv);
 void unit_path_escape(const char *path, const char *suffix, char *out,
 		      size_t n);

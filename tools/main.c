@@ -59,6 +59,7 @@ int main(int argc, char **argv)
 		{ "dict", cmd_dict },
 		{ "config", cmd_config },
 		{ "doctor", cmd_doctor },
+		{ "metrics", cmd_metrics },
 		{ "generator", cmd_generator },
 	};
 	static char status_name[] = "status";

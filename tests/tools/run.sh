@@ -1647,7 +1647,8 @@ same "make install: an existing /etc/ghostswap.conf is kept" \
 make -C "$src" install DESTDIR="$tmp/dest2" PREFIX=/usr/local >>"$tmp/install.log" 2>&1
 same "make install PREFIX=/usr/local: units run the tool from there" \
 	"$(grep -h '^Exec' "$tmp/dest2/lib/systemd/system/"*.service)" \
-"ExecStart=/usr/local/sbin/ghostswapctl writeback --system-config
+"ExecStart=/usr/local/sbin/ghostswapctl metrics --system-config
+ExecStart=/usr/local/sbin/ghostswapctl writeback --system-config
 ExecStart=/usr/local/sbin/ghostswapctl setup --system-config
 ExecStop=/usr/local/sbin/ghostswapctl reset"
 make -C "$src" clean >"$tmp/clean.log" 2>&1
@@ -1990,6 +1991,365 @@ done
 out=$(python3 "$top/testbed/qmp-virtio.py" --self-test 2>&1)
 same "testbed/qmp-virtio.py: queue state read without QEMU's descriptor query (fake QMP)" \
 	"$? $out" "0 qmp-virtio.py self-test: ok"
+
+# ----------------------------------------------------------------- metrics
+
+# ghostswapctl metrics on a fake device whose every column holds a value
+# of its own, read back by real Prometheus parsers: promtool's "check
+# metrics" (Debian's prometheus package: its binary taken out of the
+# package, the server not installed) and the Python client's parser
+# (python3-prometheus-client). Both are installed here when missing, as
+# root; the tests fail, not skip, when they cannot be had.
+make -C "$src" tools >/dev/null 2>&1	# "make clean" above removed the tool
+export DEBIAN_FRONTEND=noninteractive
+: >"$tmp/apt.log"
+# apt_get ARGS...: apt-get, with the package lists updated once if need be.
+apt_get() {
+	apt-get -y -qq "$@" >>"$tmp/apt.log" 2>&1 ||
+		{ apt-get update -qq >>"$tmp/apt.log" 2>&1 && apt-get -y -qq "$@" >>"$tmp/apt.log" 2>&1; }
+}
+prom_py=
+for p in /usr/bin/python3 python3; do
+	"$p" -c 'import prometheus_client.parser' 2>/dev/null && prom_py=$p && break
+done
+if [ -z "$prom_py" ] && [ "$(id -u)" = 0 ] && apt_get install python3-prometheus-client &&
+	/usr/bin/python3 -c 'import prometheus_client.parser' 2>/dev/null; then
+	prom_py=/usr/bin/python3
+fi
+[ -n "$prom_py" ] && tap_ok "metrics: Prometheus' Python parser (python3-prometheus-client) is there" ||
+	tap_not_ok "metrics: Prometheus' Python parser (python3-prometheus-client) cannot be installed" \
+		"$(tail -n 5 "$tmp/apt.log")"
+promtool=$(command -v promtool)
+if [ -z "$promtool" ]; then
+	deb=$(ls /var/cache/apt/archives/prometheus_*.deb 2>/dev/null | tail -n 1)
+	if [ -z "$deb" ] && [ "$(id -u)" = 0 ] &&
+		apt_get install --download-only --no-install-recommends prometheus; then
+		deb=$(ls /var/cache/apt/archives/prometheus_*.deb 2>/dev/null | tail -n 1)
+	fi
+	[ -n "$deb" ] && dpkg-deb --fsys-tarfile "$deb" | tar -xC "$tmp" ./usr/bin/promtool &&
+		promtool=$tmp/usr/bin/promtool
+fi
+[ -n "$promtool" ] && "$promtool" --version >/dev/null 2>&1 &&
+	tap_ok "metrics: promtool (from Debian's prometheus package) is there" ||
+	tap_not_ok "metrics: promtool (Debian's prometheus package) cannot be had" \
+		"$(tail -n 5 "$tmp/apt.log")"
+# parsed < TEXT: each sample as the Python parser reads it: TYPE NAME
+# LABELS (JSON, sorted) VALUE.
+parsed() {
+	"${prom_py:-false}" -c '
+import json, sys
+from prometheus_client.parser import text_string_to_metric_families
+for f in text_string_to_metric_families(sys.stdin.read()):
+    for s in f.samples:
+        v = int(s.value) if s.value == int(s.value) else s.value
+        print(f.type, s.name, json.dumps(s.labels, sort_keys=True), v)' 2>&1
+}
+# promcheck < TEXT: promtool's verdict, exit status and what it said.
+promcheck() {
+	local o
+	o=$("${promtool:-false}" check metrics 2>&1)
+	echo "$? $o"
+}
+# Every column a value of its own, as the module prints them.
+mkfake "$F"
+printf '%8s ' 419430400 120586240 127000576 268435456 130023424 12345 12 678 900 >"$S/mm_stat"
+printf '%8s ' 1 2 3 5000 77 >"$S/io_stat"
+printf '%8s ' 210 250 102400 1028160 10.04 16384 20064 6336 >"$S/cluster_stat"
+printf '%8s ' $(seq 101 116) >"$S/comp_stat"
+printf '%8s ' 160 7 150 1 4896 2 3 13 14 15 1 40 4 32768 5 28 >"$S/bd_stat"
+printf '#1: lzo lzo-rle lz4 lz4hc [zstd] deflate\n#2: lzo lzo-rle lz4 [lz4hc] zstd deflate\n' \
+	>"$S/recomp_algorithm"
+echo /dev/vdb >"$S/backing_dev"
+echo 1 >"$S/writeback_limit_enable"
+echo 4096 >"$S/writeback_limit"
+mkdir -p "$F/sys/module/ghostswap"
+echo "$ver" >"$F/sys/module/ghostswap/version"
+ctl metrics
+full=$out
+same "metrics: exit 0, nothing on stderr" "$rc $err" "0 "
+# m_want: NAME VALUE lines as TYPE NAME {"device": "ghostswap"} VALUE,
+# counters the names ending in _total.
+m_want() {
+	awk '{ print ($1 ~ /_total$/ ? "counter" : "gauge"), $1, "{\"device\": \"ghostswap\"}", $2 }'
+}
+want=$(
+	echo 'gauge ghostswap_up {"device": "ghostswap"} 1'
+	echo 'gauge ghostswap_device_info {"algorithm": "lz4", "backing_dev": "/dev/vdb", "device": "ghostswap", "version": "'"$ver"'"} 1'
+	echo 'gauge ghostswap_recompress_algorithm_info {"algorithm": "zstd", "device": "ghostswap", "priority": "1"} 1'
+	echo 'gauge ghostswap_recompress_algorithm_info {"algorithm": "lz4hc", "device": "ghostswap", "priority": "2"} 1'
+	m_want <<'EOF'
+ghostswap_disksize_bytes 1099511627776
+ghostswap_orig_data_size_bytes 419430400
+ghostswap_compr_data_size_bytes 120586240
+ghostswap_mem_used_total_bytes 127000576
+ghostswap_mem_limit_bytes 268435456
+ghostswap_mem_used_max_bytes 130023424
+ghostswap_same_pages 12345
+ghostswap_pages_compacted_total 12
+ghostswap_huge_pages 678
+ghostswap_huge_pages_since_total 900
+ghostswap_failed_reads_total 1
+ghostswap_failed_writes_total 2
+ghostswap_invalid_io_total 3
+ghostswap_notify_free_total 5000
+ghostswap_discard_free_total 77
+ghostswap_clusters 210
+ghostswap_peak_clusters 250
+ghostswap_slots_used 102400
+ghostswap_meta_bytes 1028160
+ghostswap_meta_per_slot_bytes 10.04
+ghostswap_stream_bytes 16384
+ghostswap_reserve_bytes 20064
+ghostswap_index_reserve_bytes 6336
+ghostswap_compressions_total 101
+ghostswap_stored_pages_total 102
+ghostswap_incompressible_pages_total 103
+ghostswap_recompressed_pages_total 104
+ghostswap_recompress_no_gain_total 105
+ghostswap_recompress_auto_pages_total 106
+ghostswap_units 107
+ghostswap_unit_pages 108
+ghostswap_units_stored_total 109
+ghostswap_units_refused_total 110
+ghostswap_unit_reads_total 111
+ghostswap_unit_part_reads_total 112
+ghostswap_unit_part_cached_total 113
+ghostswap_unit_splits_total 114
+ghostswap_units_backed 115
+ghostswap_units_written_total 116
+ghostswap_bd_count_pages 160
+ghostswap_bd_reads_pages_total 7
+ghostswap_bd_writes_pages_total 150
+ghostswap_bd_clusters 1
+ghostswap_bd_meta_bytes 4896
+ghostswap_bd_write_errors_total 2
+ghostswap_bd_read_errors_total 3
+ghostswap_bd_relocated_pages_total 13
+ghostswap_bd_compact_reads_pages_total 14
+ghostswap_bd_compact_writes_pages_total 15
+ghostswap_bd_checksum_errors_total 1
+ghostswap_bd_discarded_pages_total 40
+ghostswap_bd_discard_errors_total 4
+ghostswap_bd_capacity_pages 32768
+ghostswap_bd_grow_errors_total 5
+ghostswap_bd_grow_error 28
+ghostswap_writeback_limit_enabled 1
+ghostswap_writeback_limit_pages 4096
+EOF
+)
+same "metrics: every figure, its value and type, as Prometheus' Python parser reads them" \
+	"$(parsed <<<"$full")" "$want"
+same "metrics: promtool check metrics: valid, and no lint problem" "$(promcheck <<<"$full")" "0 "
+same "metrics: one # HELP and one # TYPE line per family, just before its samples" \
+	"$(awk '/^# HELP/ { h = $3; next } /^# TYPE/ { if ($3 != h || seen[$3]++) print "bad:", $3; f = $3; next }
+		{ n = $1; sub(/\{.*/, "", n); if (n != f) print "stray:", n }' <<<"$full")" ""
+same "metrics: 60 families, 61 samples" \
+	"$(grep -c '^# TYPE' <<<"$full") $(grep -vc '^#' <<<"$full")" "60 61"
+same "metrics: the value as the file has it: no conversion, no rounding" \
+	"$(grep -E '^ghostswap_(meta_per_slot_bytes|disksize_bytes|bd_count_pages)\{' <<<"$full")" \
+'ghostswap_disksize_bytes{device="ghostswap"} 1099511627776
+ghostswap_meta_per_slot_bytes{device="ghostswap"} 10.04
+ghostswap_bd_count_pages{device="ghostswap"} 160'
+
+# Every name the tool can print (its source's) is the set a full device
+# gives, and both lists of them name each, and nothing else: ghostswapctl(8)'s
+# METRICS and the admin guide's Metrics section.
+src_names=$(grep -o '"ghostswap_[a-z_]*"' "$top/tools/cmd_metrics.c" | tr -d '"' | sort -u)
+out_names=$(awk '/^# TYPE/ { print $3 }' <<<"$full" | sort -u)
+same "metrics: the names in tools/cmd_metrics.c are those a full device gives" "$src_names" "$out_names"
+man_metrics=$(roff "$top/man/ghostswapctl.8" | awk '/^\.SH / { s = $0 == ".SH METRICS" ; next } s')
+guide_metrics=$(awk '/^## / { s = $0 == "## Metrics"; next } s' "$top/Documentation/admin-guide.md")
+miss=
+[ -n "$man_metrics" ] || miss=" no-METRICS-section-in-ghostswapctl.8"
+[ -n "$guide_metrics" ] || miss="$miss no-Metrics-section-in-admin-guide.md"
+for n in $src_names; do
+	grep -qE "(^|[^a-z_])$n([^a-z_]|\$)" <<<"$man_metrics" || miss="$miss man:$n"
+	grep -qE "(^|[^a-z_])$n([^a-z_]|\$)" <<<"$guide_metrics" || miss="$miss guide:$n"
+done
+for n in $(grep -oE 'ghostswap_[a-z_]*[a-z]' <<<"$man_metrics" | sort -u); do
+	grep -qx "$n" <<<"$src_names" || miss="$miss not-printed(man):$n"
+done
+for n in $(grep -oE 'ghostswap_[a-z_]*[a-z]' <<<"$guide_metrics" | sort -u); do
+	grep -qx "$n" <<<"$src_names" || miss="$miss not-printed(guide):$n"
+done
+same "metrics: ghostswapctl(8) and the admin guide list every name the tool prints, and only those" "$miss" ""
+# The admin guide's queries and alerting rules are valid PromQL and rules
+# to promtool ("check rules"; each query as a recording rule).
+awk '/^```yaml$/ { s = 1; next } /^```$/ { s = 0 } s' <<<"$guide_metrics" >"$tmp/alerts.yml"
+{
+	echo 'groups:'
+	echo '  - name: guide'
+	echo '    rules:'
+	awk '/^```promql$/ { s = 1; next } /^```$/ { s = 0 } s && !/^#/ && NF' <<<"$guide_metrics" |
+		awk '{ printf "      - record: guide:q%d\n        expr: |\n          %s\n", NR, $0 }'
+} >"$tmp/queries.yml"
+o=$("${promtool:-false}" check rules "$tmp/alerts.yml" "$tmp/queries.yml" 2>&1)
+same "metrics: the admin guide's alerting rules and queries pass promtool check rules" \
+	"$? $(grep -c 'SUCCESS: [1-9]' <<<"$o") $(grep -c 'alert:' "$tmp/alerts.yml") $(grep -c 'record:' "$tmp/queries.yml")" \
+	"0 2 5 7"
+
+# Label values escaped as the format wants; bytes that are not UTF-8
+# replaced. promtool refuses a file with either wrong.
+printf '/srv/a "b"\\c\nd\377\303\251\n' >"$S/backing_dev"
+ctl metrics
+same "metrics: a label value with \\ \" and a newline escaped, a byte not UTF-8 replaced" \
+	"$(parsed <<<"$out" | grep device_info)" \
+	'gauge ghostswap_device_info {"algorithm": "lz4", "backing_dev": "/srv/a \"b\"\\c\nd\ufffd\u00e9", "device": "ghostswap", "version": "'"$ver"'"} 1'
+same "metrics: ... and promtool takes it" "$(promcheck <<<"$out")" "0 "
+
+# An older module: what it does not print is left out, not invented.
+mkfake "$F" old
+ctl metrics
+same "metrics, older module: no bd_stat, comp_stat, recompression, writeback limit, version; short io_stat and cluster_stat" \
+	"$rc $(awk '/^# TYPE/ { printf " %s", $3 }' <<<"$out")
+$(grep '^ghostswap_device_info' <<<"$out")" \
+	"0  ghostswap_up ghostswap_device_info ghostswap_disksize_bytes ghostswap_orig_data_size_bytes ghostswap_compr_data_size_bytes ghostswap_mem_used_total_bytes ghostswap_mem_limit_bytes ghostswap_mem_used_max_bytes ghostswap_same_pages ghostswap_pages_compacted_total ghostswap_huge_pages ghostswap_huge_pages_since_total ghostswap_failed_reads_total ghostswap_failed_writes_total ghostswap_invalid_io_total ghostswap_notify_free_total ghostswap_clusters ghostswap_peak_clusters ghostswap_slots_used ghostswap_meta_bytes ghostswap_meta_per_slot_bytes ghostswap_stream_bytes
+ghostswap_device_info{device=\"ghostswap\",algorithm=\"lz4\"} 1"
+same "metrics, older module: promtool takes it" "$(promcheck <<<"$out")" "0 "
+echo "1 2 x 4" >"$S/io_stat"
+ctl metrics
+expect "metrics: a stat file with something not a number: exit 1, nothing printed" 1 \
+	"unexpected contents in $F/sys/block/ghostswap/io_stat"
+same "metrics: ... and nothing on stdout" "$out" ""
+
+# The module not loaded: ghostswap_up 0 alone, said, exit 3.
+up0='# HELP ghostswap_up 1 when the module is loaded and its device there, 0 when not.
+# TYPE ghostswap_up gauge
+ghostswap_up{device="ghostswap"} 0'
+rm -rf "$S"
+ctl metrics
+expect "metrics, module not loaded: exit 3, said" 3 "ghostswap module not loaded (no $F/sys/block/ghostswap)"
+same "metrics, module not loaded: ghostswap_up 0 alone" "$out" "$up0"
+same "metrics, module not loaded: promtool takes it" "$(promcheck <<<"$out")" "0 "
+md=$tmp/textfile
+mkdir -p "$md"
+ctl metrics --textfile-dir "$md"
+same "metrics --textfile-dir, module not loaded: the file says ghostswap_up 0, exit 3" \
+	"$rc $(cat "$md/ghostswap.prom")" "3 $up0"
+
+# --textfile-dir: the file written whole, by a rename: a new inode each
+# time, no file left beside it, readable by all; a reader meanwhile
+# always sees a whole file.
+mkfake "$F"
+ctl metrics
+whole=$out
+rm -rf "$md"
+mkdir -p "$md"
+ctl metrics -d "$md"
+same "metrics --textfile-dir: exit 0, nothing on stdout" "$rc $out$err" "0 "
+same "metrics --textfile-dir: DIR/ghostswap.prom, what stdout gets, mode 644, nothing else in DIR" \
+	"$(ls -A "$md") $(stat -c %a "$md/ghostswap.prom") $(cmp "$md/ghostswap.prom" - <<<"$whole" && echo same)" \
+	"ghostswap.prom 644 same"
+i1=$(stat -c %i "$md/ghostswap.prom")
+: >"$md/other.prom"
+ctl metrics -d "$md"
+i2=$(stat -c %i "$md/ghostswap.prom")
+[ "$i1" != "$i2" ] && [ "$(ls -A "$md" | tr '\n' ' ')" = "ghostswap.prom other.prom " ] &&
+	tap_ok "metrics --textfile-dir: replaced by a rename (a new inode), no temporary file left, other files kept" ||
+	tap_not_ok "metrics --textfile-dir: replaced by a rename" "inode $i1 then $i2" "$(ls -A "$md")"
+(
+	for i in $(seq 100); do
+		GHOSTSWAP_SYSFS=$F/sys "$CTL" metrics -d "$md" || exit 1
+	done
+) &
+wpid=$!
+reads=0 torn=0
+while kill -0 "$wpid" 2>/dev/null; do
+	[ "$(cat "$md/ghostswap.prom")" = "$whole" ] || torn=$((torn + 1))
+	reads=$((reads + 1))
+done
+wait "$wpid"
+same "metrics --textfile-dir: $reads reads during 100 writes, every one the whole file" \
+	"$? $torn $(ls -A "$md" | tr '\n' ' ')" "0 0 ghostswap.prom other.prom "
+ctl metrics -d "$tmp/no-such-dir"
+expect "metrics --textfile-dir: no such directory: exit 1, said, not created" 1 \
+	"cannot write metrics to $tmp/no-such-dir: no such directory"
+[ ! -e "$tmp/no-such-dir" ] || tap_not_ok "metrics: a missing directory is not created"
+ctl metrics -d "$md/ghostswap.prom"
+expect "metrics --textfile-dir: a file, not a directory: exit 1" 1 "cannot write metrics to $md/ghostswap.prom"
+
+# The directory from the configuration: metrics_dir, or the default.
+rm -rf "$md" "$tmp/md2"
+mkdir -p "$md" "$tmp/md2"
+printf 'size = 1G\nmetrics_dir = %s\n' "$md" >"$cfg"
+ctl metrics --config "$cfg"
+same "metrics --config FILE: into FILE's metrics_dir" "$rc $(ls -A "$md")" "0 ghostswap.prom"
+R=$tmp/metrics-root
+rm -rf "$R"
+mkdir -p "$R/etc/ghostswap.conf.d"
+printf 'metrics_dir = %s\n' "$tmp/md2" >"$R/etc/ghostswap.conf.d/50-metrics.conf"
+echo "quiet systemd.ghostswap=0" >"$F/proc/cmdline"
+GHOSTSWAP_CONFROOT=$R ctl metrics -C
+same "metrics --system-config: the system's metrics_dir (systemd.ghostswap=0 does not stop it)" \
+	"$rc $(ls -A "$tmp/md2")" "0 ghostswap.prom"
+rm -f "$md/ghostswap.prom"
+GHOSTSWAP_CONFROOT=$R ctl metrics -C --textfile-dir "$md"
+same "metrics: --textfile-dir wins over metrics_dir" "$rc $(ls -A "$md")" "0 ghostswap.prom"
+GHOSTSWAP_CONFROOT=$R ctl config
+same "config: metrics_dir with its origin" "$(grep '^metrics_dir' <<<"$out" | tr -s ' ')" \
+	"metrics_dir = $tmp/md2 # $R/etc/ghostswap.conf.d/50-metrics.conf:1"
+printf 'metrics_dir = prometheus\n' >"$cfg"
+ctl metrics -c "$cfg"
+expect "metrics_dir: a relative path is refused, FILE:LINE named" 2 \
+	"$cfg:1: bad metrics_dir 'prometheus' (want an absolute path)"
+printf 'size = 1G\nmetrics_dir = /x\n' >"$cfg"
+fake_no_data "$F"
+ctl setup -c "$cfg"
+same "setup: metrics_dir is not its key" "$rc
+$tr" "0
+run udevadm settle
+write block/ghostswap/disksize 1073741824
+run mkswap /dev/ghostswap
+run swapon -p 100 /dev/ghostswap"
+ctl metrics -c "$cfg" -C
+expect "metrics: --config and --system-config exclude each other" 2 "--config and --system-config exclude each other"
+ctl metrics now
+expect "metrics: a stray argument: usage error" 2 "metrics: unexpected argument 'now'"
+ctl metrics --help
+same "metrics --help: the usage, exit 0" "$rc $(grep -c ' metrics ' <<<"$out")" "0 2"
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	mkfake "$F"
+	chmod -R a+rX "$tmp"
+	o=$(setpriv --reuid=65534 --regid=65534 --clear-groups env GHOSTSWAP_SYSFS="$F/sys" \
+		"$CTL" metrics 2>&1)
+	same "metrics: needs no root" "$? $(grep -c '^ghostswap_up{device="ghostswap"} 1$' <<<"$o")" "0 1"
+else
+	tap_skip "metrics as not root" "needs root and setpriv"
+fi
+
+# The units: installed, valid, the service what the timer runs, the timer
+# off by default, every 15 s.
+dest=$tmp/metrics-dest
+make -C "$src" install DESTDIR="$dest" >"$tmp/install.log" 2>&1
+same "make install: ghostswap-metrics.service and .timer in the unit directory, the timer not enabled" \
+	"$(cd "$dest/lib/systemd/system" && ls ghostswap-metrics.* && find . -name '*.wants')" \
+	"ghostswap-metrics.service
+ghostswap-metrics.timer"
+mu=$dest/lib/systemd/system
+same "ghostswap-metrics.service: oneshot, metrics --system-config, exit 3 (not loaded) is no failure" \
+	"$(grep -E '^(Type|ExecStart|SuccessExitStatus)=' "$mu/ghostswap-metrics.service")" \
+	"Type=oneshot
+ExecStart=/usr/sbin/ghostswapctl metrics --system-config
+SuccessExitStatus=3"
+same "ghostswap-metrics.timer: every 15 s to the second, wanted by timers.target when enabled" \
+	"$(grep -E '^(OnBootSec|OnUnitActiveSec|AccuracySec|WantedBy)=' "$mu/ghostswap-metrics.timer")" \
+	"OnBootSec=15s
+OnUnitActiveSec=15s
+AccuracySec=1s
+WantedBy=timers.target"
+if command -v systemd-analyze >/dev/null; then
+	u=$tmp/metrics-units
+	make -C "$src" install DESTDIR= PREFIX="$u" SYSTEMDUNITDIR="$u/units" \
+		SYSTEMDGENERATORDIR="$u/generators" UDEVRULESDIR="$u/rules" \
+		SYSCONFDIR="$u/etc" >/dev/null 2>&1
+	o=$(cd "$u/units" && systemd-analyze verify --man=no ./ghostswap-metrics.service \
+		./ghostswap-metrics.timer 2>&1)
+	rc=$?
+	[ $rc = 0 ] && [ -z "$o" ] && tap_ok "systemd-analyze verify: ghostswap-metrics.service and .timer" ||
+		tap_not_ok "systemd-analyze verify: ghostswap-metrics.service and .timer" "$o"
+else
+	tap_skip "systemd-analyze verify: the metrics units" "no systemd-analyze"
+fi
 
 tap_plan
 exit $tap_rc
