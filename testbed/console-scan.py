@@ -42,18 +42,22 @@ Prints TAP lines (ok / not ok - NAME: ...); exits 1 on any failure.
 import re
 import sys
 
+# Matched against a printk line's text, after its time stamp: the
+# kernel starts its reports at the start of the text (a message's own
+# prefix, "watchdog: " or "rcu: ", where it has one); anything else that
+# writes to /dev/kmsg (an init's "WARNING: failed to run ...", a test's
+# line) starts with a name of its own.
 REPORTS = [
-    r"\bBUG: ",                      # BUG(), KFENCE, KASAN, soft lockup, ...
-    r"\bkernel BUG at ",
-    r"^BUG [^ ]+ \((Not t|T)ainted", # slub_debug: an object overwritten
-    r"\bWARNING: ",
-    r"\bOops\b",
-    r"\bKernel panic\b",
-    r"\bgeneral protection fault\b",
-    r"\bKASAN\b",
-    r"\bKFENCE\b",
-    r"\bUBSAN: ",
-    r"possible circular locking",
+    r"^BUG: ",                       # BUG(), KFENCE, KASAN, bad page, ...
+    r"^BUG [^ ]+ \((Not t|T)ainted",  # slub_debug: an object overwritten
+    r"kernel BUG at ",
+    r"^WARNING: ",                   # WARN(), lockdep's reports
+    r"^Oops\b|^Internal error: Oops",
+    r"^Kernel panic",
+    r"^general protection fault",
+    r"^UBSAN: ",
+    r"^INFO: (possible|inconsistent|suspicious|trying to register)",
+    r"possible circular locking dependency",
     r"possible recursive locking",
     r"inconsistent lock state",
     r"possible irq lock inversion",
@@ -62,19 +66,18 @@ REPORTS = [
     r"held lock freed",
     r"lock held when returning to user space",
     r"sleeping function called from invalid context",
-    r"page allocation failure",
-    r"INFO: task .* blocked for more than",
-    r"detected stalls? on CPU",
-    r"self-detected stall",
-    r"rcu_preempt detected|rcu_sched detected",
-    r"pagealloc: memory corruption",
-    r"soft lockup",
-    r"hard LOCKUP",
+    r"^\S+: page allocation failure: ",
+    r"^INFO: task .* blocked for more than",
+    r"^rcu: INFO: .*detected stalls?",
+    r"^rcu: .*self-detected stall",
+    r"^pagealloc: memory corruption",
+    r"^watchdog: BUG: soft lockup",
+    r"[Ww]atchdog detected hard LOCKUP",
     r"Bad page (state|map)",
-    r"list_(add|del) corruption",
-    r"unreferenced object 0x",
-    r"kmemleak: [0-9]+ new suspected",
-    r"work func gs_[a-z0-9_]+ .*deprecated workqueue",
+    r"^list_(add|del) corruption",
+    r"^unreferenced object 0x",
+    r"^kmemleak: [0-9]+ new suspected",
+    r"^workqueue: work func gs_[a-z0-9_]+ .*deprecated workqueue",
 ]
 REPORT_RE = re.compile("|".join(REPORTS))
 # A printk line: "[   12.345678] text", or with the caller "[ T123]".
