@@ -305,6 +305,56 @@ t_backing_file() {
 	return $rc
 }
 
+# ghostswap-writeback.timer, as installed, firing in this boot: its hourly
+# schedule replaced by a drop-in with one 3 s after it starts, the
+# configuration's idle_writeback 1 s and a backing file. Pages a tmpfs
+# file pushed out to swap, idle by then, reach the backing device through
+# the timer's service alone, and the file reads back the same.
+t_writeback_timer() {
+	local f=/var/lib/ghostswap/wbtimer.img cg=/sys/fs/cgroup/gs-wbtimer
+	local d=/run/systemd/system/ghostswap-writeback.timer.d rc=0 sum n=0 i
+	systemctl stop ghostswap.service
+	mkdir -p /var/lib/ghostswap && rm -f $f
+	printf 'backing_dev = %s\nbacking_size = 64M\nidle_writeback = 1\n' $f \
+		>/etc/ghostswap.conf.d/60-wbtimer.conf
+	mkdir -p $d
+	printf '[Timer]\nOnBootSec=\nOnUnitActiveSec=\nRandomizedDelaySec=0\nOnActiveSec=3s\nAccuracySec=1s\n' \
+		>$d/test.conf
+	systemctl daemon-reload
+	systemctl start ghostswap.service || rc=1
+	# 48 MiB of text into tmpfs from a cgroup that keeps 16 MiB in RAM.
+	mkdir -p $cg && echo 16M >$cg/memory.max
+	sh -c "echo \$\$ >$cg/cgroup.procs; seq 100000000 | head -c 48M >/dev/shm/wbtimer" || rc=1
+	sum=$(sha256sum </dev/shm/wbtimer)
+	echo "stored before the timer: $(cat $SYS/mm_stat); bd_stat $(cat $SYS/bd_stat)"
+	[ "$(bdstat count)" = 0 ] || { echo "pages on the backing device before the timer ran"; rc=1; }
+	sleep 1
+	systemctl restart ghostswap-writeback.timer || rc=1
+	systemctl list-timers --all --no-pager ghostswap-writeback.timer
+	# Until the service the timer started has run to its end.
+	for i in $(seq 90); do
+		[ "$(systemctl show -p ExecMainExitTimestampMonotonic --value ghostswap-writeback.service)" -gt 0 ] &&
+			[ "$(systemctl show -p ActiveState --value ghostswap-writeback.service)" = inactive ] &&
+			break
+		sleep 1
+	done
+	n=$(bdstat count)
+	systemctl status --no-pager ghostswap-writeback.service 2>&1 | tail -n 5
+	echo "after the timer: $n pages on the backing device ($i s); bd_stat $(cat $SYS/bd_stat)"
+	[ "$n" -gt 1000 ] || { echo "the timer's service moved $n pages"; rc=1; }
+	[ "$(systemctl show -p Result --value ghostswap-writeback.service)" = success ] ||
+		{ echo "the service's result: $(systemctl show -p Result --value ghostswap-writeback.service)"; rc=1; }
+	[ "$(sha256sum </dev/shm/wbtimer)" = "$sum" ] || { echo "the file reads back different"; rc=1; }
+	rm -f /dev/shm/wbtimer
+	rmdir $cg
+	systemctl stop ghostswap-writeback.timer
+	rm -rf $d /etc/ghostswap.conf.d/60-wbtimer.conf
+	systemctl stop ghostswap.service
+	rm -f $f
+	systemctl daemon-reload
+	return $rc
+}
+
 # The kernel command line's switch, through the unit and the tool as the
 # boot runs them: /proc/cmdline is what both read, so a file bound over
 # it stands in for another boot's command line.
@@ -385,6 +435,7 @@ TESTS=(
 	"udev: the device appearing starts the service" t_udev_starts_service
 	"a backing device appearing late: the service waits for it, then sets up" t_backing_late
 	"a file as backing device: created, on a loop device, detached at stop" t_backing_file
+	"ghostswap-writeback.timer fires and its service writes idle pages back" t_writeback_timer
 	"systemd.ghostswap=0: the service runs, sets nothing up, says why" t_cmdline_off
 	"systemd.ghostswap with no configuration file: the defaults" t_cmdline_on_no_files
 )
