@@ -13,7 +13,9 @@
 #include <linux/irq_work.h>
 #include <linux/mm.h>
 #include <linux/random.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
+#include <linux/sched/clock.h>
 #include <linux/slab.h>
 #include <linux/wait_bit.h>
 #include <linux/smp.h>
@@ -26,39 +28,112 @@
 #include "gs_writeback.h"
 
 /*
- * Proof that a race test raced: each thread marks its critical window
- * with gs_overlap_enter() and gs_overlap_exit(); a window entered while
- * a thread that last ran on another CPU is inside its own counts as an
- * overlap. Threads preempted inside a window on the same CPU do not
- * count: only two CPUs inside at the same instant do.
+ * Proof that a race test raced. Each thread marks its critical windows
+ * with gs_overlap_enter_vs() and gs_overlap_exit(); a window counts as an
+ * overlap if, at an instant while it is open (when it opens, while it is
+ * held, when it closes), a thread of the other side is running inside a
+ * window of its own on another CPU. Running, not only inside: a thread
+ * that entered its window and was then preempted, or went to sleep on a
+ * mutex or an allocation, is inside but runs nothing there, and does not
+ * count.
+ *
+ * A window's owner cannot keep preemption off across it (what it does
+ * there sleeps), so it publishes which task is inside and a sequence
+ * count, odd while the window is open. The one who looks, with
+ * preemption off on its own CPU, reads the count, asks the scheduler
+ * whether that task is the one running on its CPU at this instant
+ * (task_curr()), and reads the count again: unchanged, the task was
+ * inside throughout, and running at that instant, on a CPU that is not
+ * the looker's (it runs the looker) and which task_cpu() names.
  */
-#define GS_OVERLAP_CPUS		8
+#define GS_OVERLAP_THREADS	8	/* in windows of one side at once */
+
+struct gs_overlap_win {
+	struct task_struct *task;	/* inside this window; NULL: free */
+	atomic_long_t seq;		/* odd while it is open */
+	/* Its owner's only: the side it races, and whether it overlapped. */
+	struct gs_overlap *other;
+	bool hit;
+};
 
 struct gs_overlap {
-	atomic_t inside[GS_OVERLAP_CPUS];	/* threads inside, by CPU */
+	struct gs_overlap_win win[GS_OVERLAP_THREADS];
 	atomic_long_t windows;			/* windows entered */
-	atomic_long_t overlaps;			/* ... with another CPU inside */
+	atomic_long_t overlaps;			/* ... that overlapped */
 };
 
 /*
- * Enter a window of @o; it counts as an overlap if a thread on another CPU
- * is inside a window of @other (@o itself, or the windows of the other
- * side of a race). Returns what gs_overlap_exit() wants back.
+ * Whether a thread of @other, not the caller, is running inside a window
+ * at this instant, on another CPU than the caller's.
+ */
+static inline bool gs_overlap_running(struct gs_overlap *other)
+{
+	struct gs_overlap_win *w;
+	struct task_struct *t;
+	bool running = false;
+	unsigned int k;
+	long seq;
+	int cpu;
+
+	cpu = get_cpu();
+	/* A task_struct read here outlives the grace period. */
+	rcu_read_lock();
+	for (k = 0; k < GS_OVERLAP_THREADS && !running; k++) {
+		w = &other->win[k];
+		seq = atomic_long_read_acquire(&w->seq);
+		if (!(seq & 1))
+			continue;
+		t = READ_ONCE(w->task);
+		if (!t || t == current || task_cpu(t) == cpu || !task_curr(t))
+			continue;
+		/* The count read again after the task's state, not before. */
+		smp_rmb();
+		running = atomic_long_read(&w->seq) == seq;
+	}
+	rcu_read_unlock();
+	put_cpu();
+	return running;
+}
+
+/* Window @k of @o: does the other side run inside one now? Counted once. */
+static inline void gs_overlap_check(struct gs_overlap *o, unsigned int k)
+{
+	struct gs_overlap_win *w = &o->win[k];
+
+	if (!w->hit && gs_overlap_running(w->other)) {
+		w->hit = true;
+		atomic_long_inc(&o->overlaps);
+	}
+}
+
+/*
+ * Enter a window of @o against @other (@o itself, or the windows of the
+ * other side of a race). Returns what gs_overlap_exit() wants back.
  */
 static inline unsigned int gs_overlap_enter_vs(struct gs_overlap *o,
 					       struct gs_overlap *other)
 {
-	unsigned int cpu = raw_smp_processor_id() % GS_OVERLAP_CPUS, c;
+	struct gs_overlap_win *w;
+	unsigned int k;
 
-	atomic_inc(&o->inside[cpu]);
-	atomic_long_inc(&o->windows);
-	for (c = 0; c < GS_OVERLAP_CPUS; c++) {
-		if (c != cpu && atomic_read(&other->inside[c])) {
-			atomic_long_inc(&o->overlaps);
+	for (k = 0; k < GS_OVERLAP_THREADS; k++)
+		if (!cmpxchg(&o->win[k].task, NULL, current))
 			break;
-		}
+	if (WARN_ON_ONCE(k == GS_OVERLAP_THREADS)) {
+		atomic_long_inc(&o->windows);
+		return k;
 	}
-	return cpu;
+	w = &o->win[k];
+	w->other = other;
+	w->hit = false;
+	/*
+	 * Open (fully ordered: after the task is in), then counted: one who
+	 * sees the count change (gs_overlap_linger()) finds it open.
+	 */
+	atomic_long_inc_return(&w->seq);
+	atomic_long_inc(&o->windows);
+	gs_overlap_check(o, k);
+	return k;
 }
 
 /* Enter a window; returns what gs_overlap_exit() wants back. */
@@ -67,50 +142,131 @@ static inline unsigned int gs_overlap_enter(struct gs_overlap *o)
 	return gs_overlap_enter_vs(o, o);
 }
 
-static inline void gs_overlap_exit(struct gs_overlap *o, unsigned int cpu)
+static inline void gs_overlap_exit(struct gs_overlap *o, unsigned int k)
 {
-	atomic_dec(&o->inside[cpu]);
+	struct gs_overlap_win *w = &o->win[k];
+
+	if (k >= GS_OVERLAP_THREADS)
+		return;
+	gs_overlap_check(o, k);
+	atomic_long_inc_return(&w->seq);
+	/* Closed (even) before the slot is free for another thread. */
+	smp_store_release(&w->task, NULL);
 }
 
 /*
- * Enter a window of @o against @other and keep it open until the other
- * side starts a new window of its own, for at most 2 ms: a window too
- * short to see the other side begin anything but now and then proves
- * little. Returns what gs_overlap_exit() wants back.
+ * Keep window @k of @o open until the other side starts a new window of
+ * its own, for at most 2 ms, looking for it running meanwhile: a window
+ * too short to see the other side begin anything but now and then
+ * proves little.
  */
+static inline void gs_overlap_linger(struct gs_overlap *o, unsigned int k)
+{
+	struct gs_overlap *other;
+	long started;
+	int i;
+
+	if (k >= GS_OVERLAP_THREADS)
+		return;
+	other = o->win[k].other;
+	started = atomic_long_read(&other->windows);
+	for (i = 0; i < 2000 &&
+	     atomic_long_read_acquire(&other->windows) == started; i++) {
+		udelay(1);
+		if (!(i & 7))
+			gs_overlap_check(o, k);
+	}
+	gs_overlap_check(o, k);
+}
+
+/*
+ * Wait, for at most 2 ms, until a thread of @other runs inside a window
+ * on another CPU, giving this CPU up meanwhile (the other may be waiting
+ * for it): what follows at once lands in that window, unless it closes
+ * first.
+ */
+static inline void gs_overlap_await(struct gs_overlap *other)
+{
+	u64 end = local_clock() + 2 * NSEC_PER_MSEC;
+
+	while (!gs_overlap_running(other) && local_clock() < end) {
+		cpu_relax();
+		cond_resched();
+	}
+}
+
+/*
+ * In window @k of @o: wait until the other side runs in a window of its
+ * own (gs_overlap_await()), and count it. What this thread does next in
+ * its window begins in the other's.
+ */
+static inline void gs_overlap_await_in(struct gs_overlap *o, unsigned int k)
+{
+	if (k >= GS_OVERLAP_THREADS)
+		return;
+	gs_overlap_await(o->win[k].other);
+	gs_overlap_check(o, k);
+}
+
+/* Enter a window and linger in it; returns what gs_overlap_exit() wants. */
 static inline unsigned int gs_overlap_hold(struct gs_overlap *o,
 					   struct gs_overlap *other)
 {
-	unsigned int cpu = gs_overlap_enter_vs(o, other);
-	long started = atomic_long_read(&other->windows);
-	int i;
+	unsigned int k = gs_overlap_enter_vs(o, other);
 
-	for (i = 0; i < 2000 && atomic_long_read(&other->windows) == started;
-	     i++)
-		udelay(1);
-	return cpu;
-}
-
-/* Whether a window of @o has overlapped one on another CPU yet. */
-static inline bool gs_overlap_seen(struct gs_overlap *o)
-{
-	return atomic_long_read(&o->overlaps) > 0;
+	gs_overlap_linger(o, k);
+	return k;
 }
 
 /*
- * The test's line of proof: how many windows overlapped one on another
- * CPU. None is a failure: the race was not run.
+ * What a race test asks of each side: GS_OVERLAP_PCT percent of its
+ * windows overlapped (a case may ask less, and says why), and a number
+ * of operations of the other side, so that neither ran nearly alone. A
+ * case that falls short after its operations goes on, up to
+ * GS_OVERLAP_MORE times as many, then fails with its figures.
+ */
+#define GS_OVERLAP_PCT		10
+#define GS_OVERLAP_MORE		10
+
+/* Whether @pct percent of the windows of @o overlapped, or more. */
+static inline bool gs_overlap_enough(struct gs_overlap *o, unsigned int pct)
+{
+	long n = atomic_long_read(&o->windows);
+
+	return n && atomic_long_read(&o->overlaps) * 100 >= n * pct;
+}
+
+/*
+ * Whether a race test goes on after @i of its @n operations: up to @n,
+ * and on while what it asks is not @met, up to GS_OVERLAP_MORE * @n.
+ */
+static inline bool gs_overlap_more(long i, long n, bool met)
+{
+	return i < n || (!met && i < GS_OVERLAP_MORE * n);
+}
+
+/*
+ * The test's line of proof: how many windows of @o overlapped one of the
+ * other side running on another CPU, and how many operations the other
+ * side did (@ops). Fewer than @pct percent, or fewer than @min_ops, is a
+ * failure: the race was not run, or hardly.
  */
 static inline void gs_overlap_expect(struct kunit *test, struct gs_overlap *o,
-				     const char *what)
+				     const char *what, unsigned int pct,
+				     long ops, long min_ops)
 {
 	long n = atomic_long_read(&o->windows);
 	long hit = atomic_long_read(&o->overlaps);
 
-	kunit_info(test, "%s: %ld of %ld windows overlapped another CPU's (%u CPUs online)\n",
-		   what, hit, n, num_online_cpus());
-	KUNIT_EXPECT_GT_MSG(test, hit, 0L,
-			    "%s: no window overlapped another CPU's", what);
+	kunit_info(test, "%s: %ld of %ld windows overlapped another CPU's running one (%ld%%, %u%% wanted); %ld operations of the other side (%ld wanted); %u CPUs online\n",
+		   what, hit, n, n ? hit * 100 / n : 0, pct, ops, min_ops,
+		   num_online_cpus());
+	KUNIT_EXPECT_TRUE_MSG(test, gs_overlap_enough(o, pct),
+			      "%s: %ld of %ld windows overlapped, %u%% wanted; %ld operations of the other side",
+			      what, hit, n, pct, ops);
+	KUNIT_EXPECT_GE_MSG(test, ops, min_ops,
+			    "%s: %ld operations of the other side, %ld wanted; %ld of %ld windows overlapped",
+			    what, ops, min_ops, hit, n);
 }
 
 /*
@@ -118,13 +274,14 @@ static inline void gs_overlap_expect(struct kunit *test, struct gs_overlap *o,
  * of @o: the turn ends with the window, an error counted if @ret says so,
  * and a chance for the test's thread to run where there is one CPU.
  */
-static inline void gs_racer_turn_end(struct gs_overlap *o, unsigned int cpu,
+static inline void gs_racer_turn_end(struct gs_overlap *o, unsigned int win,
 				     int ret, atomic_t *errors, long *ops)
 {
-	gs_overlap_exit(o, cpu);
+	gs_overlap_exit(o, win);
 	if (ret)
 		atomic_inc(errors);
-	(*ops)++;
+	/* Read by the test's thread while this one runs. */
+	WRITE_ONCE(*ops, *ops + 1);
 	cond_resched();
 }
 

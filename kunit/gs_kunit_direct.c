@@ -869,6 +869,12 @@ static void gs_direct_write_ends_in_irq(struct kunit *test)
 #define GS_DC_SLOTS	16
 #define GS_DC_RUNS	600
 #define GS_DC_RUN	4	/* pages a write or read takes at most */
+/*
+ * Frees, overwrites and reads the other thread must do meanwhile: a
+ * quarter of the runs (it did 1641 to 4933 beside 600 under the
+ * sanitizers).
+ */
+#define GS_DC_OPS	(GS_DC_RUNS / 4)
 
 struct gs_direct_conc {
 	struct gs_store *s;
@@ -881,20 +887,26 @@ struct gs_direct_conc {
 	struct completion done;
 };
 
-/* Free, overwrite into the pool, or read slots the other thread uses. */
+/*
+ * Free, overwrite into the pool, or read slots the other thread uses:
+ * each in a window that waits first for the other thread to run in the
+ * window of an I/O (2 ms at most), so that it lands while that I/O is
+ * under way, not hundreds of times between two.
+ */
 static int gs_direct_conc_fn(void *arg)
 {
 	struct gs_direct_conc *c = arg;
 	void *buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
 	void *tmp = kmalloc(PAGE_SIZE, GFP_KERNEL);
-	unsigned int cpu, v = 0;
+	unsigned int win, v = 0;
 	u64 slot;
 	int ret;
 
 	while (buf && tmp && !READ_ONCE(c->stop)) {
 		ret = 0;
 		slot = get_random_u32_below(GS_DC_SLOTS);
-		cpu = gs_overlap_enter_vs(&c->op, &c->io);
+		win = gs_overlap_enter_vs(&c->op, &c->io);
+		gs_overlap_await_in(&c->op, win);
 		switch (get_random_u32_below(3)) {
 		case 0:
 			gs_store_free(c->s, slot);
@@ -911,7 +923,7 @@ static int gs_direct_conc_fn(void *arg)
 				atomic_inc(&c->bad);
 			break;
 		}
-		gs_racer_turn_end(&c->op, cpu, ret, &c->errors, &c->ops);
+		gs_racer_turn_end(&c->op, win, ret, &c->errors, &c->ops);
 	}
 	return gs_racer_end(buf, tmp, &c->errors, &c->done);
 }
@@ -963,12 +975,13 @@ static int gs_direct_conc_read(struct gs_direct_conc *c, u64 slot,
  * gs_store_write_start() and reads runs back with
  * gs_store_read_run_start() (each I/O, from its start to its end, a
  * window), while another thread frees, overwrites into the pool and
- * reads the same 16 slots. Each I/O ends from a hard interrupt, as a
- * device's does: a read of pages stored as they are is unpinned there,
- * with no lock, while the other CPU frees and overwrites its slots.
- * Every read returns a version written to its slot, or zeroes; every end
- * comes once; nothing stays pinned, the maps agree, the counters
- * balance, and all freed, the backing store and the pool are empty.
+ * reads the same 16 slots, each in an I/O's window. Each I/O ends from a
+ * hard interrupt, as a device's does: a read of pages stored as they are
+ * is unpinned there, with no lock, while the other CPU frees and
+ * overwrites its slots. Every read returns a version written to its
+ * slot, or zeroes; every end comes once; nothing stays pinned, the maps
+ * agree, the counters balance, and all freed, the backing store and the
+ * pool are empty.
  */
 static void gs_direct_concurrent(struct kunit *test)
 {
@@ -978,7 +991,7 @@ static void gs_direct_concurrent(struct kunit *test)
 	struct gs_direct_conc *c;
 	struct gs_kunit_ended r;
 	struct task_struct *t;
-	unsigned int cpu, nr, j;
+	unsigned int win, nr, j;
 	struct gs_kbk *k;
 	struct gs_store *s;
 	u64 slot;
@@ -993,11 +1006,14 @@ static void gs_direct_concurrent(struct kunit *test)
 	t = kthread_run(gs_direct_conc_fn, c, "gs-kunit-race");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
 
-	for (i = 0; i < GS_DC_RUNS; i++) {
+	for (i = 0; gs_overlap_more(i, GS_DC_RUNS,
+				    gs_overlap_enough(&c->io, GS_OVERLAP_PCT) &&
+				    gs_overlap_enough(&c->op, GS_OVERLAP_PCT) &&
+				    READ_ONCE(c->ops) >= GS_DC_OPS); i++) {
 		slot = get_random_u32_below(GS_DC_SLOTS);
 		nr = min_t(u64, 1 + get_random_u32_below(GS_DC_RUN),
 			   GS_DC_SLOTS - slot);
-		cpu = gs_overlap_enter_vs(&c->io, &c->op);
+		win = gs_overlap_enter_vs(&c->io, &c->op);
 		if (i & 1) {
 			n = gs_direct_conc_read(c, slot, dst, nr, tmp);
 			c->reads += n;
@@ -1018,17 +1034,19 @@ static void gs_direct_concurrent(struct kunit *test)
 				atomic_inc(&c->errors);
 			}
 		}
-		gs_overlap_exit(&c->io, cpu);
+		gs_overlap_exit(&c->io, win);
 		cond_resched();
 	}
 	WRITE_ONCE(c->stop, true);
 	wait_for_completion(&c->done);
 
-	kunit_info(test, "%ld pages written and %ld read without waiting; %ld operations\n",
-		   c->writes, c->reads, c->ops);
+	kunit_info(test, "%d runs: %ld pages written and %ld read without waiting; %ld operations\n",
+		   i, c->writes, c->reads, c->ops);
 	gs_overlap_expect(test, &c->io,
-			  "direct writes and reads in flight against the other thread");
-	gs_overlap_expect(test, &c->op, "frees, overwrites, reads against I/O in flight");
+			  "direct writes and reads in flight against the other thread",
+			  GS_OVERLAP_PCT, c->ops, GS_DC_OPS);
+	gs_overlap_expect(test, &c->op, "frees, overwrites, reads against I/O in flight",
+			  GS_OVERLAP_PCT, i, GS_DC_RUNS);
 	KUNIT_EXPECT_EQ(test, atomic_read(&c->errors), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&c->bad), 0);
 	KUNIT_EXPECT_GT(test, c->writes, 0L);

@@ -113,6 +113,21 @@ static void gs_ix_expect_nodes(struct kunit *test, struct gs_index *ix,
 }
 
 /*
+ * The count of the XArray's nodes, and their bytes, against a walk of
+ * the whole tree (each node's count checked against its slots).
+ */
+static void gs_ix_expect_walked(struct kunit *test, struct gs_index *ix)
+{
+	unsigned int h, bad = 0;
+	unsigned long walked = gs_ix_walk(ix, &h, &bad);
+
+	KUNIT_EXPECT_EQ(test, bad, 0U);
+	KUNIT_EXPECT_EQ(test, ix->nodes, walked);
+	KUNIT_EXPECT_EQ(test, gs_ix_bytes(ix),
+			(long)(walked * gs_index_node_bytes()));
+}
+
+/*
  * Entries at the edges of nodes and of an unsigned long, each found where
  * it was put and nowhere else; a taken index keeps its entry; all of it,
  * nodes included, gone with the last erase.
@@ -153,7 +168,7 @@ static void gs_index_insert_erase(struct kunit *test)
 				    gs_ix_entry(at[j]));
 		KUNIT_EXPECT_NULL(test, gs_index_load(ix, at[j]));
 		KUNIT_EXPECT_NULL(test, gs_index_erase(ix, at[j]));
-		gs_ix_expect_nodes(test, ix, gs_ix_walk(ix, &h, &bad));
+		gs_ix_expect_walked(test, ix);
 	}
 	gs_ix_expect_nodes(test, ix, 0);
 	KUNIT_EXPECT_TRUE(test, xa_empty(&ix->xa));
@@ -298,7 +313,7 @@ static void gs_index_count(struct kunit *test)
 	unsigned long *at = kunit_kcalloc(test, 400, sizeof(*at), GFP_KERNEL);
 	bool *in = kunit_kcalloc(test, 400, sizeof(*in), GFP_KERNEL);
 	struct gs_ix_cover dense = {}, few = {}, sparse = {};
-	unsigned int k, n, h, bad = 0;
+	unsigned int k, n;
 
 	KUNIT_ASSERT_NOT_NULL(test, at);
 	KUNIT_ASSERT_NOT_NULL(test, in);
@@ -313,7 +328,7 @@ static void gs_index_count(struct kunit *test)
 			KUNIT_EXPECT_NULL(test, gs_index_insert(ix, i,
 								gs_ix_entry(i),
 								GFP_KERNEL));
-		gs_ix_expect_nodes(test, ix, gs_ix_walk(ix, &h, &bad));
+		gs_ix_expect_walked(test, ix);
 	}
 	gs_ix_expect_nodes(test, ix, 0);
 	KUNIT_EXPECT_TRUE(test, xa_empty(&ix->xa));
@@ -515,36 +530,56 @@ static void gs_index_reserve(struct kunit *test)
 	gs_ix_expect_nodes(test, ix, 0);
 }
 
+#define GS_IX_RACE_MAX		32767	/* the highest index: three levels */
 #define GS_IX_RACE_SPAN		2048	/* indices the threads work on */
 #define GS_IX_RACE_OPS		200000
+/*
+ * Lookups and scans the reader must do meanwhile: a scan of the span
+ * takes as long as 100 to 200 of the writer's inserts and erases (1238
+ * and 1653 scans to 200000 under the sanitizers); a fifth of that.
+ */
+#define GS_IX_RACE_READS	(GS_IX_RACE_OPS / 1000)
 
 struct gs_ix_race {
 	struct gs_index *ix;
-	struct gs_overlap overlap;
+	/* Each insert or erase; each lookup and scan. */
+	struct gs_overlap wr, rd;
+	long reads;		/* the reader's lookups and scans */
+	long min_reads;		/* ... that the test asks for */
 	atomic_t bad;
+	atomic_t lost;		/* an entry never erased not found */
 	atomic_t running;
 	bool stop;
 	struct completion done;
 };
 
+/* Whether the writer's race has done what gs_index_race() asks. */
+static bool gs_ix_race_met(struct gs_ix_race *r)
+{
+	return gs_overlap_enough(&r->wr, GS_OVERLAP_PCT) &&
+	       gs_overlap_enough(&r->rd, GS_OVERLAP_PCT) &&
+	       READ_ONCE(r->reads) >= r->min_reads;
+}
+
 /* Inserts and erases at random, so nodes come and go. */
 static int gs_ix_race_writer(void *arg)
 {
 	struct gs_ix_race *r = arg;
-	unsigned int cpu;
+	unsigned int win;
 	unsigned long i;
 	void *e;
-	int k;
+	long k;
 
-	for (k = 0; k < GS_IX_RACE_OPS; k++) {
+	for (k = 0; gs_overlap_more(k, GS_IX_RACE_OPS, gs_ix_race_met(r));
+	     k++) {
 		i = get_random_u32_below(GS_IX_RACE_SPAN);
-		cpu = gs_overlap_enter(&r->overlap);
+		win = gs_overlap_enter_vs(&r->wr, &r->rd);
 		if (get_random_u32_below(2))
 			e = gs_index_insert(r->ix, i, gs_ix_entry(i),
 					    GFP_KERNEL);
 		else
 			e = gs_index_erase(r->ix, i);
-		gs_overlap_exit(&r->overlap, cpu);
+		gs_overlap_exit(&r->wr, win);
 		if (e && e != gs_ix_entry(i))
 			atomic_inc(&r->bad);
 		if (!(k % 64))
@@ -561,25 +596,29 @@ static int gs_ix_race_reader(void *arg)
 {
 	struct gs_ix_race *r = arg;
 	unsigned long i, prev;
-	unsigned int cpu;
+	unsigned int win, n;
 	void *e;
 	int k = 0;
 
 	while (!READ_ONCE(r->stop)) {
-		cpu = gs_overlap_enter(&r->overlap);
+		win = gs_overlap_enter_vs(&r->rd, &r->wr);
 		i = get_random_u32_below(GS_IX_RACE_SPAN);
 		e = gs_index_load(r->ix, i);
 		if (e && e != gs_ix_entry(i))
 			atomic_inc(&r->bad);
-		for (i = 0, prev = 0; i <= GS_IX_RACE_SPAN; i++) {
+		for (i = 0, prev = 0, n = 0; i <= GS_IX_RACE_SPAN; i++) {
 			e = gs_index_find(r->ix, &i, GS_IX_RACE_SPAN);
 			if (!e)
 				break;
 			if (e != gs_ix_entry(i) || i < prev)
 				atomic_inc(&r->bad);
 			prev = i;
+			/* A scan is long: is the writer at work meanwhile? */
+			if (!(++n & 31))
+				gs_overlap_check(&r->rd, win);
 		}
-		gs_overlap_exit(&r->overlap, cpu);
+		gs_overlap_exit(&r->rd, win);
+		WRITE_ONCE(r->reads, r->reads + 1);
 		if (!(++k % 4))
 			cond_resched();
 	}
@@ -588,28 +627,163 @@ static int gs_ix_race_reader(void *arg)
 	return 0;
 }
 
-static void gs_index_race(struct kunit *test)
+static struct gs_ix_race *gs_ix_race_new(struct kunit *test, long min_reads)
 {
 	struct gs_ix_race *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	r->ix = gs_ix_new(test, GS_IX_RACE_MAX, 1);
+	r->min_reads = min_reads;
+	init_completion(&r->done);
+	atomic_set(&r->running, 2);
+	return r;
+}
+
+static void gs_index_race(struct kunit *test)
+{
+	struct gs_ix_race *r = gs_ix_race_new(test, GS_IX_RACE_READS);
 	struct task_struct *t;
 	unsigned long i;
 
-	KUNIT_ASSERT_NOT_NULL(test, r);
-	r->ix = gs_ix_new(test, 32767, 1);
-	init_completion(&r->done);
-	atomic_set(&r->running, 2);
 	t = kthread_run(gs_ix_race_reader, r, "gs_ix_reader");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
 	t = kthread_run(gs_ix_race_writer, r, "gs_ix_writer");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
 	wait_for_completion(&r->done);
 	KUNIT_EXPECT_EQ(test, atomic_read(&r->bad), 0);
-	gs_ix_expect_nodes(test, r->ix, r->ix->nodes);
+	gs_ix_expect_walked(test, r->ix);
 	for (i = 0; i < GS_IX_RACE_SPAN; i++)
 		gs_index_erase(r->ix, i);
 	gs_ix_expect_nodes(test, r->ix, 0);
-	gs_overlap_expect(test, &r->overlap,
-			  "inserts and erases against lookups and scans");
+	gs_overlap_expect(test, &r->wr,
+			  "inserts and erases against lookups and scans",
+			  GS_OVERLAP_PCT, r->reads, GS_IX_RACE_READS);
+	gs_overlap_expect(test, &r->rd,
+			  "lookups and scans against inserts and erases",
+			  GS_OVERLAP_PCT, atomic_long_read(&r->wr.windows),
+			  GS_IX_RACE_OPS);
+}
+
+#define GS_IX_SAME_OPS		20000
+
+/*
+ * Index 1 inserted and erased, and the highest index: the array grows
+ * from its head alone (index 0) to a leaf and to its full height over
+ * it, and back, every four operations.
+ */
+static int gs_ix_same_writer(void *arg)
+{
+	static const unsigned long at[] = { 1, GS_IX_RACE_MAX };
+	struct gs_ix_race *r = arg;
+	unsigned int win;
+	unsigned long i;
+	void *e;
+	long k;
+
+	for (k = 0; gs_overlap_more(k, GS_IX_SAME_OPS, gs_ix_race_met(r));
+	     k++) {
+		i = at[k & 1];
+		win = gs_overlap_enter_vs(&r->wr, &r->rd);
+		if (k & 2)
+			e = gs_index_erase(r->ix, i);
+		else
+			e = gs_index_insert(r->ix, i, gs_ix_entry(i),
+					    GFP_KERNEL);
+		gs_overlap_exit(&r->wr, win);
+		/* Inserted where nothing was, erased what was inserted. */
+		if (e != (k & 2 ? gs_ix_entry(i) : NULL))
+			atomic_inc(&r->bad);
+		if (!(k % 64))
+			cond_resched();
+	}
+	WRITE_ONCE(r->stop, true);
+	if (atomic_dec_and_test(&r->running))
+		complete(&r->done);
+	return 0;
+}
+
+/*
+ * The writer's indices, looked up and scanned: index 0, never erased,
+ * always found with its own entry, first; the others their own entry
+ * or nothing, in order.
+ */
+static int gs_ix_same_reader(void *arg)
+{
+	static const unsigned long at[] = { 0, 1, GS_IX_RACE_MAX };
+	struct gs_ix_race *r = arg;
+	unsigned long i, prev;
+	unsigned int win, k;
+	void *e;
+	long n = 0;
+
+	while (!READ_ONCE(r->stop)) {
+		win = gs_overlap_enter_vs(&r->rd, &r->wr);
+		for (k = 0; k < ARRAY_SIZE(at); k++) {
+			e = gs_index_load(r->ix, at[k]);
+			if (!k && !e)
+				atomic_inc(&r->lost);
+			else if (e && e != gs_ix_entry(at[k]))
+				atomic_inc(&r->bad);
+		}
+		for (i = 0, k = 0, prev = 0; i <= GS_IX_RACE_MAX; i++, k++) {
+			e = gs_index_find(r->ix, &i, GS_IX_RACE_MAX);
+			if (!e)
+				break;
+			/* Index 0 first. */
+			if (!k && i)
+				atomic_inc(&r->lost);
+			if (e != gs_ix_entry(i) || i < prev || k > 2)
+				atomic_inc(&r->bad);
+			prev = i;
+		}
+		if (!k)
+			atomic_inc(&r->lost);
+		gs_overlap_exit(&r->rd, win);
+		WRITE_ONCE(r->reads, r->reads + 1);
+		if (!(++n % 16))
+			cond_resched();
+	}
+	if (atomic_dec_and_test(&r->running))
+		complete(&r->done);
+	return 0;
+}
+
+/*
+ * Inserts and erases against lookups of the same indices: one thread
+ * inserts and erases index 1 and the highest index, so that the leaf
+ * over index 0 and the levels over it come and go, while another looks
+ * them up and scans them. Index 0 is found, with its own entry, by every
+ * lookup and scan; the others are their own entry or nothing; the node
+ * count agrees with a walk after; the two overlap.
+ */
+static void gs_index_race_same(struct kunit *test)
+{
+	struct gs_ix_race *r = gs_ix_race_new(test, GS_IX_SAME_OPS / 10);
+	struct task_struct *t;
+
+	KUNIT_ASSERT_NULL(test, gs_index_insert(r->ix, 0, gs_ix_entry(0),
+						GFP_KERNEL));
+	gs_ix_expect_nodes(test, r->ix, 0);
+	t = kthread_run(gs_ix_same_reader, r, "gs_ix_reader");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	t = kthread_run(gs_ix_same_writer, r, "gs_ix_writer");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	wait_for_completion(&r->done);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->bad), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->lost), 0);
+	gs_ix_expect_walked(test, r->ix);
+	KUNIT_EXPECT_PTR_EQ(test, gs_index_load(r->ix, 0), gs_ix_entry(0));
+	gs_index_erase(r->ix, 1);
+	gs_index_erase(r->ix, GS_IX_RACE_MAX);
+	gs_index_erase(r->ix, 0);
+	gs_ix_expect_nodes(test, r->ix, 0);
+	gs_overlap_expect(test, &r->wr,
+			  "inserts and erases against lookups of the same indices",
+			  GS_OVERLAP_PCT, r->reads, r->min_reads);
+	gs_overlap_expect(test, &r->rd,
+			  "lookups of the same indices against inserts and erases",
+			  GS_OVERLAP_PCT, atomic_long_read(&r->wr.windows),
+			  GS_IX_SAME_OPS);
 }
 
 static struct kunit_case gs_index_cases[] = {
@@ -620,6 +794,7 @@ static struct kunit_case gs_index_cases[] = {
 	KUNIT_CASE(gs_index_full_width),
 	KUNIT_CASE(gs_index_reserve),
 	KUNIT_CASE_SLOW(gs_index_race),
+	KUNIT_CASE_SLOW(gs_index_race_same),
 	{}
 };
 

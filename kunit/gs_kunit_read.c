@@ -499,14 +499,29 @@ static void gs_read_start_stop_waits(struct kunit *test)
 #define GS_RC_BASE	(GS_CLUSTER_SLOTS - 12)	/* 12 slots in each of two */
 #define GS_RC_SLOTS	24
 #define GS_RC_READS	3000
+/*
+ * Operations the other thread must do meanwhile: a tenth of the reads
+ * (it did 1044 to 3322 beside 3000 under the sanitizers).
+ */
+#define GS_RC_OPS	(GS_RC_READS / 10)
+/*
+ * Reads that must have pinned an object, each the other thread's chance
+ * to free it under the reader: fewer than GS_RC_OPS, as most reads find
+ * their slot written back or empty (the other thread writes back four
+ * pages in one of six operations and frees in two): 129 and 157 of 3000
+ * under the sanitizers.
+ */
+#define GS_RC_PINNED	(GS_RC_READS / 50)
 
 struct gs_read_conc {
 	struct gs_store *s;
 	/* The reader's pinned windows; each operation of the other thread. */
 	struct gs_overlap rd, op;
-	unsigned int rd_cpu;
+	unsigned int rd_win;
+	struct task_struct *reader;	/* the test's thread */
 	bool rd_in;		/* the stub entered a window: read returns */
 	long pinned;		/* reads that pinned a pool object */
+	long changed;		/* ... whose slot changed under the pin */
 	long ops;
 	atomic_t bad;		/* reads that returned something never written */
 	atomic_t errors;	/* failed stores, reads, writebacks */
@@ -527,9 +542,34 @@ static void gs_read_conc_window(struct gs_store *s, u64 slot)
 {
 	struct gs_read_conc *c = gs_conc;
 
+	/* The other thread reads too: its reads are its own windows. */
+	if (current != c->reader)
+		return;
 	c->rd_in = true;
 	c->pinned++;
-	c->rd_cpu = gs_overlap_hold(&c->rd, &c->op);
+	c->rd_win = gs_overlap_hold(&c->rd, &c->op);
+}
+
+/*
+ * Whether the reads went on long enough: both sides overlapped, the
+ * other thread did @min_ops operations, this one @min_pinned pinned reads.
+ */
+static bool gs_read_conc_met(struct gs_read_conc *c, long min_ops,
+			     long min_pinned)
+{
+	return gs_overlap_enough(&c->rd, GS_OVERLAP_PCT) &&
+	       gs_overlap_enough(&c->op, GS_OVERLAP_PCT) &&
+	       READ_ONCE(c->ops) >= min_ops && c->pinned >= min_pinned;
+}
+
+/* The end of a read of the test's thread: its window, if one opened. */
+static void gs_read_conc_turn_end(struct gs_read_conc *c)
+{
+	if (c->rd_in) {
+		c->rd_in = false;
+		gs_overlap_exit(&c->rd, c->rd_win);
+	}
+	cond_resched();
 }
 
 /*
@@ -542,14 +582,14 @@ static int gs_read_conc_fn(void *arg)
 	struct gs_read_conc *c = arg;
 	void *buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
 	void *tmp = kmalloc(PAGE_SIZE, GFP_KERNEL);
-	unsigned int cpu, v = 0;
+	unsigned int win, v = 0;
 	u64 slot, done;
 	int ret;
 
 	while (buf && tmp && !READ_ONCE(c->stop)) {
 		ret = 0;
 		slot = GS_RC_BASE + get_random_u32_below(GS_RC_SLOTS);
-		cpu = gs_overlap_enter_vs(&c->op, &c->rd);
+		win = gs_overlap_enter_vs(&c->op, &c->rd);
 		switch (get_random_u32_below(6)) {
 		case 0:
 		case 1:
@@ -577,7 +617,7 @@ static int gs_read_conc_fn(void *arg)
 			ret = gs_store_write(c->s, slot, buf, GFP_KERNEL);
 			break;
 		}
-		gs_racer_turn_end(&c->op, cpu, ret, &c->errors, &c->ops);
+		gs_racer_turn_end(&c->op, win, ret, &c->errors, &c->ops);
 	}
 	return gs_racer_end(buf, tmp, &c->errors, &c->done);
 }
@@ -615,30 +655,31 @@ static void gs_read_pinned_concurrent(struct kunit *test)
 				0);
 	}
 
+	c->reader = current;
 	gs_conc = c;
 	kunit_activate_static_stub(test, gs_read_window, gs_read_conc_window);
 	t = kthread_run(gs_read_conc_fn, c, "gs-kunit-race");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
-	for (i = 0; i < GS_RC_READS; i++) {
+	for (i = 0; gs_overlap_more(i, GS_RC_READS,
+				    gs_read_conc_met(c, GS_RC_OPS, GS_RC_PINNED));
+	     i++) {
 		slot = GS_RC_BASE + get_random_u32_below(GS_RC_SLOTS);
 		if (gs_store_read(s, slot, buf))
 			atomic_inc(&c->errors);
 		else if (!gs_kunit_version_valid(slot, buf, tmp))
 			atomic_inc(&c->bad);
-		if (c->rd_in) {
-			c->rd_in = false;
-			gs_overlap_exit(&c->rd, c->rd_cpu);
-		}
-		cond_resched();
+		gs_read_conc_turn_end(c);
 	}
 	WRITE_ONCE(c->stop, true);
 	wait_for_completion(&c->done);
 	kunit_deactivate_static_stub(test, gs_read_window);
 
 	kunit_info(test, "%d reads, %ld of them pinned; %ld operations; %d backing writes\n",
-		   GS_RC_READS, c->pinned, c->ops, atomic_read(&k->writes));
-	gs_overlap_expect(test, &c->rd, "pinned reads against the other thread");
-	gs_overlap_expect(test, &c->op, "frees, overwrites, writebacks against pinned reads");
+		   i, c->pinned, c->ops, atomic_read(&k->writes));
+	gs_overlap_expect(test, &c->rd, "pinned reads against the other thread",
+			  GS_OVERLAP_PCT, c->ops, GS_RC_OPS);
+	gs_overlap_expect(test, &c->op, "frees, overwrites, writebacks against pinned reads",
+			  GS_OVERLAP_PCT, c->pinned, GS_RC_PINNED);
 	KUNIT_EXPECT_EQ(test, atomic_read(&c->errors), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&c->bad), 0);
 	KUNIT_EXPECT_GT(test, c->pinned, 0L);
@@ -663,9 +704,158 @@ static void gs_read_pinned_concurrent(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, gs_kunit_index_empty(s));
 }
 
+/* ----------------------------- one slot, its pin against its free */
+
+#define GS_RS_SLOT	(GS_CLUSTER_SLOTS + 7)
+/*
+ * Pinned reads: the other thread frees or writes the slot in each. Reads
+ * that find it empty (between a free and its write) do not count, up to
+ * GS_RS_READS_MAX reads in all.
+ */
+#define GS_RS_PINS	500
+#define GS_RS_READS_MAX	(100 * GS_RS_PINS)
+
+/*
+ * A pinned read of the slot, its window: open until the other thread's
+ * free or write has changed the entry under the pin, 2 ms at most.
+ */
+static void gs_read_same_window(struct gs_store *s, u64 slot)
+{
+	struct gs_read_conc *c = gs_conc;
+	unsigned long e;
+	int i;
+
+	if (current != c->reader)
+		return;
+	e = gs_store_entry(s, slot);
+	c->rd_in = true;
+	c->pinned++;
+	c->rd_win = gs_overlap_enter_vs(&c->rd, &c->op);
+	for (i = 0; i < 400 && gs_store_entry(s, slot) == e; i++) {
+		udelay(5);
+		if (!(i & 3))
+			gs_overlap_check(&c->rd, c->rd_win);
+		/* The other thread may be waiting for this CPU. */
+		cond_resched();
+	}
+	if (gs_store_entry(s, slot) != e)
+		c->changed++;
+}
+
+/*
+ * In turn, each in a window once the reader has the slot pinned (waited
+ * for, 2 ms at most): free the slot and write it again, or write over it
+ * (a text or an incompressible version, v of the slot).
+ */
+static int gs_read_same_fn(void *arg)
+{
+	struct gs_read_conc *c = arg;
+	void *buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
+	void *tmp = kmalloc(PAGE_SIZE, GFP_KERNEL);
+	unsigned int win, v = 0;
+	int i, ret;
+
+	while (buf && tmp && !READ_ONCE(c->stop)) {
+		v++;
+		gs_kunit_fill_version(buf, GS_RS_SLOT * 1000 + v % 1000,
+				      v & 2);
+		for (i = 0; i < 400 && !READ_ONCE(c->stop) &&
+		     !(gs_store_entry(c->s, GS_RS_SLOT) & GS_FLAG_PINNED); i++) {
+			udelay(5);
+			cond_resched();
+		}
+		win = gs_overlap_enter_vs(&c->op, &c->rd);
+		if (v & 1)
+			gs_store_free(c->s, GS_RS_SLOT);
+		ret = gs_store_write(c->s, GS_RS_SLOT, buf, GFP_KERNEL);
+		gs_racer_turn_end(&c->op, win, ret, &c->errors, &c->ops);
+	}
+	return gs_racer_end(buf, tmp, &c->errors, &c->done);
+}
+
+/*
+ * The race of gs_read_pinned_race() on two CPUs, on one slot: this
+ * thread reads it over and over, each read of its pool object (text or
+ * incompressible) pinned, its window held until the other thread, which
+ * waits for the pin, then frees the slot and writes it again or writes
+ * over it, has changed the entry. Every read returns zeroes or a
+ * version written to the slot, byte for byte; the frees and writes land
+ * on pinned reads (at least half of them, by construction); nothing
+ * stays pinned, the counters balance, and once the slot is freed the
+ * pool and the index are empty (KASAN sees an object freed twice, or
+ * read after its free).
+ */
+static void gs_read_pin_free_same(struct kunit *test)
+{
+	void *buf = gs_kunit_page(test), *tmp = gs_kunit_page(test);
+	struct gs_read_conc *c;
+	struct task_struct *t;
+	struct gs_store *s;
+	long zeroes = 0;
+	int i;
+
+	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	s = gs_kunit_store(test, "lz4", 2 * GS_CLUSTER_SLOTS);
+	c->s = s;
+	init_completion(&c->done);
+	gs_kunit_fill_version(buf, GS_RS_SLOT * 1000, false);
+	KUNIT_ASSERT_EQ(test, gs_store_write(s, GS_RS_SLOT, buf, GFP_KERNEL),
+			0);
+
+	c->reader = current;
+	gs_conc = c;
+	kunit_activate_static_stub(test, gs_read_window, gs_read_same_window);
+	t = kthread_run(gs_read_same_fn, c, "gs-kunit-race");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	for (i = 0; i < GS_RS_READS_MAX &&
+	     gs_overlap_more(c->pinned, GS_RS_PINS,
+			     gs_read_conc_met(c, GS_RS_PINS, GS_RS_PINS)); i++) {
+		if (gs_store_read(s, GS_RS_SLOT, buf)) {
+			atomic_inc(&c->errors);
+		} else if (!gs_kunit_version_valid(GS_RS_SLOT, buf, tmp)) {
+			atomic_inc(&c->bad);
+		} else if (!memchr_inv(buf, 0, PAGE_SIZE)) {
+			/* Freed, its write under way. */
+			zeroes++;
+			usleep_range(10, 20);
+		}
+		gs_read_conc_turn_end(c);
+	}
+	WRITE_ONCE(c->stop, true);
+	wait_for_completion(&c->done);
+	kunit_deactivate_static_stub(test, gs_read_window);
+
+	kunit_info(test, "%d reads of one slot, %ld pinned, %ld of them with the slot freed or written meanwhile, %ld zeroes; %ld frees and writes\n",
+		   i, c->pinned, c->changed, zeroes, c->ops);
+	gs_overlap_expect(test, &c->rd, "pinned reads against frees of their slot",
+			  GS_OVERLAP_PCT, c->ops, GS_RS_PINS);
+	gs_overlap_expect(test, &c->op, "frees and writes against pinned reads of the slot",
+			  GS_OVERLAP_PCT, c->pinned, GS_RS_PINS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c->errors), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c->bad), 0);
+	/* By construction, but where 2 ms were not enough. */
+	KUNIT_EXPECT_GE(test, c->changed * 2, c->pinned);
+	gs_kunit_expect_unpinned(test, s);
+	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0L);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_SLOTS_USED),
+			gs_stat_read(&s->stats, GS_STAT_COMP_PAGES) +
+			gs_stat_read(&s->stats, GS_STAT_HUGE_PAGES));
+	KUNIT_EXPECT_LE(test, gs_stat_read(&s->stats, GS_STAT_SLOTS_USED), 1);
+	KUNIT_EXPECT_EQ(test, gs_store_read(s, GS_RS_SLOT, buf), 0);
+	KUNIT_EXPECT_TRUE(test, gs_kunit_version_valid(GS_RS_SLOT, buf, tmp));
+	gs_store_free(s, GS_RS_SLOT);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_SLOTS_USED), 0);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_COMPR_BYTES), 0);
+	KUNIT_EXPECT_EQ(test, gs_store_pool_pages(s), 0UL);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->stats.clusters), 0);
+	KUNIT_EXPECT_TRUE(test, gs_kunit_index_empty(s));
+}
+
 static struct kunit_case gs_read_cases[] = {
 	KUNIT_CASE_PARAM(gs_read_pinned_race, gs_read_gen_params),
 	KUNIT_CASE_SLOW(gs_read_pinned_concurrent),
+	KUNIT_CASE_SLOW(gs_read_pin_free_same),
 	KUNIT_CASE(gs_read_no_stream),
 	KUNIT_CASE_PARAM(gs_read_start_backing, gs_start_gen_params),
 	KUNIT_CASE(gs_read_start_races),

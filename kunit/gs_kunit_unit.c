@@ -674,44 +674,72 @@ static void gs_unit_memory(struct kunit *test)
 #define GS_KU_RUNS	4	/* runs of 16 slots, the race's slots */
 #define GS_KU_READS	2000
 /*
- * The race tests' operations at most: GS_KU_READS, and on until both of
- * their races have overlapped (a kernel slowed down may give a window
- * few chances: 4 backing I/O windows in 2000 operations once, under the
- * sanitizers beside other work).
+ * The other thread's operations the race tests ask for: a tenth of
+ * this thread's (it did 1407 to 3287 beside its 2000 under the
+ * sanitizers; the unit's own race, whose steps are longer, 472 to 967).
+ * They run GS_KU_READS operations, and on until both of their races
+ * have overlapped enough and these are done, GS_OVERLAP_MORE times as
+ * many at most (a kernel slowed down may give a window few chances: 4
+ * backing I/O windows in 2000 operations once, under the sanitizers
+ * beside other work).
  */
-#define GS_KU_OPS_MAX		(10 * GS_KU_READS)
+#define GS_KU_OPS	(GS_KU_READS / 10)
+/*
+ * Backing I/O windows gs_unit_wb_concurrent() asks of its thread, fewer
+ * than GS_KU_OPS: only turns that write back, read a unit from the
+ * device or compact open one (90 to 209 in 2000 turns under the
+ * sanitizers, 4 once beside other work).
+ */
+#define GS_KU_IO_WINDOWS	(GS_KU_READS / 100)
 
 struct gs_ku_race {
 	struct gs_store *s;
 	struct gs_overlap rd, op;
-	unsigned int rd_cpu;
+	unsigned int rd_win;
 	bool rd_in;
 	long windows;		/* reads of a unit that opened a window */
 	long ops;
+	struct task_struct *reader;	/* the test's thread */
 	atomic_t bad;		/* pages read that were never written there */
 	atomic_t errors;
 	bool stop;
 	struct completion done;
 };
 
-/* Whether a race test goes on, @i operations done. */
-static bool gs_ku_race_more(struct gs_ku_race *c, int i)
+/*
+ * Whether a race test goes on, @i operations done: until both races
+ * overlapped enough, the other thread did GS_KU_OPS and this one opened
+ * @windows windows.
+ */
+static bool gs_ku_race_more(struct gs_ku_race *c, int i, long windows)
 {
-	return i < GS_KU_OPS_MAX &&
-	       (i < GS_KU_READS || !gs_overlap_seen(&c->rd) ||
-		!gs_overlap_seen(&c->op));
+	return gs_overlap_more(i, GS_KU_READS,
+			       gs_overlap_enough(&c->rd, GS_OVERLAP_PCT) &&
+			       gs_overlap_enough(&c->op, GS_OVERLAP_PCT) &&
+			       READ_ONCE(c->ops) >= GS_KU_OPS &&
+			       c->windows >= windows);
 }
 
 static struct gs_ku_race *gs_ku_race;
 
-/* A unit read's window: open until the other thread starts something. */
+/*
+ * A unit read's window: open until the other thread starts something.
+ * A turn that reads, splits and recompresses opens one, and lingers in
+ * it at each.
+ */
 static void gs_ku_race_window(struct gs_store *s, u64 slot)
 {
 	struct gs_ku_race *c = gs_ku_race;
 
+	if (current != c->reader)
+		return;
+	if (c->rd_in) {
+		gs_overlap_linger(&c->rd, c->rd_win);
+		return;
+	}
 	c->rd_in = true;
 	c->windows++;
-	c->rd_cpu = gs_overlap_hold(&c->rd, &c->op);
+	c->rd_win = gs_overlap_hold(&c->rd, &c->op);
 }
 
 /*
@@ -738,7 +766,7 @@ static void gs_ku_race_turn_end(struct gs_ku_race *c)
 {
 	if (c->rd_in) {
 		c->rd_in = false;
-		gs_overlap_exit(&c->rd, c->rd_cpu);
+		gs_overlap_exit(&c->rd, c->rd_win);
 	}
 	cond_resched();
 }
@@ -749,7 +777,7 @@ static int gs_ku_race_fn(void *arg)
 	struct gs_ku_race *c = arg;
 	void *run = kmalloc(GS_KU_PAGES * PAGE_SIZE, GFP_KERNEL);
 	void *tmp = kmalloc(PAGE_SIZE, GFP_KERNEL);
-	unsigned int cpu, k, v = 100;
+	unsigned int win, k, v = 100;
 	u64 first, slot;
 	int ret;
 
@@ -758,7 +786,7 @@ static int gs_ku_race_fn(void *arg)
 		first = get_random_u32_below(GS_KU_RUNS) * GS_KU_PAGES;
 		slot = first + get_random_u32_below(GS_KU_PAGES);
 		v = v % 900 + 100;
-		cpu = gs_overlap_enter_vs(&c->op, &c->rd);
+		win = gs_overlap_enter_vs(&c->op, &c->rd);
 		switch (get_random_u32_below(5)) {
 		case 0:
 			gs_store_free(c->s, slot);
@@ -782,7 +810,7 @@ static int gs_ku_race_fn(void *arg)
 			gs_store_free_range(c->s, first, GS_KU_PAGES);
 			break;
 		}
-		gs_racer_turn_end(&c->op, cpu, ret, &c->errors, &c->ops);
+		gs_racer_turn_end(&c->op, win, ret, &c->errors, &c->ops);
 	}
 	return gs_racer_end(run, tmp, &c->errors, &c->done);
 }
@@ -817,12 +845,13 @@ static void gs_unit_concurrent(struct kunit *test)
 	init_completion(&c->done);
 	gs_ku_store_runs(test, s, run, GS_KU_RUNS, 0);
 
+	c->reader = current;
 	gs_ku_race = c;
 	disable_work_sync(&s->unit_split_work);
 	kunit_activate_static_stub(test, gs_read_window, gs_ku_race_window);
 	t = kthread_run(gs_ku_race_fn, c, "gs-kunit-unit");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
-	for (i = 0; gs_ku_race_more(c, i); i++) {
+	for (i = 0; gs_ku_race_more(c, i, GS_KU_OPS); i++) {
 		if (i % 64 == 1) {
 			/* A unit most of which goes, whatever the other does. */
 			first = get_random_u32_below(GS_KU_RUNS) * GS_KU_PAGES;
@@ -865,8 +894,10 @@ static void gs_unit_concurrent(struct kunit *test)
 	kunit_info(test, "%d reads (%ld whole units), %ld units split, %ld pages recompressed, %ld in a window; %ld operations\n",
 		   i, whole, atomic_long_read(&s->stats.unit_splits),
 		   recomp, c->windows, c->ops);
-	gs_overlap_expect(test, &c->rd, "unit reads against the other thread");
-	gs_overlap_expect(test, &c->op, "frees and overwrites against unit reads");
+	gs_overlap_expect(test, &c->rd, "unit reads against the other thread",
+			  GS_OVERLAP_PCT, c->ops, GS_KU_OPS);
+	gs_overlap_expect(test, &c->op, "frees and overwrites against unit reads",
+			  GS_OVERLAP_PCT, c->windows, GS_KU_OPS);
 	KUNIT_EXPECT_EQ(test, atomic_read(&c->errors), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&c->bad), 0);
 	KUNIT_EXPECT_GT(test, whole, 0L);
@@ -1235,11 +1266,11 @@ static void gs_ku_wb_window(struct gs_kbk *k, bool write, u64 b)
 {
 	struct gs_ku_race *c = k->arg;
 
-	if (c->rd_in)
+	if (current != c->reader || c->rd_in)
 		return;
 	c->rd_in = true;
 	c->windows++;
-	c->rd_cpu = gs_overlap_hold(&c->rd, &c->op);
+	c->rd_win = gs_overlap_hold(&c->rd, &c->op);
 }
 
 /*
@@ -1271,6 +1302,7 @@ static void gs_unit_wb_concurrent(struct kunit *test)
 			      GS_KU_RUNS * GS_KU_PAGES * 2, &kb);
 	KUNIT_ASSERT_EQ(test, gs_store_set_unit(s, GS_KU_PAGES), 0);
 	c->s = s;
+	c->reader = current;
 	init_completion(&c->done);
 	gs_ku_store_runs(test, s, run, GS_KU_RUNS, 0);
 	kb->arg = c;
@@ -1279,7 +1311,7 @@ static void gs_unit_wb_concurrent(struct kunit *test)
 
 	t = kthread_run(gs_ku_race_fn, c, "gs-kunit-unit-wb");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
-	for (i = 0; gs_ku_race_more(c, i); i++) {
+	for (i = 0; gs_ku_race_more(c, i, GS_KU_IO_WINDOWS); i++) {
 		first = get_random_u32_below(GS_KU_RUNS) * GS_KU_PAGES;
 		switch (i % 4) {
 		case 0:
@@ -1315,18 +1347,178 @@ static void gs_unit_wb_concurrent(struct kunit *test)
 	WRITE_ONCE(c->stop, true);
 	wait_for_completion(&c->done);
 	kb->hook = NULL;
+	/* A split the frees queued counts itself in: a quiet store first. */
+	flush_work(&s->unit_split_work);
 
 	kunit_info(test, "%d operations here: %ld units written back whole, %ld units read whole, %ld pages of units read alone, %ld slots moved, %ld windows; %ld operations there\n",
 		   i, atomic_long_read(&s->stats.units_written),
 		   atomic_long_read(&s->stats.unit_reads),
 		   atomic_long_read(&s->stats.unit_part_reads), moved,
 		   c->windows, c->ops);
-	gs_overlap_expect(test, &c->rd, "backing I/O of units against the other thread");
-	gs_overlap_expect(test, &c->op, "frees and overwrites against backing I/O of units");
+	gs_overlap_expect(test, &c->rd, "backing I/O of units against the other thread",
+			  GS_OVERLAP_PCT, c->ops, GS_KU_OPS);
+	gs_overlap_expect(test, &c->op, "frees and overwrites against backing I/O of units",
+			  GS_OVERLAP_PCT, c->windows, GS_KU_IO_WINDOWS);
 	KUNIT_EXPECT_EQ(test, atomic_read(&c->errors), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&c->bad), 0);
 	KUNIT_EXPECT_GT(test, atomic_long_read(&s->stats.units_written), 0L);
 	gs_ku_expect_counts(test, s);
+	gs_store_free_range(s, 0, GS_CLUSTER_SLOTS);
+	KUNIT_EXPECT_EQ(test, gs_backing_used(s->bk), 0ULL);
+	gs_ku_expect_empty(test, s);
+}
+
+/*
+ * A read of the unit by the test's thread, counted in as its reader: its
+ * window, open from the read's start, stays open until the other thread
+ * starts its next step. The split's own window (the other thread's)
+ * stays shut.
+ */
+static void gs_ku_same_window(struct gs_store *s, u64 slot)
+{
+	struct gs_ku_race *c = gs_ku_race;
+
+	if (current != c->reader)
+		return;
+	c->windows++;
+	gs_overlap_linger(&c->rd, c->rd_win);
+}
+
+/*
+ * One unit at slots 0..15, in turn, each step a window: stored (a new
+ * version), written back whole, stored again and mostly freed (slots
+ * 0..8; 9..15 are never freed), split.
+ */
+static int gs_ku_same_fn(void *arg)
+{
+	struct gs_ku_race *c = arg;
+	void *run = kmalloc(GS_KU_PAGES * PAGE_SIZE, GFP_KERNEL);
+	unsigned int win, k, v = 100;
+	u64 done;
+	int n, ret;
+
+	for (n = 0; run && !READ_ONCE(c->stop); n++) {
+		ret = 0;
+		if (!(n & 1)) {
+			v = v % 900 + 100;
+			gs_ku_fill_run(run, 0, GS_KU_PAGES, v++);
+		}
+		win = gs_overlap_enter_vs(&c->op, &c->rd);
+		switch (n & 3) {
+		case 0:
+		case 2:
+			ret = gs_store_write_unit_nowait(c->s, 0, run,
+							 GS_KU_PAGES,
+							 GFP_KERNEL);
+			for (k = 0; n & 2 && k <= GS_KU_PAGES / 2; k++)
+				gs_store_free(c->s, k);
+			break;
+		case 1:
+			ret = gs_store_writeback_range(c->s, GS_WB_ALL, 0,
+						       GS_KU_PAGES, U64_MAX,
+						       &done);
+			break;
+		default:
+			c->s->unit_split_work.func(&c->s->unit_split_work);
+			break;
+		}
+		gs_racer_turn_end(&c->op, win, ret, &c->errors, &c->ops);
+	}
+	if (!run)
+		atomic_inc(&c->errors);
+	kfree(run);
+	complete(&c->done);
+	return 0;
+}
+
+/*
+ * Readers of a unit against its split and its writeback, on two CPUs,
+ * all on one unit: the other thread stores a run of 16 slots as a unit,
+ * writes it back whole, stores it again, frees most of it and splits
+ * it, over and over, while this thread reads the run whole and its
+ * slots one by one (each read a window; one counted in as the unit's
+ * reader in the pool stays open until the other thread's next step, so
+ * each step begins under a reader). A run read whole is one unit, every
+ * page of it a version written to its slot; a slot read alone is a
+ * version written to it, or zeroes for the slots that are freed, never
+ * for slots 9..15; units went to the device and were split; the
+ * counters, the reverse map and the check agree; all freed, nothing is
+ * left (KASAN sees a unit freed twice or read after its free).
+ */
+static void gs_unit_same_race(struct kunit *test)
+{
+	void *run = gs_ku_run_buf(test), *tmp = gs_kunit_page(test);
+	long whole = 0, lost = 0;
+	struct gs_ku_race *c;
+	struct task_struct *t;
+	struct gs_store *s;
+	struct gs_kbk *kb;
+	unsigned int k;
+	u64 slot;
+	int i, ret;
+
+	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	s = gs_kunit_wb_store(test, "lz4", GS_CLUSTER_SLOTS, 64, &kb);
+	KUNIT_ASSERT_EQ(test, gs_store_set_unit(s, GS_KU_PAGES), 0);
+	c->s = s;
+	c->reader = current;
+	init_completion(&c->done);
+	gs_ku_store_runs(test, s, run, 1, 0);
+
+	gs_ku_race = c;
+	disable_work_sync(&s->unit_split_work);
+	kunit_activate_static_stub(test, gs_read_window, gs_ku_same_window);
+	t = kthread_run(gs_ku_same_fn, c, "gs-kunit-unit-same");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	for (i = 0; gs_ku_race_more(c, i, GS_KU_OPS); i++) {
+		c->rd_win = gs_overlap_enter_vs(&c->rd, &c->op);
+		if (i & 1) {
+			ret = gs_store_read_unit(s, 0, run, GS_KU_PAGES);
+			if (gs_ku_race_run_read(c, 0, run, tmp, ret)) {
+				whole++;
+				for (k = 0; k < GS_KU_PAGES; k++)
+					lost += !memchr_inv(run + k * PAGE_SIZE,
+							    0, PAGE_SIZE);
+			}
+		} else {
+			slot = get_random_u32_below(GS_KU_PAGES);
+			if (gs_store_read(s, slot, run))
+				atomic_inc(&c->errors);
+			else if (!gs_kunit_version_valid(slot, run, tmp))
+				atomic_inc(&c->bad);
+			else if (slot > GS_KU_PAGES / 2)
+				lost += !memchr_inv(run, 0, PAGE_SIZE);
+		}
+		gs_overlap_exit(&c->rd, c->rd_win);
+		cond_resched();
+	}
+	WRITE_ONCE(c->stop, true);
+	wait_for_completion(&c->done);
+	kunit_deactivate_static_stub(test, gs_read_window);
+	enable_work(&s->unit_split_work);
+	flush_work(&s->unit_split_work);
+
+	kunit_info(test, "%d reads (%ld whole units), %ld counted in as a unit's reader; %ld steps: %ld units written back, %ld split\n",
+		   i, whole, c->windows, c->ops,
+		   atomic_long_read(&s->stats.units_written),
+		   atomic_long_read(&s->stats.unit_splits));
+	gs_overlap_expect(test, &c->rd, "reads of a unit against its split and writeback",
+			  GS_OVERLAP_PCT, c->ops, GS_KU_OPS);
+	gs_overlap_expect(test, &c->op, "split and writeback of a unit against its readers",
+			  GS_OVERLAP_PCT, c->windows, GS_KU_OPS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c->errors), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c->bad), 0);
+	KUNIT_EXPECT_EQ(test, lost, 0L);
+	KUNIT_EXPECT_GT(test, whole, 0L);
+	KUNIT_EXPECT_GT(test, atomic_long_read(&s->stats.units_written), 0L);
+	KUNIT_EXPECT_GT(test, atomic_long_read(&s->stats.unit_splits), 0L);
+	gs_ku_expect_counts(test, s);
+	for (slot = GS_KU_PAGES / 2 + 1; slot < GS_KU_PAGES; slot++) {
+		KUNIT_EXPECT_EQ(test, gs_store_read(s, slot, run), 0);
+		KUNIT_EXPECT_TRUE(test, gs_kunit_version_valid(slot, run, tmp));
+		KUNIT_EXPECT_TRUE(test, memchr_inv(run, 0, PAGE_SIZE));
+	}
 	gs_store_free_range(s, 0, GS_CLUSTER_SLOTS);
 	KUNIT_EXPECT_EQ(test, gs_backing_used(s->bk), 0ULL);
 	gs_ku_expect_empty(test, s);
@@ -1436,6 +1628,7 @@ static struct kunit_case gs_unit_cases[] = {
 	KUNIT_CASE(gs_unit_writeback_races),
 	KUNIT_CASE_SLOW(gs_unit_concurrent),
 	KUNIT_CASE_SLOW(gs_unit_wb_concurrent),
+	KUNIT_CASE_SLOW(gs_unit_same_race),
 	{}
 };
 

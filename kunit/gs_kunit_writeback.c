@@ -1760,13 +1760,31 @@ static void gs_wb_destroy_all(struct kunit *test)
 #define GS_WB_THREADS	3
 #define GS_WB_OPS	1000
 #define GS_WB_SLOTS	96
+/*
+ * Writebacks, idle marks and compactions the fourth thread must do
+ * meanwhile: a tenth of an I/O thread's operations (it did 663 to 1186
+ * beside 3000 or more under the sanitizers).
+ */
+#define GS_WB_WB_OPS	(GS_WB_OPS / 10)
+/*
+ * The share of the I/O threads' windows that must overlap the fourth
+ * thread's, half the usual: it is one thread against three on two CPUs,
+ * and at the edges of an I/O window often waits for a CPU or sleeps on
+ * a lock (10% to 45% under the sanitizers, 10% twice only after going
+ * on to 6191 and 7947 operations).
+ */
+#define GS_WB_IO_PCT	(GS_OVERLAP_PCT / 2)
 
 struct gs_wb_stress {
 	struct gs_store *s;
 	atomic_t bad;		/* reads that returned something else */
 	atomic_t errors;	/* failed stores or reads */
 	atomic_t running;
-	bool stop;
+	atomic_t at_ops;	/* I/O threads that did GS_WB_OPS */
+	atomic_long_t io_ops;	/* ... all of them */
+	long wb_ops;		/* the fourth thread's */
+	bool io_stop;		/* the I/O threads stop */
+	bool stop;		/* the fourth thread stops */
 	struct completion done;
 	/* Each I/O op, and each writeback, idle or compaction: windows. */
 	struct gs_overlap io, wb;
@@ -1785,18 +1803,35 @@ static bool gs_wb_valid(u64 slot, const void *buf, void *tmp)
 	return !memcmp(buf, tmp, PAGE_SIZE);
 }
 
+/*
+ * After @done operations of an I/O thread: they all stop once each did
+ * GS_WB_OPS, both sides overlapped enough and the fourth thread did its
+ * share, or once one did GS_OVERLAP_MORE times as many.
+ */
+static void gs_wb_stress_next(struct gs_wb_stress *r, int done)
+{
+	if (done == GS_WB_OPS)
+		atomic_inc(&r->at_ops);
+	if ((atomic_read(&r->at_ops) == GS_WB_THREADS &&
+	     gs_overlap_enough(&r->io, GS_WB_IO_PCT) &&
+	     gs_overlap_enough(&r->wb, GS_OVERLAP_PCT) &&
+	     READ_ONCE(r->wb_ops) >= GS_WB_WB_OPS) ||
+	    done >= GS_OVERLAP_MORE * GS_WB_OPS)
+		WRITE_ONCE(r->io_stop, true);
+}
+
 static int gs_wb_stress_io(void *arg)
 {
 	struct gs_wb_stress *r = arg;
 	void *buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
 	void *tmp = kmalloc(PAGE_SIZE, GFP_KERNEL);
-	unsigned int cpu;
+	unsigned int win;
 	u64 slot;
 	int i;
 
-	for (i = 0; buf && tmp && i < GS_WB_OPS; i++) {
+	for (i = 0; buf && tmp && !READ_ONCE(r->io_stop); i++) {
 		slot = get_random_u32_below(GS_WB_SLOTS);
-		cpu = gs_overlap_enter_vs(&r->io, &r->wb);
+		win = gs_overlap_enter_vs(&r->io, &r->wb);
 		switch (get_random_u32_below(5)) {
 		case 0:
 		case 1:
@@ -1815,11 +1850,15 @@ static int gs_wb_stress_io(void *arg)
 			gs_store_free(r->s, slot);
 			break;
 		}
-		gs_overlap_exit(&r->io, cpu);
+		gs_overlap_exit(&r->io, win);
+		atomic_long_inc(&r->io_ops);
+		gs_wb_stress_next(r, i + 1);
 		cond_resched();
 	}
 	if (!buf || !tmp)
 		atomic_inc(&r->errors);
+	/* The others stop too, rather than race no one. */
+	WRITE_ONCE(r->io_stop, true);
 	kfree(buf);
 	kfree(tmp);
 	if (atomic_dec_and_test(&r->running))
@@ -1831,11 +1870,11 @@ static int gs_wb_stress_wb(void *arg)
 {
 	struct gs_wb_stress *r = arg;
 	u64 done, moved;
-	unsigned int cpu;
+	unsigned int win;
 	int ret, i = 0;
 
 	while (!READ_ONCE(r->stop)) {
-		cpu = gs_overlap_enter_vs(&r->wb, &r->io);
+		win = gs_overlap_enter_vs(&r->wb, &r->io);
 		switch (i++ % 4) {
 		case 0:
 			ret = gs_store_writeback(r->s, GS_WB_ALL, 16, &done);
@@ -1851,7 +1890,8 @@ static int gs_wb_stress_wb(void *arg)
 			ret = gs_store_writeback(r->s, GS_WB_IDLE, 32, &done);
 			break;
 		}
-		gs_overlap_exit(&r->wb, cpu);
+		gs_overlap_exit(&r->wb, win);
+		WRITE_ONCE(r->wb_ops, r->wb_ops + 1);
 		/* A small backing store fills up: that is expected. */
 		if (ret && ret != -ENOSPC)
 			atomic_inc(&r->errors);
@@ -1888,12 +1928,16 @@ static void gs_wb_stress(struct kunit *test)
 	WRITE_ONCE(r->stop, true);
 	wait_for_completion(&r->done);
 
-	kunit_info(test, "%d ops; %ld written back, %ld reads and %ld writes on the backing store, %ld relocated\n",
-		   GS_WB_THREADS * GS_WB_OPS, gs_stat_read(&s->stats, GS_STAT_WB_PAGES),
+	kunit_info(test, "%ld ops, %ld of writeback; %ld written back, %ld reads and %ld writes on the backing store, %ld relocated\n",
+		   atomic_long_read(&r->io_ops), r->wb_ops,
+		   gs_stat_read(&s->stats, GS_STAT_WB_PAGES),
 		   gs_stat(&s->stats.bd_reads), gs_stat(&s->stats.bd_writes),
 		   gs_stat(&s->stats.bd_relocated));
-	gs_overlap_expect(test, &r->io, "I/O ops against writeback");
-	gs_overlap_expect(test, &r->wb, "writeback, idle, compaction against I/O");
+	gs_overlap_expect(test, &r->io, "I/O ops against writeback",
+			  GS_WB_IO_PCT, r->wb_ops, GS_WB_WB_OPS);
+	gs_overlap_expect(test, &r->wb, "writeback, idle, compaction against I/O",
+			  GS_OVERLAP_PCT, atomic_long_read(&r->io_ops),
+			  GS_WB_THREADS * GS_WB_OPS);
 	KUNIT_EXPECT_EQ(test, atomic_read(&r->errors), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&r->bad), 0);
 	KUNIT_EXPECT_GT(test, gs_stat(&s->stats.bd_reads), 0);
@@ -1908,6 +1952,163 @@ static void gs_wb_stress(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, gs_backing_used(s->bk), 0ULL);
 	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_SLOTS_USED), 0);
 	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_WB_PAGES), 0);
+	KUNIT_EXPECT_EQ(test, gs_store_pool_pages(s), 0UL);
+}
+
+/* ------------------------- one slot, read while compaction moves it */
+
+#define GS_WS_SLOT	7	/* read by one thread, moved by the other */
+#define GS_WS_FILL	3	/* written back below it, then freed: a hole */
+#define GS_WS_READS	2000
+/*
+ * Steps of the other thread (writes and writebacks, then a compaction):
+ * a fortieth of the reads, as a compaction may sleep ticks waiting for
+ * a read (it did 102 to 956 beside 2000 to 5416 under the sanitizers).
+ */
+#define GS_WS_OPS	(GS_WS_READS / 40)
+/*
+ * The share of the reads that must overlap a step, half the usual: a
+ * compaction that finds the slot pinned by a read sleeps a tick (10 ms
+ * at HZ=100) and tries again, so for much of its window the other
+ * thread runs nothing, and a read opened then overlaps nothing (10% to
+ * 37% of the reads overlapped under the sanitizers, 10% only after
+ * going on to 5416 reads).
+ */
+#define GS_WS_RD_PCT	(GS_OVERLAP_PCT / 2)
+
+struct gs_wb_same {
+	struct gs_store *s;
+	/* Each read; each step of the other thread. */
+	struct gs_overlap rd, wb;
+	long ops;		/* the other thread's steps */
+	long busy;		/* compactions the reader held off */
+	atomic_t bad;		/* reads that returned something else */
+	atomic_t errors;
+	bool stop;
+	struct completion done;
+};
+
+/*
+ * In turn, each in a window that waits first for the reader to run in a
+ * read (2 ms at most: both wait for each other's pin asleep, a tick at a
+ * time, and a step begun while the reader sleeps races nothing): the
+ * slot written (a new version, text or incompressible), a filler written
+ * back, then the slot (next to it, above), the filler freed; then
+ * backing compaction, which moves the slot's page down into the
+ * filler's hole.
+ */
+static int gs_wb_same_fn(void *arg)
+{
+	struct gs_wb_same *c = arg;
+	void *buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
+	unsigned int win, v = 0;
+	u64 done, moved;
+	int ret;
+
+	while (buf && !READ_ONCE(c->stop)) {
+		v++;
+		gs_kunit_fill_version(buf, GS_WS_SLOT * 1000 + v % 1000, v & 1);
+		win = gs_overlap_enter_vs(&c->wb, &c->rd);
+		gs_overlap_await_in(&c->wb, win);
+		ret = gs_store_write(c->s, GS_WS_SLOT, buf, GFP_KERNEL);
+		gs_kunit_fill_version(buf, GS_WS_FILL * 1000 + v % 1000, false);
+		ret = ret ?: gs_store_write(c->s, GS_WS_FILL, buf, GFP_KERNEL);
+		ret = ret ?: gs_store_writeback_range(c->s, GS_WB_ALL, GS_WS_FILL,
+						      GS_WS_FILL + 1, 1, &done);
+		ret = ret ?: gs_store_writeback_range(c->s, GS_WB_ALL, GS_WS_SLOT,
+						      GS_WS_SLOT + 1, 1, &done);
+		gs_store_free(c->s, GS_WS_FILL);
+		gs_racer_turn_end(&c->wb, win, ret, &c->errors, &c->ops);
+
+		win = gs_overlap_enter_vs(&c->wb, &c->rd);
+		gs_overlap_await_in(&c->wb, win);
+		ret = gs_store_backing_compact(c->s, &moved);
+		/* The reader had it pinned 100 ticks in a row: not a fault. */
+		if (ret == -EBUSY) {
+			c->busy++;
+			ret = 0;
+		}
+		gs_racer_turn_end(&c->wb, win, ret, &c->errors, &c->ops);
+	}
+	if (!buf)
+		atomic_inc(&c->errors);
+	kfree(buf);
+	complete(&c->done);
+	return 0;
+}
+
+/*
+ * Backing compaction against reads of the page it moves, on two CPUs:
+ * the other thread writes one slot, writes it back above a hole and
+ * compacts the backing device (which moves it down into the hole), over
+ * and over, while this thread reads that slot (each read a window).
+ * Both pin the entry (GS_FLAG_IO) to do their I/O and wait for each
+ * other. Every read returns a version written to the slot, byte for
+ * byte, never zeroes (the slot is never freed); pages were read from
+ * the device and moved on it; the maps agree, the counters balance, and
+ * all freed the backing store and the pool are empty.
+ */
+static void gs_wb_relocate_read_same(struct kunit *test)
+{
+	void *buf = gs_kunit_page(test), *tmp = gs_kunit_page(test);
+	struct gs_wb_same *c;
+	struct task_struct *t;
+	struct gs_store *s;
+	struct gs_kbk *k;
+	long lost = 0;
+	unsigned int win;
+	int i;
+
+	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	s = gs_kunit_wb_store(test, "lz4", 1024, 64, &k);
+	c->s = s;
+	init_completion(&c->done);
+	gs_kunit_fill_version(buf, GS_WS_SLOT * 1000, false);
+	gs_wb_write(test, s, GS_WS_SLOT, buf);
+
+	t = kthread_run(gs_wb_same_fn, c, "gs-kunit-wb-same");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	for (i = 0; gs_overlap_more(i, GS_WS_READS,
+				    gs_overlap_enough(&c->rd, GS_WS_RD_PCT) &&
+				    gs_overlap_enough(&c->wb, GS_OVERLAP_PCT) &&
+				    READ_ONCE(c->ops) >= GS_WS_OPS); i++) {
+		win = gs_overlap_enter_vs(&c->rd, &c->wb);
+		if (gs_store_read(s, GS_WS_SLOT, buf))
+			atomic_inc(&c->errors);
+		else if (!gs_kunit_version_valid(GS_WS_SLOT, buf, tmp))
+			atomic_inc(&c->bad);
+		else
+			lost += !memchr_inv(buf, 0, PAGE_SIZE);
+		gs_overlap_exit(&c->rd, win);
+		cond_resched();
+	}
+	WRITE_ONCE(c->stop, true);
+	wait_for_completion(&c->done);
+
+	kunit_info(test, "%d reads of one slot, %ld from the device; %ld steps, %ld pages moved, %ld compactions held off\n",
+		   i, gs_stat(&s->stats.bd_reads), c->ops,
+		   gs_stat(&s->stats.bd_relocated), c->busy);
+	gs_overlap_expect(test, &c->rd, "reads of a slot against compaction moving it",
+			  GS_WS_RD_PCT, c->ops, GS_WS_OPS);
+	gs_overlap_expect(test, &c->wb, "compaction moving a slot against its reads",
+			  GS_OVERLAP_PCT, i, GS_WS_READS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c->errors), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c->bad), 0);
+	KUNIT_EXPECT_EQ(test, lost, 0L);
+	KUNIT_EXPECT_GT(test, gs_stat(&s->stats.bd_reads), 0);
+	KUNIT_EXPECT_GT(test, gs_stat(&s->stats.bd_relocated), 0);
+	gs_kunit_wb_settle(s);
+	gs_kunit_expect_unpinned(test, s);
+	KUNIT_EXPECT_EQ(test, gs_store_check(s, NULL), 0L);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_SLOTS_USED), 1);
+	KUNIT_EXPECT_EQ(test, gs_backing_used(s->bk),
+			(u64)gs_stat_read(&s->stats, GS_STAT_WB_PAGES));
+	KUNIT_EXPECT_EQ(test, gs_store_read(s, GS_WS_SLOT, buf), 0);
+	KUNIT_EXPECT_TRUE(test, gs_kunit_version_valid(GS_WS_SLOT, buf, tmp));
+	gs_store_free(s, GS_WS_SLOT);
+	KUNIT_EXPECT_EQ(test, gs_backing_used(s->bk), 0ULL);
+	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_SLOTS_USED), 0);
 	KUNIT_EXPECT_EQ(test, gs_store_pool_pages(s), 0UL);
 }
 
@@ -1946,6 +2147,7 @@ static struct kunit_case gs_wb_cases[] = {
 	KUNIT_CASE(gs_wb_stuck),
 	KUNIT_CASE(gs_wb_destroy_all),
 	KUNIT_CASE_SLOW(gs_wb_stress),
+	KUNIT_CASE_SLOW(gs_wb_relocate_read_same),
 	{}
 };
 
