@@ -63,24 +63,6 @@ static int gs_reference_len(struct kunit *test, const char *alg,
 	return ret;
 }
 
-/*
- * What lz4 makes of @src: its pages are blocks of a stream (gs_be_lz4.c),
- * bytes the crypto API's lz4 does not make; the same whatever the
- * stream compressed before, so a context of its own tells.
- */
-static int gs_lz4_reference_len(struct kunit *test, const void *src)
-{
-	struct gs_kunit_comp *c = gs_kunit_comp(test, "lz4");
-	void *dst = kunit_kmalloc(test, 2 * PAGE_SIZE, GFP_KERNEL);
-	unsigned int dlen = 0;
-	int ret;
-
-	KUNIT_ASSERT_NOT_NULL(test, dst);
-	ret = c->p.be->compress(&c->p, c->ctx, src, PAGE_SIZE, dst,
-				2 * PAGE_SIZE, &dlen);
-	return ret ?: dlen;
-}
-
 static void gs_expect_roundtrip(struct kunit *test, struct gs_store *s,
 				u64 slot, const void *src, enum gs_kind kind)
 {
@@ -114,8 +96,7 @@ static void gs_store_kinds(struct kunit *test)
 	gs_expect_roundtrip(test, s, 3, rnd, GS_KIND_RAW);
 
 	/* The stored length is what the algorithm makes of the page. */
-	ref = strcmp(alg, "lz4") ? gs_reference_len(test, alg, text) :
-	      gs_lz4_reference_len(test, text);
+	ref = gs_reference_len(test, alg, text);
 	KUNIT_ASSERT_GT(test, ref, 0);
 	kunit_info(test, "%s: text page %d bytes, huge class %zu\n", alg, ref,
 		   s->huge_size);
