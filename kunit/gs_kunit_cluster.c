@@ -202,8 +202,10 @@ static void gs_race_next(struct gs_race *r, int done)
 		atomic_inc(&r->at_ops);
 	if ((atomic_read(&r->at_ops) == GS_RACE_THREADS &&
 	     gs_overlap_enough(&r->ov, GS_OVERLAP_PCT)) ||
-	    done >= GS_OVERLAP_MORE * GS_RACE_OPS)
+	    done >= GS_OVERLAP_MORE * GS_RACE_OPS) {
+		gs_overlap_close(&r->ov, NULL);
 		WRITE_ONCE(r->stop, true);
+	}
 }
 
 /*

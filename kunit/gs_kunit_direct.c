@@ -1037,6 +1037,7 @@ static void gs_direct_concurrent(struct kunit *test)
 		gs_overlap_exit(&c->io, win);
 		cond_resched();
 	}
+	gs_overlap_close(&c->io, &c->op);
 	WRITE_ONCE(c->stop, true);
 	wait_for_completion(&c->done);
 

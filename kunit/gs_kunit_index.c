@@ -585,6 +585,7 @@ static int gs_ix_race_writer(void *arg)
 		if (!(k % 64))
 			cond_resched();
 	}
+	gs_overlap_close(&r->wr, &r->rd);
 	WRITE_ONCE(r->stop, true);
 	if (atomic_dec_and_test(&r->running))
 		complete(&r->done);
@@ -696,6 +697,7 @@ static int gs_ix_same_writer(void *arg)
 		if (!(k % 64))
 			cond_resched();
 	}
+	gs_overlap_close(&r->wr, &r->rd);
 	WRITE_ONCE(r->stop, true);
 	if (atomic_dec_and_test(&r->running))
 		complete(&r->done);

@@ -670,6 +670,7 @@ static void gs_read_pinned_concurrent(struct kunit *test)
 			atomic_inc(&c->bad);
 		gs_read_conc_turn_end(c);
 	}
+	gs_overlap_close(&c->rd, &c->op);
 	WRITE_ONCE(c->stop, true);
 	wait_for_completion(&c->done);
 	kunit_deactivate_static_stub(test, gs_read_window);
@@ -822,6 +823,7 @@ static void gs_read_pin_free_same(struct kunit *test)
 		}
 		gs_read_conc_turn_end(c);
 	}
+	gs_overlap_close(&c->rd, &c->op);
 	WRITE_ONCE(c->stop, true);
 	wait_for_completion(&c->done);
 	kunit_deactivate_static_stub(test, gs_read_window);

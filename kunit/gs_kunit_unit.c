@@ -885,6 +885,7 @@ static void gs_unit_concurrent(struct kunit *test)
 		}
 		gs_ku_race_turn_end(c);
 	}
+	gs_overlap_close(&c->rd, &c->op);
 	WRITE_ONCE(c->stop, true);
 	wait_for_completion(&c->done);
 	kunit_deactivate_static_stub(test, gs_read_window);
@@ -1344,6 +1345,7 @@ static void gs_unit_wb_concurrent(struct kunit *test)
 		}
 		gs_ku_race_turn_end(c);
 	}
+	gs_overlap_close(&c->rd, &c->op);
 	WRITE_ONCE(c->stop, true);
 	wait_for_completion(&c->done);
 	kb->hook = NULL;
@@ -1493,6 +1495,7 @@ static void gs_unit_same_race(struct kunit *test)
 		gs_overlap_exit(&c->rd, c->rd_win);
 		cond_resched();
 	}
+	gs_overlap_close(&c->rd, &c->op);
 	WRITE_ONCE(c->stop, true);
 	wait_for_completion(&c->done);
 	kunit_deactivate_static_stub(test, gs_read_window);

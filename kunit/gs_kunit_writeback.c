@@ -1816,8 +1816,10 @@ static void gs_wb_stress_next(struct gs_wb_stress *r, int done)
 	     gs_overlap_enough(&r->io, GS_WB_IO_PCT) &&
 	     gs_overlap_enough(&r->wb, GS_OVERLAP_PCT) &&
 	     READ_ONCE(r->wb_ops) >= GS_WB_WB_OPS) ||
-	    done >= GS_OVERLAP_MORE * GS_WB_OPS)
+	    done >= GS_OVERLAP_MORE * GS_WB_OPS) {
+		gs_overlap_close(&r->io, &r->wb);
 		WRITE_ONCE(r->io_stop, true);
+	}
 }
 
 static int gs_wb_stress_io(void *arg)
@@ -2085,6 +2087,7 @@ static void gs_wb_relocate_read_same(struct kunit *test)
 		gs_overlap_exit(&c->rd, win);
 		cond_resched();
 	}
+	gs_overlap_close(&c->rd, &c->wb);
 	WRITE_ONCE(c->stop, true);
 	wait_for_completion(&c->done);
 
