@@ -559,8 +559,13 @@ void gs_submit_bio(struct bio *bio)
 	u64 direct = U64_MAX;
 
 	switch (bio_op(bio)) {
-	case REQ_OP_READ:
 	case REQ_OP_WRITE:
+		if (unlikely(gs_hibernation_refuses(bio))) {
+			status = BLK_STS_IOERR;
+			break;
+		}
+		fallthrough;
+	case REQ_OP_READ:
 		err = gs_rw(d, bio, &iter, &direct, true);
 		if (err == -EAGAIN) {
 			gs_punt(d, bio, iter, direct, start);

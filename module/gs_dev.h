@@ -89,6 +89,15 @@ int gs_reconfigure(struct gs_dev *d, bool empty,
 /* gs_sysfs_comp.c: the compression attributes. */
 extern const struct attribute_group gs_comp_attr_group;
 
+/*
+ * gs_hibernate.c: while the system hibernates, whether @bio is the
+ * hibernation image (a write that is not the swap core's), refused.
+ */
+struct bio;
+bool gs_hibernation_refuses(struct bio *bio);
+int gs_hibernate_init(void);
+void gs_hibernate_exit(void);
+
 /* gs_debug.c: the debugfs directory of the device. */
 void gs_debugfs_create(struct gs_dev *d);
 void gs_debugfs_remove(struct gs_dev *d);

@@ -217,10 +217,15 @@ static int __init gs_init(void)
 	ret = gs_dev_create();
 	if (ret)
 		goto out_blkdev;
+	ret = gs_hibernate_init();
+	if (ret)
+		goto out_dev;
 	pr_info("/dev/%s ready, %llu bytes, %s\n", GS_NAME, gs_default_disksize,
 		gs_default_alg);
 	return 0;
 
+out_dev:
+	gs_dev_destroy(gs_dev);
 out_blkdev:
 	unregister_blkdev(gs_major, GS_NAME);
 out_core:
@@ -230,6 +235,7 @@ out_core:
 
 static void __exit gs_exit(void)
 {
+	gs_hibernate_exit();
 	gs_dev_destroy(gs_dev);
 	unregister_blkdev(gs_major, GS_NAME);
 	gs_core_exit();

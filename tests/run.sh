@@ -226,8 +226,10 @@ main_guest() {
 # overlay of the guest root (tests/package.sh: its boot runs the checks
 # of tests/boot.sh's, which make test leaves out); the arm64 lane,
 # Debian's arm64 kernel under qemu-system-aarch64 in a root
-# testbed/arm64.sh makes. Then, once the main guest has ended, alone
-# and one at a time, the guests whose two vCPUs run at once, each on a
+# testbed/arm64.sh makes; hibernation aimed at ghostswap on the 7.x and
+# the 6.12 kernel, in a guest whose root is an initramfs
+# (tests/hibernate.sh: the image refused, the system going on). Then,
+# once the main guest has ended, alone and one at a time, the guests whose two vCPUs run at once, each on a
 # host CPU of its own: a vCPU that waits for the other, descheduled
 # behind another guest, burns its CPU for nothing. The debug-kernel
 # lane: part of the guest suite in a kernel of our own with KASAN,
@@ -243,6 +245,9 @@ if [ -z "${1:-}" ]; then
 	stage_queued rt one "$GS_TOP/tests/kernel-lane.sh" rt "$res/rt"
 	stage_queued package one "$GS_TOP/tests/package.sh" "$res/package"
 	stage_queued arm64 one "$GS_TOP/tests/kernel-lane.sh" arm64 "$res/arm64"
+	stage_queued hibernate one "$GS_TOP/tests/hibernate.sh" "$res/hibernate"
+	stage_queued hibernate-lts one "$GS_TOP/tests/hibernate.sh" "$res/hibernate-lts" \
+		"$(gs_kver_lts)"
 	[ "${GHOSTSWAP_SKIP_DEBUG:-0}" = 1 ] ||
 		stage_queued debug all "$GS_TOP/tests/debug-kernel.sh" "$res/debug"
 	[ "${GHOSTSWAP_SKIP_KUNIT:-0}" = 1 ] ||
