@@ -5,7 +5,8 @@
  * DKMS build for this kernel, the module loaded and its version against
  * the tool's, the udev rule, the unit enabled and not failed, the
  * configuration, zswap (and the large-folio swap-in trap), swap on and
- * its priority among the swap devices, the backing device. Queries only:
+ * its priority among the swap devices, the backing device, and where
+ * hibernation would write its image. Queries only:
  * it changes nothing. Exit 1 when a check fails, 0 otherwise.
  */
 #include "ghostswapctl.h"
@@ -178,6 +179,16 @@ static void check_zswap(void)
 		report("ok", "zswap: off");
 }
 
+/* Whether a boot can read a hibernation image back (hibernation.c). */
+static void check_hibernation(void)
+{
+	static const char *const level[] = { "ok", "warn", "FAIL" };
+	char msg[2 * PATH_MAX + 512];
+
+	report(level[hibernation_check(msg, sizeof(msg))], "hibernation: %s",
+	       msg);
+}
+
 /* Another swap device the kernel uses before ours (*@arg: our priority). */
 static bool warn_before(const char *file, long prio, bool ours, void *arg)
 {
@@ -292,5 +303,6 @@ int cmd_doctor(int argc, char **argv)
 	check_unit();
 	check_config();
 	check_zswap();
+	check_hibernation();
 	return failures ? RC_FAIL : RC_OK;
 }

@@ -128,6 +128,20 @@ static void swapon_cost_warning(void)
  * sparse. It overrides disable_zswap; another writeback_direct is
  * refused.
  */
+/*
+ * Named as the device hibernation resumes from: an image written into
+ * RAM is gone at power-off. Refused before anything changes.
+ */
+static int refuse_resume(void)
+{
+	char why[PATH_MAX + 64];
+
+	if (!resume_is_ours(why, sizeof(why)))
+		return RC_OK;
+	return fail(RC_USAGE, "%s names %s as the device hibernation resumes from, but its pages live in RAM: a hibernation image written there is gone at power-off. Name a disk swap partition or file in resume= (ghostswap(4), HIBERNATION)",
+		    why, DEV_PATH);
+}
+
 static int zswap_mode(struct settings *s)
 {
 	if (!s->mode_zswap)
@@ -357,6 +371,9 @@ int cmd_setup(int argc, char **argv)
 		return rc;
 	if (swapped_on(NULL))
 		return fail_in_use();
+	rc = refuse_resume();
+	if (rc)
+		return rc;
 	rc = wait_node_unlocked();
 	if (rc)
 		return rc;

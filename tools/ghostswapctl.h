@@ -10,6 +10,8 @@
  *                    idle, compact, check, dict, config, doctor,
  *                    metrics, generator (also run as ghostswap-generator)
  *   cmd_common.c     what they share: --help, options, root and device
+ *   hibernation.c    where hibernation writes its image: resume=, the
+ *                    resume device, the first swap on
  *   output.c         the status columns: table, raw, JSON; human sizes
  *   config.c         settings from the command line and ghostswap.conf(5)
  *   conffiles.c      the files of the system's configuration (main file,
@@ -215,6 +217,13 @@ void zswap_warning(void);
 bool setup_failed(char *why, size_t n);
 uint64_t mem_total(void);
 int wait_node_unlocked(void);
+
+/* hibernation.c */
+enum { HIB_OK, HIB_WARN, HIB_FAIL };
+/* Whether resume= or the kernel's resume device names ours; how in @why. */
+bool resume_is_ours(char *why, size_t n);
+/* HIB_*: whether a boot can read a hibernation image back; @msg says. */
+int hibernation_check(char *msg, size_t n);
 
 /* loopdev.c */
 bool is_block_device(const char *path);

@@ -1324,7 +1324,8 @@ ok    backing device: none (no writeback tier in use)
 ok    udev: /lib/udev/rules.d/60-ghostswap.rules
 ok    systemd: ghostswap.service enabled
 ok    configuration: 1 file, valid ('ghostswapctl config' shows them)
-ok    zswap: off"
+ok    zswap: off
+ok    hibernation: not available on this machine (no 'disk' in /sys/power/state)"
 # A backing directory: its chunks in place; then it cannot grow.
 mkdir -p "$tmp/chunks"
 echo "$tmp/chunks" >"$S/backing_dev"
@@ -1365,7 +1366,8 @@ FAIL  systemd: ghostswap.service failed: ghostswapctl: /etc/ghostswap.conf:1: ba
 ok    configuration: 1 file, valid ('ghostswapctl config' shows them)
 warn  kernel command line: systemd.ghostswap=0: the boot setup is off for this boot
 warn  zswap: enabled: it compresses pages before they reach /dev/ghostswap ('disable_zswap = yes'; and boot with zswap.enabled=0, see below)
-warn  zswap: enabled in this boot: large-folio (mTHP) swap-in stays off until a boot with zswap.enabled=0 on the kernel command line"
+warn  zswap: enabled in this boot: large-folio (mTHP) swap-in stays off until a boot with zswap.enabled=0 on the kernel command line
+ok    hibernation: not available on this machine (no 'disk' in /sys/power/state)"
 printf 'size = lots\n' >"$D/etc/ghostswap.conf"
 echo N >"$F/sys/module/zswap/parameters/enabled"
 echo "zswap.enabled=1" >"$F/proc/cmdline"
@@ -1381,6 +1383,82 @@ warn  zswap: enabled in this boot: large-folio (mTHP) swap-in stays off until a 
 ghostswapctl: $D/etc/ghostswap.conf:1: bad size 'lots' for size: unknown name (want ram, min or max) at 'lots' (column 1) (want bytes with an optional suffix K M G T P, or an expression of ram in MiB)"
 ctl doctor now
 expect "doctor with an argument: usage error" 2 "unexpected argument 'now'"
+
+# Hibernation: where the kernel would write its image, and whether a boot
+# reads it back. The fake device is 252:0; /dev/sda2 a disk swap.
+hib() {
+	mkfake "$F"
+	printf 'size = 8G\n' >"$D/etc/ghostswap.conf"
+	mkdir -p "$F/sys/power" "$F/sys/module/ghostswap"
+	echo "$ver" >"$F/sys/module/ghostswap/version"
+	echo "freeze mem disk" >"$F/sys/power/state"
+	echo "[platform] shutdown reboot suspend test_resume" >"$F/sys/power/disk"
+	echo "${HIB_RESUME:-0:0}" >"$F/sys/power/resume"
+	echo "quiet ${HIB_CMDLINE:-}" >"$F/proc/cmdline"
+	for sw in $HIB_SWAPS; do
+		if [ "$sw" = ours ]; then
+			swapped_on "$F" 100
+		else
+			printf '%-40s%s\t%s\t%s\t%s\n' "$sw" partition 1000 0 -2 \
+				>>"$F/proc/swaps"
+		fi
+	done
+	DOC_DKMS="ghostswap/$ver, $(uname -r), x86_64: installed" \
+		DOC_ENABLED=enabled DOC_ACTIVE=active doctor
+	out=$(grep '^[a-zA-Z]* *hibernation:' <<<"$out")
+}
+HIB_SWAPS="ours /dev/sda2" hib
+same "doctor: hibernation, no resume device, ghostswap first: FAIL, what to do" "$rc
+$out" "1
+FAIL  hibernation: no resume device set: the kernel writes the image to the first swap switched on, /dev/ghostswap, which keeps it in RAM: it is gone at power-off; name the disk swap in resume= (or switch it on first)"
+HIB_SWAPS="ours" hib
+same "doctor: hibernation, only ghostswap: FAIL, add a disk swap" "$out" \
+	"FAIL  hibernation: no resume device set: the kernel writes the image to the first swap switched on, /dev/ghostswap, which keeps it in RAM: it is gone at power-off; add a disk swap partition or file and name it in resume="
+HIB_SWAPS="/dev/zram0" hib
+same "doctor: hibernation, zram first, ghostswap off: FAIL" "$out" \
+	"FAIL  hibernation: no resume device set: the kernel writes the image to the first swap switched on, /dev/zram0, which keeps it in RAM: it is gone at power-off; add a disk swap partition or file and name it in resume="
+HIB_SWAPS="/dev/sda2 ours" hib
+same "doctor: hibernation, a disk swap first: ok, where the image goes" "$rc
+$out" "0
+ok    hibernation: no resume device set: the image goes to /dev/sda2, the first swap switched on; a boot reads it back if told where (resume=, or systemd's HibernateLocation)"
+HIB_SWAPS="ours /dev/sda2" HIB_RESUME=8:2 hib
+same "doctor: hibernation resumes from a disk: ok" "$out" \
+	"ok    hibernation: resumes from 8:2 (/sys/power/resume)"
+HIB_SWAPS="ours /dev/sda2" HIB_CMDLINE="resume=UUID=1234" hib
+same "doctor: hibernation, resume= by UUID: ok" "$out" \
+	"ok    hibernation: resumes from resume=UUID=1234"
+HIB_SWAPS="" hib
+same "doctor: hibernation, no swap at all: warn" "$rc
+$out" "0
+warn  hibernation: no swap a boot can resume from: /dev/ghostswap and zram keep their pages in RAM; hibernating needs a disk swap partition or file, named in resume="
+for how in "resume=/dev/ghostswap|resume=/dev/ghostswap on the kernel command line" \
+	"resume=252:0|resume=252:0 on the kernel command line" \
+	"resume=8:2 resume=252:0|resume=252:0 on the kernel command line" \
+	"@252:0|the kernel's resume device (/sys/power/resume) is 252:0"; do
+	c=${how%%|*}
+	if [ "${c#@}" != "$c" ]; then
+		HIB_SWAPS="/dev/sda2 ours" HIB_RESUME=${c#@} hib
+	else
+		HIB_SWAPS="/dev/sda2 ours" HIB_CMDLINE=$c hib
+	fi
+	same "doctor: hibernation resuming from ghostswap ($c): FAIL, why" "$rc
+$out" "1
+FAIL  hibernation: ${how#*|} names /dev/ghostswap: its pages live in RAM, so an image written there is gone at power-off, and the hibernated session with it; name a disk swap partition or file in resume="
+	: >"$F/proc/swaps"
+	FAKE_DATA=0 ctl setup --size 1G
+	expect "setup named in resume ($c): refused before any write, exit 2" 2 \
+		"${how#*|} names /dev/ghostswap as the device hibernation resumes from, but its pages live in RAM: a hibernation image written there is gone at power-off. Name a disk swap partition or file in resume= (ghostswap(4), HIBERNATION)"
+	same "setup named in resume ($c): nothing written" "$(grep -c '^write' "$F/trace")" 0
+done
+FAKE_DATA=0 HIB_SWAPS="" HIB_CMDLINE="resume=8:2" hib
+ctl setup --size 1G --no-swapon
+same "setup with resume= on a disk: goes on" "$rc" 0
+mkdir -p "$F/sys/power"
+echo "freeze mem disk" >"$F/sys/power/state"
+echo "[disabled]" >"$F/sys/power/disk"
+doctor
+same "doctor: hibernation disabled by the kernel: ok, said" "$(grep hibernation <<<"$out")" \
+	"ok    hibernation: disabled by the kernel (/sys/power/disk: [disabled])"
 
 # status says in one line why swap is not on, when the boot setup knows.
 mkfake "$F"
