@@ -108,6 +108,7 @@ static bool in_ram(const char *file, bool ours)
 struct swaps_seen {
 	char first[PATH_MAX];	/* the first swap on: the kernel's default */
 	bool first_in_ram;
+	bool first_ours;
 	int disk;		/* swaps a boot can read an image back from */
 };
 
@@ -119,6 +120,7 @@ static bool see_swap(const char *file, long prio, bool ours, void *arg)
 	if (!s->first[0]) {
 		bfmt(s->first, sizeof(s->first), "%s", file);
 		s->first_in_ram = in_ram(file, ours);
+		s->first_ours = ours;
 	}
 	if (!in_ram(file, ours))
 		s->disk++;
@@ -156,12 +158,20 @@ int hibernation_check(char *msg, size_t n)
 		     POWER_RESUME);
 		return HIB_OK;
 	}
+	/*
+	 * The first swap on keeps its pages in RAM. ghostswap refuses the
+	 * image (gs_hibernate.c), and hibernation fails: a warning. zram
+	 * takes it, and the session is lost at power-off.
+	 */
 	if (s.first[0] && s.first_in_ram) {
-		bfmt(msg, n, "no resume device set: the kernel writes the image to the first swap switched on, %s, which keeps it in RAM: it is gone at power-off; %s",
-		     s.first, s.disk ?
+		bfmt(msg, n, "no resume device set: the kernel would write the image to the first swap switched on, %s, which keeps it in RAM (%s); %s",
+		     s.first, s.first_ours ?
+		     "ghostswap refuses it, and hibernation fails" :
+		     "the image is gone at power-off, and the session with it",
+		     s.disk ?
 		     "name the disk swap in resume= (or switch it on first)" :
 		     "add a disk swap partition or file and name it in resume=");
-		return HIB_FAIL;
+		return s.first_ours ? HIB_WARN : HIB_FAIL;
 	}
 	if (!s.disk) {
 		bfmt(msg, n, "no swap a boot can resume from: %s and zram keep their pages in RAM; hibernating needs a disk swap partition or file, named in resume=",

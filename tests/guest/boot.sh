@@ -178,7 +178,8 @@ t_config_origins() {
 
 # ghostswapctl doctor on a machine set up as an admin would: every check
 # ok but zswap's, which the boot turned on (zswap.enabled=1): the
-# large-folio swap-in trap is named.
+# large-folio swap-in trap is named; and hibernation's: ghostswap is the
+# only swap.
 t_doctor() {
 	local o rc
 	o=$(ghostswapctl doctor)
@@ -192,6 +193,9 @@ t_doctor() {
 	done
 	grep -q "^warn  zswap: enabled in this boot: large-folio" <<<"$o" ||
 		fail "the zswap trap is not named"
+	# The only swap, no resume device: hibernation would be refused.
+	grep -q "^warn  hibernation: no resume device set: the kernel would write the image to the first swap switched on, $DEV, which keeps it in RAM (ghostswap refuses it" <<<"$o" ||
+		fail "hibernation: $(grep hibernation <<<"$o")"
 	[ "$(grep -c '^FAIL' <<<"$o")" = 0 ] || fail "a check failed"
 }
 

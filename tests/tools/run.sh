@@ -1408,15 +1408,15 @@ hib() {
 	out=$(grep '^[a-zA-Z]* *hibernation:' <<<"$out")
 }
 HIB_SWAPS="ours /dev/sda2" hib
-same "doctor: hibernation, no resume device, ghostswap first: FAIL, what to do" "$rc
-$out" "1
-FAIL  hibernation: no resume device set: the kernel writes the image to the first swap switched on, /dev/ghostswap, which keeps it in RAM: it is gone at power-off; name the disk swap in resume= (or switch it on first)"
+same "doctor: hibernation, no resume device, ghostswap first: warn, what to do" "$rc
+$out" "0
+warn  hibernation: no resume device set: the kernel would write the image to the first swap switched on, /dev/ghostswap, which keeps it in RAM (ghostswap refuses it, and hibernation fails); name the disk swap in resume= (or switch it on first)"
 HIB_SWAPS="ours" hib
-same "doctor: hibernation, only ghostswap: FAIL, add a disk swap" "$out" \
-	"FAIL  hibernation: no resume device set: the kernel writes the image to the first swap switched on, /dev/ghostswap, which keeps it in RAM: it is gone at power-off; add a disk swap partition or file and name it in resume="
+same "doctor: hibernation, only ghostswap: warn, add a disk swap" "$out" \
+	"warn  hibernation: no resume device set: the kernel would write the image to the first swap switched on, /dev/ghostswap, which keeps it in RAM (ghostswap refuses it, and hibernation fails); add a disk swap partition or file and name it in resume="
 HIB_SWAPS="/dev/zram0" hib
-same "doctor: hibernation, zram first, ghostswap off: FAIL" "$out" \
-	"FAIL  hibernation: no resume device set: the kernel writes the image to the first swap switched on, /dev/zram0, which keeps it in RAM: it is gone at power-off; add a disk swap partition or file and name it in resume="
+same "doctor: hibernation, zram first, ghostswap off: FAIL, the session would be lost" "$out" \
+	"FAIL  hibernation: no resume device set: the kernel would write the image to the first swap switched on, /dev/zram0, which keeps it in RAM (the image is gone at power-off, and the session with it); add a disk swap partition or file and name it in resume="
 HIB_SWAPS="/dev/sda2 ours" hib
 same "doctor: hibernation, a disk swap first: ok, where the image goes" "$rc
 $out" "0
