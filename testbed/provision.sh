@@ -94,10 +94,12 @@ fi
 # boot test (tests/boot.sh), which boots the root with systemd as init;
 # zstd the dictionaries ghostswapctl dict trains; debhelper, dh-dkms and
 # lintian build and check the Debian packages (tests/package.sh, in an
-# overlay of the root).
+# overlay of the root); prometheus-node-exporter serves the metrics in
+# the systemd boot (tests/guest/boot.sh, t_node_exporter).
 guest_pkgs="initramfs-tools linux-image-amd64 linux-headers-amd64 dkms build-essential kmod
 fio stress-ng util-linux udev procps iproute2 python3 busybox cpio sparse dmsetup
-e2fsprogs xfsprogs btrfs-progs systemd-sysv zstd debhelper dh-dkms lintian"
+e2fsprogs xfsprogs btrfs-progs systemd-sysv zstd debhelper dh-dkms lintian
+prometheus-node-exporter"
 guest_pkgs=$(echo $guest_pkgs)
 
 if [ ! -f "$GS_ROOT/.gs-provisioned" ]; then

@@ -52,6 +52,7 @@ gs_boot_config() {
 gs_boot_guest() {
 	local root=$1 out=$2 env=
 	[ -z "${3:-}" ] || env="GS_BOOT_VERSION=$3 "
+	[ -z "${GS_TEARDOWN_ROUNDS:-}" ] || env="${env}GS_TEARDOWN_ROUNDS=$GS_TEARDOWN_ROUNDS "
 	mkdir -p "$out/guest"
 	GS_BOOT_ROOT=$root GS_SYSTEMD=1 GS_APPEND="zswap.enabled=1" \
 		GS_GUEST_TIMEOUT=${GS_BOOT_TIMEOUT:-2400} \

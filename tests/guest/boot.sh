@@ -359,6 +359,133 @@ t_writeback_timer() {
 	return $rc
 }
 
+# Debian's prometheus-node-exporter, as installed (its textfile collector
+# reads /var/lib/prometheus/node-exporter), serves what
+# ghostswap-metrics.service wrote there: every series of the file, with
+# the values sysfs shows, and no textfile scrape error.
+t_node_exporter() {
+	local f=/var/lib/prometheus/node-exporter/ghostswap.prom m i n s v
+	systemctl start ghostswap.service || fail "ghostswap.service"
+	wait_active prometheus-node-exporter.service 60 ||
+		fail "node_exporter does not run: $(systemctl status --no-pager prometheus-node-exporter 2>&1 | tail -n 5)"
+	systemctl start ghostswap-metrics.service ||
+		fail "ghostswap-metrics.service: $(journalctl -b -u ghostswap-metrics --no-pager | tail -n 5)"
+	[ -s $f ] || fail "no $f"
+	for i in $(seq 30); do
+		m=$(python3 -c 'import sys, urllib.request
+sys.stdout.write(urllib.request.urlopen("http://127.0.0.1:9100/metrics", timeout=10).read().decode())') &&
+			grep -q '^ghostswap_up' <<<"$m" && break
+		sleep 1
+	done
+	grep -E '^(ghostswap_up|ghostswap_disksize_bytes|ghostswap_orig_data_size_bytes|node_textfile_scrape_error)' <<<"$m"
+	grep -Eq '^node_textfile_scrape_error 0$' <<<"$m" ||
+		fail "textfile collector: $(grep -E '^node_textfile' <<<"$m")"
+	grep -Eq '^ghostswap_up(\{[^}]*\})? 1$' <<<"$m" || fail "ghostswap_up is not 1"
+	# Every series of the file, served with its value: node_exporter
+	# sorts the labels and writes numbers its own way (1.2e+09).
+	echo "$m" >/tmp/served.prom
+	n=$(python3 - $f /tmp/served.prom <<-'EOP'
+	import re, sys
+	def series(path):
+	    out = {}
+	    for line in open(path):
+	        m = re.match(r'([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$', line.strip())
+	        if not m or line.startswith('#'):
+	            continue
+	        labels = tuple(sorted(re.findall(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"', m.group(2) or '')))
+	        out[(m.group(1), labels)] = float(m.group(3))
+	    return out
+	wrote, served = series(sys.argv[1]), series(sys.argv[2])
+	bad = [k for k in wrote if served.get(k) != wrote[k]]
+	for k in bad[:5]:
+	    print('%s %s: served %s' % (k, wrote[k], served.get(k)), file=sys.stderr)
+	print(len(wrote) if not bad else -len(bad))
+	EOP
+	)
+	echo "$n series of $f served with the same values"
+	[ "${n:-0}" -gt 50 ] || fail "series served differently or missing: $n"
+	v=$(awk '$1 ~ /^ghostswap_disksize_bytes/ { print $2 + 0 }' <<<"$m")
+	[ "$v" = "$(awk '{ print $1 + 0 }' $SYS/disksize)" ] || fail "disksize served $v, sysfs $(cat $SYS/disksize)"
+	grep -Eq "^ghostswap_device_info\{.*algorithm=\"$(sed 's/.*\[\(.*\)\].*/\1/' $SYS/comp_algorithm)\"" <<<"$m" ||
+		fail "the algorithm label: $(grep '^ghostswap_device_info' <<<"$m")"
+	systemctl stop ghostswap.service
+}
+
+# Teardown, GS_TEARDOWN_ROUNDS rounds (60; 600 asked of a release) with
+# udev running, each refusal counted: the
+# service's stop with a workload's pages swapped out and the workload
+# still running (its pages verified after), the stop with a backing file
+# holding pages, and ghostswapctl reset right after mkswap and after mkfs
+# (what makes udev probe the device). Refused: 0.
+# teardown_stop SEED [backing]: the service set up (with a backing file
+# whose pages were all written back), a workload's pages swapped out, the
+# workload continued, and the service stopped while it sweeps them in.
+teardown_stop() {
+	local cg=/sys/fs/cgroup/gs-td pid st i rc=0
+	if [ "${2:-}" = backing ]; then
+		printf 'backing_dev = /var/lib/ghostswap/td.img\nbacking_size = 32M\n' \
+			>/etc/ghostswap.conf.d/60-td.conf
+		systemctl daemon-reload
+	fi
+	systemctl start ghostswap.service || return 1
+	mkdir -p $cg && echo 16M >$cg/memory.max
+	sh -c "echo \$\$ >$cg/cgroup.procs && GSVERIFY_STOP=1 exec gsverify 32 1 $1 zstr" >/tmp/td.out 2>&1 &
+	pid=$!
+	for i in $(seq 300); do
+		st=$(awk '{ print $3 }' /proc/$pid/stat 2>/dev/null)
+		[ "$st" = T ] && break
+		sleep 0.1
+	done
+	if [ "${2:-}" = backing ]; then
+		ghostswapctl writeback all >/dev/null
+		[ "$(bdstat count)" -gt 0 ] || { echo "nothing on the backing file"; rc=1; }
+	fi
+	# Room for its pages once the device is gone: swapoff brings them all
+	# back into memory, charged to the workload's cgroup.
+	echo max >$cg/memory.max
+	kill -CONT $pid
+	systemctl stop ghostswap.service || echo "stop refused"
+	systemctl is-failed -q ghostswap.service &&
+		{ echo "stop refused: $(journalctl -b -u ghostswap.service --no-pager | tail -n 2)"; systemctl reset-failed ghostswap.service; }
+	wait $pid || { echo "workload: $(cat /tmp/td.out)"; rc=1; }
+	rmdir $cg
+	rm -f /etc/ghostswap.conf.d/60-td.conf /var/lib/ghostswap/td.img
+	return $rc
+}
+teardown_after() {
+	ghostswapctl -s 16M $DEV >/dev/null || return 1
+	"$@" >/dev/null 2>&1 || return 1
+	ghostswapctl reset || echo "reset refused"
+}
+t_teardown_rounds() {
+	local r out refused=0 failed=0 t0=$SECONDS rounds=${GS_TEARDOWN_ROUNDS:-60} bad=
+	systemctl stop ghostswap.service
+	mkdir -p /var/lib/ghostswap
+	for r in $(seq "$rounds"); do
+		case $((r % 20)) in
+		0) out=$(teardown_stop $r 2>&1) ;;
+		10) out=$(teardown_stop $r backing 2>&1) ;;
+		[1-4]) out=$(teardown_after mkfs.ext4 -q -F $DEV 2>&1) ;;
+		*) out=$(teardown_after mkswap $DEV 2>&1) ;;
+		esac || { failed=$((failed + 1)); echo "round $r: $out" | tail -n 3; }
+		grep -q "refused" <<<"$out" && { refused=$((refused + 1)); echo "round $r: $out" | tail -n 3; }
+		grep -q "^$DEV " /proc/swaps && bad="round $r: still swapped on"
+		[ "$(mstat orig)" = 0 ] && [ "$(cat $SYS/disksize)" = "$(default_disksize)" ] ||
+			bad="round $r: not reset: disksize $(cat $SYS/disksize), mm_stat $(cat $SYS/mm_stat)"
+		[ -z "$bad" ] || break
+	done
+	# The next tests start from a stopped service and a reset device.
+	systemctl stop ghostswap.service
+	systemctl reset-failed ghostswap.service 2>/dev/null
+	swapoff $DEV 2>/dev/null
+	ghostswapctl reset >/dev/null 2>&1
+	rm -f /etc/ghostswap.conf.d/60-td.conf /var/lib/ghostswap/td.img
+	systemctl daemon-reload
+	[ -z "$bad" ] || fail "$bad"
+	echo "$rounds rounds in $((SECONDS - t0)) s: $refused refused, $failed failed"
+	[ $refused = 0 ] && [ $failed = 0 ] || fail "$refused refused, $failed failed"
+}
+
 # The kernel command line's switch, through the unit and the tool as the
 # boot runs them: /proc/cmdline is what both read, so a file bound over
 # it stands in for another boot's command line.
@@ -442,6 +569,8 @@ TESTS=(
 	"ghostswap-writeback.timer fires and its service writes idle pages back" t_writeback_timer
 	"systemd.ghostswap=0: the service runs, sets nothing up, says why" t_cmdline_off
 	"systemd.ghostswap with no configuration file: the defaults" t_cmdline_on_no_files
+	"node_exporter serves the metrics ghostswap-metrics.service wrote, as sysfs shows them" t_node_exporter
+	"teardowns with udev running (stop under a workload, with a backing file, reset after mkswap and mkfs): 0 refused" t_teardown_rounds
 )
 tap_tests /tmp/boot-test.log "${TESTS[@]}"
 tap_plan
