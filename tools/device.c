@@ -37,21 +37,24 @@ static void unescape(char *s)
 	*d = '\0';
 }
 
-/* Is @file our device: by name, or by device number. */
-static bool is_our_dev(const char *file)
+bool our_devno(unsigned int *maj, unsigned int *min)
 {
 	char buf[64];
+
+	return !read_attr("dev", buf, sizeof(buf)) &&
+	       sscanf(buf, "%u:%u", maj, min) == 2;
+}
+
+bool path_is_ours(const char *file)
+{
 	unsigned int maj, min;
 	struct stat st;
 
 	if (!strcmp(file, DEV_PATH))
 		return true;
-	if (stat(file, &st) || !S_ISBLK(st.st_mode))
-		return false;
-	if (read_attr("dev", buf, sizeof(buf)) ||
-	    sscanf(buf, "%u:%u", &maj, &min) != 2)
-		return false;
-	return major(st.st_rdev) == maj && minor(st.st_rdev) == min;
+	return file[0] == '/' && !stat(file, &st) && S_ISBLK(st.st_mode) &&
+	       our_devno(&maj, &min) &&
+	       major(st.st_rdev) == maj && minor(st.st_rdev) == min;
 }
 
 /*
@@ -76,7 +79,7 @@ bool each_swap(bool (*fn)(const char *file, long prio, bool ours, void *arg),
 		if (sscanf(line, "%4095s %*s %*s %*s %ld", file, &prio) != 2)
 			continue;
 		unescape(file);
-		stop = fn(file, prio, is_our_dev(file), arg);
+		stop = fn(file, prio, path_is_ours(file), arg);
 	}
 	free(line);
 	fclose(f);

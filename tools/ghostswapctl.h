@@ -206,6 +206,10 @@ int write_attr_checked(const char *attr, const char *val);
 /* device.c */
 bool swapped_on(long *prio);
 void current_alg(const char *list, char *out, size_t n);
+/* Our device's number from its dev attribute; false if not loaded. */
+bool our_devno(unsigned int *maj, unsigned int *min);
+/* Is @file our device: /dev/ghostswap, or a block node of its number. */
+bool path_is_ours(const char *file);
 bool each_swap(bool (*fn)(const char *file, long prio, bool ours, void *arg),
 	       void *arg);
 int read_dev_info(struct dev_info *d);

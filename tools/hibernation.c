@@ -18,21 +18,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
 
 #define POWER_STATE	"power/state"
 #define POWER_DISK	"power/disk"
 #define POWER_RESUME	"power/resume"
-
-/* Our device's number from its dev attribute; false if not loaded. */
-static bool our_devno(unsigned int *maj, unsigned int *min)
-{
-	char buf[64];
-
-	return !read_attr("dev", buf, sizeof(buf)) &&
-	       sscanf(buf, "%u:%u", maj, min) == 2;
-}
 
 /*
  * Whether a resume= value names our device: its path, or its number as
@@ -42,15 +31,11 @@ static bool our_devno(unsigned int *maj, unsigned int *min)
 static bool value_is_ours(const char *v, unsigned int maj, unsigned int min)
 {
 	unsigned int a, b;
-	struct stat st;
 	char end;
 
-	if (!strcmp(v, DEV_PATH))
-		return true;
 	if (sscanf(v, "%u:%u%c", &a, &b, &end) == 2)
 		return a == maj && b == min;
-	return v[0] == '/' && !stat(v, &st) && S_ISBLK(st.st_mode) &&
-	       major(st.st_rdev) == maj && minor(st.st_rdev) == min;
+	return path_is_ours(v);
 }
 
 /* The last resume= of the kernel command line into @v; false if none. */
