@@ -511,6 +511,28 @@ int cmd_setup(int argc, char **argv)
 	return RC_OK;
 }
 
+/*
+ * Our swapoff failed and /proc/swaps may still list the device: another
+ * swapoff of it can be running (at shutdown or soft-reboot systemd's
+ * swap unit swaps it off beside this service's stop, and the kernel
+ * refuses a second swapoff while the first takes the pages back). True
+ * once the device is off, within SWAPOFF_WAIT_MS.
+ */
+#define SWAPOFF_WAIT_MS	120000
+#define SWAPOFF_POLL_MS	100
+
+static bool swapped_off_elsewhere(void)
+{
+	int ms;
+
+	for (ms = 0; ms < SWAPOFF_WAIT_MS; ms += SWAPOFF_POLL_MS) {
+		if (!swapped_on(NULL))
+			return true;
+		sleep_ms(SWAPOFF_POLL_MS);
+	}
+	return false;
+}
+
 int cmd_reset(int argc, char **argv)
 {
 	int rc = parse_help_only(argc, argv, 0), ret;
@@ -522,7 +544,7 @@ int cmd_reset(int argc, char **argv)
 		return rc;
 	if (swapped_on(NULL)) {
 		ret = RUN(false, "swapoff", DEV_PATH);
-		if (ret)
+		if (ret && !swapped_off_elsewhere())
 			return fail(RC_FAIL, "swapoff %s failed (exit %d): not enough memory to take the swapped pages back?",
 				    DEV_PATH, ret);
 	}

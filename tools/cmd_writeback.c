@@ -5,8 +5,10 @@
  */
 #include "ghostswapctl.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* Pages on the backing device now, or -1 without bd_stat. */
 static int64_t backing_pages(void)
@@ -36,11 +38,42 @@ static void report_pages(const char *what, int64_t before, int64_t after)
 	       after, h2);
 }
 
+/*
+ * A directory as the backing store grows by a chunk at a time, and the
+ * module's writeback never waits for it: a write of writeback stops
+ * with ENOSPC at the top of the chunks in place while the next one is
+ * being added. Whether it is worth going on: the backing store is a
+ * directory, it could add chunks so far (no grow_error), and within
+ * GROW_WAIT_MS its capacity rises above what it holds.
+ */
+#define GROW_WAIT_MS	10000
+#define GROW_POLL_MS	50
+
+static bool backing_grew(void)
+{
+	char path[PATH_MAX];
+	uint64_t bd[BD_STAT_COLS];
+	struct stat st;
+	int ms;
+
+	if (read_attr("backing_dev", path, sizeof(path)) ||
+	    stat(path, &st) || !S_ISDIR(st.st_mode))
+		return false;
+	for (ms = 0; ms <= GROW_WAIT_MS; ms += GROW_POLL_MS) {
+		if (read_bd_stat(bd) || bd[BD_GROW_ERR])
+			return false;
+		if (bd[BD_CAPACITY] > bd[BD_COUNT])
+			return true;
+		sleep_ms(GROW_POLL_MS);
+	}
+	return false;
+}
+
 static int write_back(const char *val)
 {
-	int64_t before, after;
+	int64_t before, after, last;
+	int ret, stalled = 0;
 	char what[64];
-	int ret;
 
 	if (!dev_present())
 		return fail_not_loaded();
@@ -48,8 +81,14 @@ static int write_back(const char *val)
 		return fail(RC_NODEV, "this ghostswap module has no writeback (no %s/%s/writeback)",
 			    sysroot, DEV_SYS);
 	before = backing_pages();
-	ret = write_attr("writeback", val);
-	after = backing_pages();
+	after = before;
+	/* Again while a directory grows and the writes move pages. */
+	do {
+		last = after;
+		ret = write_attr("writeback", val);
+		after = backing_pages();
+		stalled += after <= last;
+	} while (ret == -ENOSPC && stalled < 2 && backing_grew());
 	bfmt(what, sizeof(what), "writeback %s", val);
 	if (ret) {
 		int rc = write_failed("writeback", val, ret);

@@ -309,6 +309,13 @@ static long long now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+void sleep_ms(unsigned int ms)
+{
+	nanosleep(&(struct timespec){ .tv_sec = ms / 1000,
+				      .tv_nsec = (ms % 1000) * 1000000L },
+		  NULL);
+}
+
 /*
  * Waits until nobody holds the device node's flock(2). udev holds a
  * shared one while it probes a block device, and tools that change a
@@ -344,7 +351,6 @@ int wait_node_unlocked(void)
 			return fail(RC_BUSY, "%s: %s for %d s (by udev's probe, zramctl-like tool or another ghostswapctl; 'fuser -v %s' shows who): try again",
 				    DEV_PATH, err == EBUSY ? "being changed by another process" : "locked",
 				    NODE_LOCK_WAIT_MS / 1000, DEV_PATH);
-		nanosleep(&(struct timespec){ .tv_nsec = NODE_LOCK_POLL_MS * 1000000L },
-			  NULL);
+		sleep_ms(NODE_LOCK_POLL_MS);
 	}
 }

@@ -206,6 +206,8 @@ int write_attr_checked(const char *attr, const char *val);
 /* device.c */
 bool swapped_on(long *prio);
 void current_alg(const char *list, char *out, size_t n);
+/* Sleep @ms milliseconds. */
+void sleep_ms(unsigned int ms);
 /* Our device's number from its dev attribute; false if not loaded. */
 bool our_devno(unsigned int *maj, unsigned int *min);
 /* Is @file our device: /dev/ghostswap, or a block node of its number. */
