@@ -19,7 +19,6 @@ set -u
 . /opt/gs-src/tests/guest/lib.sh
 TAP_OUT=$GS_OUT/boot.tap
 TAP_PLAN_FILE=$GS_OUT/boot.plan
-: >"$TAP_OUT"
 
 # wait_active UNIT SECONDS
 wait_active() {
@@ -411,7 +410,7 @@ sys.stdout.write(urllib.request.urlopen("http://127.0.0.1:9100/metrics", timeout
 	systemctl stop ghostswap.service
 }
 
-# Teardown, GS_TEARDOWN_ROUNDS rounds (60; 600 asked of a release) with
+# Teardown, GS_TEARDOWN_ROUNDS rounds (20; 600 asked of a release) with
 # udev running, each refusal counted: the
 # service's stop with a workload's pages swapped out and the workload
 # still running (its pages verified after), the stop with a backing file
@@ -458,7 +457,7 @@ teardown_after() {
 	ghostswapctl reset || echo "reset refused"
 }
 t_teardown_rounds() {
-	local r out refused=0 failed=0 t0=$SECONDS rounds=${GS_TEARDOWN_ROUNDS:-60} bad=
+	local r out refused=0 failed=0 t0=$SECONDS rounds=${GS_TEARDOWN_ROUNDS:-20} bad=
 	systemctl stop ghostswap.service
 	mkdir -p /var/lib/ghostswap
 	for r in $(seq "$rounds"); do
@@ -553,6 +552,227 @@ t_cmdline_on_no_files() {
 	return $rc
 }
 
+# systemctl soft-reboot with ghostswap swapped on, holding a workload's
+# pages, part of them written back: systemd stops every service (the
+# workload's, then ghostswap's: swapoff and reset) and starts user space
+# again on the same kernel, the module still loaded. The device must come
+# back configured and clean, the old one torn down in full. Two rounds:
+# a chunk directory on a disk of its own, mounted by a mount unit (the
+# old device's unnamed chunk files gone: the filesystem's blocks given
+# back, the filesystem unmounted and mounted again), and a file on a
+# loop device of the device's own (detached: one loop device, the new
+# device's). Module references as before. This script dies with the
+# soft-reboot: the checks after it run from a unit the round installs,
+# which mounts the shared folders again and runs this script once more.
+# State in $SR, on the root (the soft-reboot keeps it).
+SR=/var/lib/gs-soft-reboot
+SR_CASES=(chunks loop)
+SR_CHUNKS=/var/lib/ghostswap/chunks
+SR_FILE=/var/lib/ghostswap/sr.img
+SR_MOUNT=$(systemd-escape -p --suffix=mount $SR_CHUNKS)
+
+sr_desc() {
+	case $1 in
+	chunks) echo "a chunk directory on a disk of its own" ;;
+	loop) echo "a file on a loop device" ;;
+	esac
+}
+sr_used() { df -B1 --output=used $SR_CHUNKS | tail -n 1; }
+sr_mount_id() { awk -v m=$SR_CHUNKS '$5 == m { print $1 }' /proc/self/mountinfo; }
+sr_loops() { losetup -n -O NAME -j $SR_FILE; }
+
+# sr_prepare CASE: the device set up with CASE as its backing store, a
+# workload's pages swapped out and written back, the figures the checks
+# after the soft-reboot compare with in $SR/before.
+sr_prepare() {
+	local case=$1 disk pid st i chunk base=0 used=0
+	systemctl stop ghostswap.service
+	# Chunks of 4 MiB: the workload's pages fill several.
+	echo 4 >/sys/module/ghostswap/parameters/chunk_mib
+	chunk=$((4 << 20))
+	if [ $case = chunks ]; then
+		disk=$(vdisk gssr) || fail "no disk gssr"
+		mkfs.ext4 -q -F -L GSSR "$disk" || fail "mkfs.ext4 $disk"
+		mkdir -p $SR_CHUNKS
+		# A mount unit, as an admin writes one (the guest's /etc/fstab
+		# is the test bed's /dev/null).
+		cat >/etc/systemd/system/$SR_MOUNT <<-EOU
+		[Mount]
+		What=/dev/disk/by-label/GSSR
+		Where=$SR_CHUNKS
+		Type=ext4
+		[Install]
+		WantedBy=local-fs.target
+		EOU
+		systemctl daemon-reload
+		systemctl enable -q --now "$SR_MOUNT" || fail "mount $SR_CHUNKS"
+		base=$(sr_used)
+		echo "backing_dev = $SR_CHUNKS" >/etc/ghostswap.conf.d/60-sr.conf
+	else
+		printf 'backing_dev = %s\nbacking_size = 64M\n' $SR_FILE \
+			>/etc/ghostswap.conf.d/60-sr.conf
+	fi
+	# What the service prints while the soft-reboot stops it (journald
+	# is gone by then) on the console too.
+	mkdir -p /etc/systemd/system/ghostswap.service.d
+	printf '[Service]\nStandardOutput=journal+console\nStandardError=journal+console\n' \
+		>/etc/systemd/system/ghostswap.service.d/90-sr-console.conf
+	systemctl daemon-reload
+	systemctl start ghostswap.service || fail "ghostswap.service did not start"
+	systemd-run -q --unit=gs-sr-load -p MemoryMax=16M -E GSVERIFY_STOP=1 \
+		gsverify 48 1 5 zstr || fail "systemd-run"
+	for i in $(seq 600); do
+		pid=$(systemctl show -p MainPID --value gs-sr-load)
+		st=$(awk '{ print $3 }' /proc/$pid/stat 2>/dev/null)
+		[ "$st" = T ] && break
+		sleep 0.1
+	done
+	[ "$st" = T ] || fail "the workload did not finish writing: $(systemctl status gs-sr-load --no-pager 2>&1 | tail -n 5)"
+	echo "backing_dev $(cat $SYS/backing_dev); mm_stat: $(cat $SYS/mm_stat); bd_stat: $(cat $SYS/bd_stat)"
+	ghostswapctl writeback all || {
+		echo "bd_stat: $(cat $SYS/bd_stat)"
+		dmesg | grep ghostswap | tail -n 5
+		fail "writeback"
+	}
+	echo "held: $(mstat orig) bytes, $(bdstat count) pages written back"
+	[ "$(bdstat count)" -gt 0 ] || fail "nothing written back"
+	[ $case = loop ] || used=$(sr_used)
+	cat >$SR/before <<-EOS
+	b_refcnt=$(cat /sys/module/ghostswap/refcnt)
+	b_backing=$(cat $SYS/backing_dev)
+	b_loops=$(losetup -n -O NAME | wc -l)
+	b_base=$base
+	b_used=$used
+	b_chunk=$chunk
+	b_mount=$(sr_mount_id)
+	EOS
+	cat $SR/before
+	# The check after the soft-reboot must be able to tell: the old
+	# chunks take more than the one a new directory gets at once.
+	[ $case = loop ] || [ $((used - base)) -ge $((2 * chunk)) ] ||
+		fail "the chunks take $((used - base)) bytes: fewer than two of $chunk"
+	[ $case = chunks ] || [ "$(sr_loops)" = "$(cat $SYS/backing_dev)" ] ||
+		fail "backing_dev $(cat $SYS/backing_dev), loop devices of $SR_FILE: $(sr_loops)"
+	return 0
+}
+
+# sr_check CASE: after the soft-reboot.
+sr_check() {
+	local case=$1 rc=0 used
+	. $SR/before
+	wait_active ghostswap.service 180 || {
+		journalctl -b -u ghostswap.service --no-pager | tail -n 15
+		fail "ghostswap.service not active after the soft-reboot"
+	}
+	swap_per_config
+	echo "refcnt $(cat /sys/module/ghostswap/refcnt) (before $b_refcnt), backing_dev $(cat $SYS/backing_dev)"
+	echo "bd_stat: $(cat $SYS/bd_stat)"
+	[ "$(bdstat count)" = 0 ] || { echo "pages on the backing store of a new device"; rc=1; }
+	[ "$(cat /sys/module/ghostswap/refcnt)" = "$b_refcnt" ] ||
+		{ echo "module references: $(cat /sys/module/ghostswap/refcnt), before $b_refcnt"; rc=1; }
+	if [ $case = chunks ]; then
+		used=$(sr_used)
+		echo "$SR_CHUNKS: $((b_used - b_base)) bytes before, $((used - b_base)) after (a chunk: $b_chunk)"
+		[ "$(cat $SYS/backing_dev)" = $SR_CHUNKS ] || { echo "not the directory"; rc=1; }
+		[ -n "$(sr_mount_id)" ] && [ "$(sr_mount_id)" != "$b_mount" ] ||
+			{ echo "$SR_CHUNKS not mounted again (mount $(sr_mount_id), before $b_mount)"; rc=1; }
+		[ $((used - b_base)) -le $((b_chunk + (4 << 20))) ] ||
+			{ echo "the old device's chunks are still there"; rc=1; }
+	else
+		echo "loop devices of $SR_FILE: $(sr_loops); all: $(losetup -n -O NAME | wc -l), before $b_loops"
+		[ "$(sr_loops)" = "$(cat $SYS/backing_dev)" ] ||
+			{ echo "not one loop device, the new device's"; rc=1; }
+		[ "$(losetup -n -O NAME | wc -l)" = "$b_loops" ] ||
+			{ echo "a loop device left over: $(losetup -a)"; rc=1; }
+	fi
+	# Back to the configuration of the boot.
+	systemctl stop ghostswap.service
+	echo 64 >/sys/module/ghostswap/parameters/chunk_mib
+	rm -f /etc/ghostswap.conf.d/60-sr.conf $SR_FILE \
+		/etc/systemd/system/ghostswap.service.d/90-sr-console.conf
+	if [ $case = chunks ]; then
+		systemctl disable -q --now "$SR_MOUNT"
+		rm -f /etc/systemd/system/$SR_MOUNT
+	fi
+	systemctl daemon-reload
+	systemctl start ghostswap.service
+	return $rc
+}
+
+# The script again after a soft-reboot: the shared folders mounted as
+# the boot had them, the environment it had.
+sr_install_resume() {
+	local m src fs opts v
+	{
+		echo '#!/bin/bash'
+		for m in /opt/gs-src /opt/gs-out; do
+			read -r src fs opts < <(findmnt -n -o SOURCE,FSTYPE,OPTIONS --mountpoint $m)
+			echo "mkdir -p $m && mount -t $fs -o $opts $src $m || exit 1"
+		done
+		for v in GS_GUEST_PAGING GS_BOOT_VERSION GS_TEARDOWN_ROUNDS; do
+			[ -z "${!v:-}" ] || echo "export $v=${!v}"
+		done
+		echo 'exec bash /opt/gs-src/tests/guest/boot.sh'
+	} >$SR/resume.sh
+	cat >/etc/systemd/system/gs-soft-reboot-test.service <<-EOU
+	[Unit]
+	Description=ghostswap boot test: the checks after a soft-reboot
+	After=multi-user.target
+	[Service]
+	Type=simple
+	ExecStart=/bin/bash $SR/resume.sh
+	StandardOutput=journal+console
+	[Install]
+	WantedBy=multi-user.target
+	EOU
+	systemctl enable -q gs-soft-reboot-test.service
+}
+
+# sr_next N: the soft-reboot round N, or the end of the boot test.
+sr_next() {
+	local n=$1 case=${SR_CASES[$1]:-} t0
+	if [ -z "$case" ]; then
+		tap_plan
+		echo done >"$GS_OUT/boot.done"
+		# After a soft-reboot no virtme-init waits to power off.
+		if [ -e $SR/resumed ]; then
+			sync
+			poweroff -f
+		fi
+		return 0
+	fi
+	if ! tap_run "soft-reboot, $(sr_desc $case): ghostswap swapped on, pages held and written back" \
+		/tmp/boot-test.log sr_prepare $case; then
+		systemctl stop gs-sr-load 2>/dev/null
+		tap_not_ok "after the soft-reboot, $(sr_desc $case): not run"
+		sr_next $((n + 1))
+		return
+	fi
+	echo $n >$SR/case
+	sr_install_resume
+	sync
+	t0=$SECONDS
+	systemctl soft-reboot
+	sleep 300
+	rm -f $SR/case
+	tap_not_ok "after the soft-reboot, $(sr_desc $case): no soft-reboot $((SECONDS - t0)) s after it was asked for"
+	sr_next $((n + 1))
+}
+
+# After a soft-reboot: the TAP stream goes on where it was.
+sr_resume() {
+	local n
+	n=$(cat $SR/case)
+	rm -f $SR/case
+	touch $SR/resumed
+	tap_n=$(grep -cE '^(ok|not ok) ' "$TAP_OUT")
+	tap_nfail=$(grep -cE '^not ok ' "$TAP_OUT")
+	[ "$tap_nfail" = 0 ] || tap_rc=1
+	tap_run "after the soft-reboot, $(sr_desc ${SR_CASES[$n]}): configured again, the old device torn down" \
+		/tmp/boot-test.log sr_check ${SR_CASES[$n]}
+	sr_next $((n + 1))
+}
+
 TESTS=(
 	"systemd boot: ghostswap.service enabled and active" t_boot
 	"the module is the one DKMS installed, of the tools' version" t_dkms_module
@@ -572,6 +792,21 @@ TESTS=(
 	"node_exporter serves the metrics ghostswap-metrics.service wrote, as sysfs shows them" t_node_exporter
 	"teardowns with udev running (stop under a workload, with a backing file, reset after mkswap and mkfs): 0 refused" t_teardown_rounds
 )
-tap_tests /tmp/boot-test.log "${TESTS[@]}"
-tap_plan
-echo done >"$GS_OUT/boot.done"
+if [ -s $SR/case ]; then
+	sr_resume
+	exit
+fi
+mkdir -p $SR
+: >"$TAP_OUT"
+# The plan: TESTS, then each soft-reboot round's two.
+{
+	for ((i = 0; i < ${#TESTS[@]}; i += 2)); do
+		echo "${TESTS[$i]}"
+	done
+	for c in "${SR_CASES[@]}"; do
+		echo "soft-reboot, $(sr_desc $c): ghostswap swapped on, pages held and written back"
+		echo "after the soft-reboot, $(sr_desc $c): configured again, the old device torn down"
+	done
+} >"$TAP_PLAN_FILE"
+TAP_PLAN_FILE= tap_tests /tmp/boot-test.log "${TESTS[@]}"
+sr_next 0
