@@ -162,9 +162,6 @@ stage_wait() {
 	done
 }
 
-stage static "$GS_TOP/tests/static-checks.sh"
-stage bench "$GS_TOP/tests/bench/run.sh"
-stage tools "$GS_TOP/tests/tools/run.sh"
 # A stage left out by a GHOSTSWAP_SKIP_* setting is a skip in the summary
 # (which fails the run: a skip is not a pass), never a silent absence.
 skipped_stage() {
@@ -182,7 +179,28 @@ else
 fi
 [ -n "${1:-}" ] || [ "${GHOSTSWAP_SKIP_DEBUG:-0}" != 1 ] ||
 	skipped_stage debug "GHOSTSWAP_SKIP_DEBUG=1"
+# The host's checks, one after the other, beside the first minutes of
+# the guests: the static checks, the bench's own tests, the tools'
+# tests. Each is a single process, and none in the way of the run's
+# longest path. After KUnit, which wants both CPUs, and after the build,
+# whose chroot in the guest root the static checks' would unmount under
+# it (gs_chroot).
+host_checks() {
+	local name rc
+	for name in static bench tools; do
+		rc=0
+		gs_log "stage: $name (beside the next stages)"
+		case $name in
+		static) (timed static "$GS_TOP/tests/static-checks.sh") ;;
+		bench) (timed bench "$GS_TOP/tests/bench/run.sh") ;;
+		tools) (timed tools "$GS_TOP/tests/tools/run.sh") ;;
+		esac >"$res/$name.tap" 2>"$res/$name.err" || rc=$?
+		echo $rc >"$res/.rc-$name"
+	done
+}
 stage build "$GS_TOP/testbed/build.sh"
+host_checks &
+host_pid=$!
 
 # The guest suite in a guest of Debian's 7.x kernel: main_guest NAME
 # SUITE_ARGS... boots it with results in $res/NAME and prints its TAP.
@@ -218,13 +236,14 @@ main_guest() {
 
 # Beside the main guest, in this order, each on a CPU slot (cpu_slots):
 # the second part of the guest suite, in a guest of its own (suite.sh
-# @2; the main guest runs @1); the build matrix, the module against
-# every Debian header set from 6.12 to 7.3 the archive serves (built,
-# not booted); the guest suite's core on Debian stable's 6.12 LTS kernel
-# and on the PREEMPT_RT kernel; the Debian packages built, linted,
+# @2; the main guest runs @1); the Debian packages built, linted,
 # installed, upgraded, booted with systemd as init and purged in an
 # overlay of the guest root (tests/package.sh: its boot runs the checks
-# of tests/boot.sh's, which make test leaves out); the arm64 lane,
+# of tests/boot.sh's, which make test leaves out; the longest of these
+# stages, so first); the build matrix, the module against
+# every Debian header set from 6.12 to 7.3 the archive serves (built,
+# not booted); the guest suite's core on Debian stable's 6.12 LTS kernel
+# and on the PREEMPT_RT kernel; the arm64 lane,
 # Debian's arm64 kernel under qemu-system-aarch64 in a root
 # testbed/arm64.sh makes; hibernation aimed at ghostswap on the 7.x and
 # the 6.12 kernel, in a guest whose root is an initramfs
@@ -240,10 +259,10 @@ part=()
 if [ -z "${1:-}" ]; then
 	part=(@1)
 	stage_queued guest2 one main_guest guest2 @2
+	stage_queued package one "$GS_TOP/tests/package.sh" "$res/package"
 	stage_queued compat one "$GS_TOP/tests/compat-build.sh"
 	stage_queued lts one "$GS_TOP/tests/kernel-lane.sh" lts "$res/lts"
 	stage_queued rt one "$GS_TOP/tests/kernel-lane.sh" rt "$res/rt"
-	stage_queued package one "$GS_TOP/tests/package.sh" "$res/package"
 	stage_queued arm64 one "$GS_TOP/tests/kernel-lane.sh" arm64 "$res/arm64"
 	stage_queued hibernate one "$GS_TOP/tests/hibernate.sh" "$res/hibernate"
 	stage_queued hibernate-lts one "$GS_TOP/tests/hibernate.sh" "$res/hibernate-lts" \
@@ -260,6 +279,10 @@ touch "$res/guest/ended"
 echo "# guest" && cat "$res/guest.tap"
 
 stage_wait
+wait $host_pid
+for name in static bench tools; do
+	stage_end $name "$(cat "$res/.rc-$name" 2>/dev/null || echo 1)"
+done
 [ ${#early_builds[@]} = 0 ] || wait "${early_builds[@]}" || true
 # Where the time went: each stage's wall time (a stage that waits for a
 # CPU or for the main guest counts its wait) and its CPU time.
