@@ -190,20 +190,19 @@ static void check_hibernation(void)
 }
 
 /* Another swap device the kernel uses before ours (*@arg: our priority). */
-static bool warn_before(const char *file, long prio, bool ours, void *arg)
+static bool warn_before(const struct swap_line *sw, void *arg)
 {
 	long mine = *(long *)arg;
 
-	if (!ours && prio >= mine)
+	if (!sw->ours && sw->prio >= mine)
 		report("warn", "swap: %s has priority %ld, not below %s's %ld: the kernel uses it first ('priority =' above %ld)",
-		       file, prio, DEV_PATH, mine, prio);
+		       sw->file, sw->prio, DEV_PATH, mine, sw->prio);
 	return false;
 }
 
-static bool is_before(const char *file, long prio, bool ours, void *arg)
+static bool is_before(const struct swap_line *sw, void *arg)
 {
-	(void)file;
-	return !ours && prio >= *(long *)arg;
+	return !sw->ours && sw->prio >= *(long *)arg;
 }
 
 /* Swap on, and no other swap device before it. */

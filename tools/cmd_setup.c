@@ -515,22 +515,32 @@ int cmd_setup(int argc, char **argv)
  * Our swapoff failed and /proc/swaps may still list the device: another
  * swapoff of it can be running (at shutdown or soft-reboot systemd's
  * swap unit swaps it off beside this service's stop, and the kernel
- * refuses a second swapoff while the first takes the pages back). True
- * once the device is off, within SWAPOFF_WAIT_MS.
+ * refuses a second swapoff while the first takes the pages back). Wait
+ * for it as long as it takes pages back (the device's Used falls within
+ * each SWAPOFF_STEP_MS); true once the device is off.
  */
-#define SWAPOFF_WAIT_MS	120000
+#define SWAPOFF_STEP_MS	2000
 #define SWAPOFF_POLL_MS	100
 
 static bool swapped_off_elsewhere(void)
 {
-	int ms;
+	long used = swap_used_kib(), now;
+	int ms = 0;
 
-	for (ms = 0; ms < SWAPOFF_WAIT_MS; ms += SWAPOFF_POLL_MS) {
-		if (!swapped_on(NULL))
-			return true;
+	while (used >= 0) {
 		sleep_ms(SWAPOFF_POLL_MS);
+		now = swap_used_kib();
+		if (now < 0)
+			return true;
+		ms += SWAPOFF_POLL_MS;
+		if (now < used) {
+			used = now;
+			ms = 0;
+		} else if (ms >= SWAPOFF_STEP_MS) {
+			return false;
+		}
 	}
-	return false;
+	return true;
 }
 
 int cmd_reset(int argc, char **argv)

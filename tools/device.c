@@ -58,17 +58,15 @@ bool path_is_ours(const char *file)
 }
 
 /*
- * Calls @fn for each line of /proc/swaps (the file name unescaped, its
- * priority, whether it is our device) until @fn returns true; returns
+ * Calls @fn for each line of /proc/swaps until @fn returns true; returns
  * what the last call returned, false if none or no /proc/swaps.
  */
-bool each_swap(bool (*fn)(const char *file, long prio, bool ours, void *arg),
-	       void *arg)
+bool each_swap(bool (*fn)(const struct swap_line *sw, void *arg), void *arg)
 {
 	char p[PATH_MAX], *line = NULL, file[PATH_MAX];
+	struct swap_line sw = { .file = file };
 	size_t cap = 0;
 	bool stop = false;
-	long prio;
 	FILE *f;
 
 	bfmt(p, sizeof(p), "%s/swaps", procroot);
@@ -76,22 +74,38 @@ bool each_swap(bool (*fn)(const char *file, long prio, bool ours, void *arg),
 	if (!f)
 		return false;
 	while (!stop && getline(&line, &cap, f) > 0) {
-		if (sscanf(line, "%4095s %*s %*s %*s %ld", file, &prio) != 2)
+		if (sscanf(line, "%4095s %*s %*s %ld %ld", file, &sw.used_kib,
+			   &sw.prio) != 3)
 			continue;
 		unescape(file);
-		stop = fn(file, prio, path_is_ours(file), arg);
+		sw.ours = path_is_ours(file);
+		stop = fn(&sw, arg);
 	}
 	free(line);
 	fclose(f);
 	return stop;
 }
 
-static bool find_ours(const char *file, long prio, bool ours, void *arg)
+static bool find_ours(const struct swap_line *sw, void *arg)
 {
-	(void)file;
-	if (ours && arg)
-		*(long *)arg = prio;
-	return ours;
+	if (sw->ours && arg)
+		*(long *)arg = sw->prio;
+	return sw->ours;
+}
+
+static bool find_used(const struct swap_line *sw, void *arg)
+{
+	if (sw->ours)
+		*(long *)arg = sw->used_kib;
+	return sw->ours;
+}
+
+long swap_used_kib(void)
+{
+	long used = -1;
+
+	each_swap(find_used, &used);
+	return used;
 }
 
 /* Whether the device is swapped on; its priority in *@prio. */

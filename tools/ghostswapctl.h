@@ -212,8 +212,16 @@ void sleep_ms(unsigned int ms);
 bool our_devno(unsigned int *maj, unsigned int *min);
 /* Is @file our device: /dev/ghostswap, or a block node of its number. */
 bool path_is_ours(const char *file);
-bool each_swap(bool (*fn)(const char *file, long prio, bool ours, void *arg),
-	       void *arg);
+/* A line of /proc/swaps: the file name unescaped, and whether it is ours. */
+struct swap_line {
+	const char *file;
+	long prio;
+	long used_kib;
+	bool ours;
+};
+bool each_swap(bool (*fn)(const struct swap_line *sw, void *arg), void *arg);
+/* KiB of our device in use as swap, or -1 when it is not swapped on. */
+long swap_used_kib(void);
 int read_dev_info(struct dev_info *d);
 bool zswap_enabled(void);
 bool free_notify_on(void);

@@ -97,17 +97,16 @@ struct swaps_seen {
 	int disk;		/* swaps a boot can read an image back from */
 };
 
-static bool see_swap(const char *file, long prio, bool ours, void *arg)
+static bool see_swap(const struct swap_line *sw, void *arg)
 {
 	struct swaps_seen *s = arg;
 
-	(void)prio;
 	if (!s->first[0]) {
-		bfmt(s->first, sizeof(s->first), "%s", file);
-		s->first_in_ram = in_ram(file, ours);
-		s->first_ours = ours;
+		bfmt(s->first, sizeof(s->first), "%s", sw->file);
+		s->first_in_ram = in_ram(sw->file, sw->ours);
+		s->first_ours = sw->ours;
 	}
-	if (!in_ram(file, ours))
+	if (!in_ram(sw->file, sw->ours))
 		s->disk++;
 	return false;
 }
