@@ -85,14 +85,6 @@ long gs_stat_read(struct gs_stats *st, enum gs_hot_stat i)
 	return sum;
 }
 
-static void gs_stat_max(atomic_long_t *max, long val)
-{
-	long old = atomic_long_read(max);
-
-	while (old < val && !atomic_long_try_cmpxchg(max, &old, val))
-		;
-}
-
 /* mempool_alloc_t: a cluster's header and its zeroed table page. */
 static void *gs_cluster_alloc(gfp_t gfp, void *data)
 {
@@ -129,16 +121,6 @@ static void gs_cluster_free_rcu(struct rcu_head *head)
 	struct gs_cluster *cl = container_of(head, struct gs_cluster, rcu);
 
 	gs_cluster_give(cl->store, cl);
-}
-
-/* Fault injection: should this allocation fail? */
-bool gs_fail_alloc(struct gs_store *s)
-{
-	if (likely(!atomic_read(&s->fail_alloc)) ||
-	    !atomic_add_unless(&s->fail_alloc, -1, 0))
-		return false;
-	atomic_long_inc(&s->stats.injected);
-	return true;
 }
 
 /*
@@ -715,20 +697,6 @@ static bool gs_page_same_filled(const void *src, unsigned long *word)
 			return false;
 	*word = val;
 	return true;
-}
-
-bool gs_pool_grew(struct gs_store *s, unsigned long *pages)
-{
-	*pages = zs_get_total_pages(s->pool);
-	gs_stat_max(&s->stats.max_used_pages, *pages);
-	return gs_pool_over(s, *pages);
-}
-
-bool gs_pool_over(struct gs_store *s, unsigned long pages)
-{
-	unsigned long limit = READ_ONCE(s->limit_pages);
-
-	return limit && pages > limit;
 }
 
 /* Does the @direct policy send a page of this kind past the pool? */

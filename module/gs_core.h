@@ -18,6 +18,7 @@
 #include <linux/rcupdate.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
+#include <linux/zsmalloc.h>
 struct gs_comp_params;
 
 #include "gs_store.h"
@@ -223,15 +224,47 @@ bool gs_slot_drop(struct gs_store *s, u64 slot, unsigned long e);
 /* Copy the pool object of entry @e to @dst, under its cluster lock. */
 void gs_obj_copy(struct gs_store *s, unsigned long e, void *dst,
 		 unsigned int len);
+/*
+ * The pool's limit and high-water mark, and fault injection: inline, for
+ * the core and the units' pool side alike (gs_unit.c calls nothing of
+ * gs_core.c).
+ */
+static inline void gs_stat_max(atomic_long_t *max, long val)
+{
+	long old = atomic_long_read(max);
+
+	while (old < val && !atomic_long_try_cmpxchg(max, &old, val))
+		;
+}
+
 /* Pool above @pages? (With no limit set, never.) */
-bool gs_pool_over(struct gs_store *s, unsigned long pages);
+static inline bool gs_pool_over(struct gs_store *s, unsigned long pages)
+{
+	unsigned long limit = READ_ONCE(s->limit_pages);
+
+	return limit && pages > limit;
+}
+
 /*
  * The pool took new objects: its high-water mark follows it (*@pages:
  * its size now). Is it over its limit now? Then the caller frees them.
  */
-bool gs_pool_grew(struct gs_store *s, unsigned long *pages);
+static inline bool gs_pool_grew(struct gs_store *s, unsigned long *pages)
+{
+	*pages = zs_get_total_pages(s->pool);
+	gs_stat_max(&s->stats.max_used_pages, *pages);
+	return gs_pool_over(s, *pages);
+}
+
 /* Fault injection (debugfs fail_alloc): fail this allocation? */
-bool gs_fail_alloc(struct gs_store *s);
+static inline bool gs_fail_alloc(struct gs_store *s)
+{
+	if (likely(!atomic_read(&s->fail_alloc)) ||
+	    !atomic_add_unless(&s->fail_alloc, -1, 0))
+		return false;
+	atomic_long_inc(&s->stats.injected);
+	return true;
+}
 
 /* -------------------------------------------------- units (gs_unit.c) */
 

@@ -370,7 +370,7 @@ static void gs_wb_ub_free(void *element, void *data)
  */
 static void gs_wb_ub_pool_make(struct gs_store *s)
 {
-	if (s->wb.ub_pool || !gs_store_unit(s))
+	if (s->wb.ub_pool || !s->comp->unit_bytes)
 		return;
 	s->wb.ub_pool = mempool_create(1, gs_wb_ub_alloc, gs_wb_ub_free, NULL);
 	if (s->wb.ub_pool)
