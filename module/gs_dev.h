@@ -74,8 +74,9 @@ u64 gs_swapon_cost(u64 size);
 /* The size syntax of the disksize parameter and attribute. */
 int gs_parse_size(const char *buf, u64 *out);
 
-/* gs_sysfs.c: the attributes of the disk. */
-extern const struct attribute_group *gs_attr_groups[];
+/* gs_sysfs.c: the attributes of the device and its store, and the tier's. */
+extern const struct attribute_group gs_dev_attr_group;
+extern const struct attribute_group gs_wb_attr_group;
 /* For the attribute groups: their device, and reconfiguring it. */
 struct device;
 struct gs_dev *dev_to_gs(struct device *dev);

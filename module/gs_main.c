@@ -27,6 +27,17 @@ static struct gs_dev *gs_dev;
 static int gs_major;
 
 /*
+ * The disk's files (gs_sysfs.c, gs_sysfs_comp.c): unnamed groups, so
+ * every attribute sits in the disk's directory.
+ */
+static const struct attribute_group *gs_attr_groups[] = {
+	&gs_dev_attr_group,
+	&gs_comp_attr_group,
+	&gs_wb_attr_group,
+	NULL,
+};
+
+/*
  * The swap core's free hook, where the kernel has it (module/probe/).
  * Without it, or with free_notify=0, which stands in for such a kernel,
  * a slot swap lets go of keeps its data until swap discards it:

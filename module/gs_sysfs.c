@@ -364,7 +364,7 @@ static struct attribute *gs_dev_attrs[] = {
 	NULL,
 };
 
-static const struct attribute_group gs_dev_attr_group = {
+const struct attribute_group gs_dev_attr_group = {
 	.attrs = gs_dev_attrs,
 };
 
@@ -939,14 +939,6 @@ static struct attribute *gs_wb_attrs[] = {
 	NULL,
 };
 
-static const struct attribute_group gs_wb_attr_group = {
+const struct attribute_group gs_wb_attr_group = {
 	.attrs = gs_wb_attrs,
-};
-
-/* Both groups are unnamed: every attribute sits in the disk's directory. */
-const struct attribute_group *gs_attr_groups[] = {
-	&gs_dev_attr_group,
-	&gs_comp_attr_group,
-	&gs_wb_attr_group,
-	NULL,
 };
