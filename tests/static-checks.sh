@@ -40,6 +40,22 @@ grep -E 'warning|error|sparse' "$tmp/build" >"$tmp/findings" && s=1
 [ $s = 0 ] || cat "$tmp/build" >"$tmp/findings"
 tap_result $s "build with W=1 and sparse (C=2): no findings"
 tap_diag <"$tmp/findings"
+# The rooms: who calls whom among the built objects, against the table
+# in design.md (tests/rooms.py). And the check itself: a table that
+# takes one allowed call away must fail it.
+rooms() {
+	python3 "$GS_TOP/tests/rooms.py" "$1" "$GS_TOP/module" "$b"/module/gs_*.o
+}
+rooms "$GS_TOP/Documentation/design.md" >"$tmp/rooms" 2>&1
+tap_result $? "rooms: every call between the module's files is one design.md allows, no circle"
+tap_diag <"$tmp/rooms"
+sed 's/| `gs_index.c`, `gs_unit.c`, /| `gs_index.c`, /' \
+	"$GS_TOP/Documentation/design.md" >"$tmp/design.md"
+rooms "$tmp/design.md" >"$tmp/rooms-bad" 2>&1
+s=$?
+grep -q 'gs_core.c calls gs_unit.c' "$tmp/rooms-bad" && [ $s = 1 ]
+tap_result $? "rooms: a table without gs_core.c -> gs_unit.c fails the check"
+tap_diag <"$tmp/rooms-bad"
 rm -rf "$b"
 tap_plan
 exit $tap_rc
