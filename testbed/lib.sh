@@ -103,18 +103,29 @@ gs_ns_run() {
 }
 
 # Run a command inside the guest root with /proc, /sys and /dev mounted;
-# the mounts go away again even when the command fails or is interrupted.
+# the mounts go away again even when the command fails or is interrupted,
+# once the last chroot of that root has ended: stages that run side by
+# side (the static checks beside a lane's) may both be in it. Each holds
+# a shared lock on ROOT.chroot-lock while inside; the one that leaves
+# and gets it exclusive unmounts.
 gs_chroot() {
-	local m rc=0
-	trap 'gs_umount_root "$GS_ROOT"; exit 130' INT TERM
+	local m rc=0 lk
+	exec {lk}>"${GS_ROOT%/}.chroot-lock"
+	flock -s "$lk"
+	# shellcheck disable=SC2064
+	trap "gs_chroot_leave $lk; exit 130" INT TERM
 	for m in proc sys dev; do
 		mountpoint -q "$GS_ROOT/$m" || mount --bind "/$m" "$GS_ROOT/$m"
 	done
 	chroot "$GS_ROOT" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
 		HOME=/root LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive "$@" || rc=$?
-	gs_umount_root "$GS_ROOT"
+	gs_chroot_leave "$lk"
 	trap - INT TERM
 	return $rc
+}
+gs_chroot_leave() {
+	! flock -x -n "$1" || gs_umount_root "$GS_ROOT"
+	eval "exec $1>&-"
 }
 
 # The emulator for software emulation (TCG). TCG runs single-threaded:

@@ -179,12 +179,11 @@ else
 fi
 [ -n "${1:-}" ] || [ "${GHOSTSWAP_SKIP_DEBUG:-0}" != 1 ] ||
 	skipped_stage debug "GHOSTSWAP_SKIP_DEBUG=1"
-# The host's checks, one after the other, beside the first minutes of
-# the guests: the static checks, the bench's own tests, the tools'
-# tests. Each is a single process, and none in the way of the run's
-# longest path. After KUnit, which wants both CPUs, and after the build,
-# whose chroot in the guest root the static checks' would unmount under
-# it (gs_chroot).
+# The host's checks, one after the other, beside the build and the first
+# minutes of the guests: the static checks, the bench's own tests, the
+# tools' tests. Each is a single process, and none in the way of the
+# run's longest path. After KUnit, which wants both CPUs. (The static
+# checks and the build both chroot into the guest root: gs_chroot.)
 host_checks() {
 	local name rc
 	for name in static bench tools; do
@@ -198,9 +197,9 @@ host_checks() {
 		echo $rc >"$res/.rc-$name"
 	done
 }
-stage build "$GS_TOP/testbed/build.sh"
 host_checks &
 host_pid=$!
+stage build "$GS_TOP/testbed/build.sh"
 
 # The guest suite in a guest of Debian's 7.x kernel: main_guest NAME
 # SUITE_ARGS... boots it with results in $res/NAME and prints its TAP.
