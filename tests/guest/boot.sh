@@ -620,7 +620,7 @@ sr_prepare() {
 	systemctl daemon-reload
 	systemctl start ghostswap.service || fail "ghostswap.service did not start"
 	systemd-run -q --unit=gs-sr-load -p MemoryMax=16M -E GSVERIFY_STOP=1 \
-		gsverify 48 1 5 zstr || fail "systemd-run"
+		gsverify 32 1 5 zstr || fail "systemd-run"
 	for i in $(seq 600); do
 		pid=$(systemctl show -p MainPID --value gs-sr-load)
 		st=$(awk '{ print $3 }' /proc/$pid/stat 2>/dev/null)
@@ -685,7 +685,8 @@ sr_check() {
 		[ "$(losetup -n -O NAME | wc -l)" = "$b_loops" ] ||
 			{ echo "a loop device left over: $(losetup -a)"; rc=1; }
 	fi
-	# Back to the configuration of the boot.
+	# The configuration of the boot again; the next round, if any,
+	# starts the service.
 	systemctl stop ghostswap.service
 	echo 64 >/sys/module/ghostswap/parameters/chunk_mib
 	rm -f /etc/ghostswap.conf.d/60-sr.conf $SR_FILE \
@@ -695,7 +696,6 @@ sr_check() {
 		rm -f /etc/systemd/system/$SR_MOUNT
 	fi
 	systemctl daemon-reload
-	systemctl start ghostswap.service
 	return $rc
 }
 
