@@ -86,32 +86,36 @@ bool each_swap(bool (*fn)(const struct swap_line *sw, void *arg), void *arg)
 	return stop;
 }
 
+/* Our line of /proc/swaps into *@arg (its file name not kept). */
 static bool find_ours(const struct swap_line *sw, void *arg)
 {
-	if (sw->ours && arg)
-		*(long *)arg = sw->prio;
-	return sw->ours;
-}
+	struct swap_line *mine = arg;
 
-static bool find_used(const struct swap_line *sw, void *arg)
-{
-	if (sw->ours)
-		*(long *)arg = sw->used_kib;
+	if (sw->ours) {
+		*mine = *sw;
+		mine->file = NULL;
+	}
 	return sw->ours;
 }
 
 long swap_used_kib(void)
 {
-	long used = -1;
+	struct swap_line mine = { .used_kib = -1 };
 
-	each_swap(find_used, &used);
-	return used;
+	each_swap(find_ours, &mine);
+	return mine.used_kib;
 }
 
 /* Whether the device is swapped on; its priority in *@prio. */
 bool swapped_on(long *prio)
 {
-	return each_swap(find_ours, prio);
+	struct swap_line mine;
+
+	if (!each_swap(find_ours, &mine))
+		return false;
+	if (prio)
+		*prio = mine.prio;
+	return true;
 }
 
 /* The current algorithm: the bracketed one, or the only one. */
