@@ -410,6 +410,18 @@ sys.stdout.write(urllib.request.urlopen("http://127.0.0.1:9100/metrics", timeout
 	systemctl stop ghostswap.service
 }
 
+# wait_stopped PID SECONDS: until the process PID has stopped itself
+# (gsverify with GSVERIFY_STOP=1, once its pages are written); fails
+# after SECONDS.
+wait_stopped() {
+	local i
+	for i in $(seq $(($2 * 10))); do
+		[ "$(awk '{ print $3 }' /proc/$1/stat 2>/dev/null)" = T ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # Teardown, GS_TEARDOWN_ROUNDS rounds (20; 600 asked of a release) with
 # udev running, each refusal counted: the
 # service's stop with a workload's pages swapped out and the workload
@@ -420,7 +432,7 @@ sys.stdout.write(urllib.request.urlopen("http://127.0.0.1:9100/metrics", timeout
 # whose pages were all written back), a workload's pages swapped out, the
 # workload continued, and the service stopped while it sweeps them in.
 teardown_stop() {
-	local cg=/sys/fs/cgroup/gs-td pid st i rc=0
+	local cg=/sys/fs/cgroup/gs-td pid rc=0
 	if [ "${2:-}" = backing ]; then
 		printf 'backing_dev = /var/lib/ghostswap/td.img\nbacking_size = 32M\n' \
 			>/etc/ghostswap.conf.d/60-td.conf
@@ -430,11 +442,7 @@ teardown_stop() {
 	mkdir -p $cg && echo 16M >$cg/memory.max
 	sh -c "echo \$\$ >$cg/cgroup.procs && GSVERIFY_STOP=1 exec gsverify 32 1 $1 zstr" >/tmp/td.out 2>&1 &
 	pid=$!
-	for i in $(seq 300); do
-		st=$(awk '{ print $3 }' /proc/$pid/stat 2>/dev/null)
-		[ "$st" = T ] && break
-		sleep 0.1
-	done
+	wait_stopped $pid 30	# the stop below runs either way
 	if [ "${2:-}" = backing ]; then
 		ghostswapctl writeback all >/dev/null
 		[ "$(bdstat count)" -gt 0 ] || { echo "nothing on the backing file"; rc=1; }
@@ -577,6 +585,9 @@ sr_desc() {
 	loop) echo "a file on a loop device" ;;
 	esac
 }
+# The two tests of a round, by name: its preparation, the checks after.
+sr_test_before() { echo "soft-reboot, $(sr_desc $1): ghostswap swapped on, pages held and written back"; }
+sr_test_after() { echo "after the soft-reboot, $(sr_desc $1): configured again, the old device torn down"; }
 sr_used() { df -B1 --output=used $SR_CHUNKS | tail -n 1; }
 sr_mount_id() { awk -v m=$SR_CHUNKS '$5 == m { print $1 }' /proc/self/mountinfo; }
 sr_loops() { losetup -n -O NAME -j $SR_FILE; }
@@ -585,7 +596,7 @@ sr_loops() { losetup -n -O NAME -j $SR_FILE; }
 # workload's pages swapped out and written back, the figures the checks
 # after the soft-reboot compare with in $SR/before.
 sr_prepare() {
-	local case=$1 disk pid st i chunk base=0 used=0
+	local case=$1 disk chunk base=0 used=0
 	systemctl stop ghostswap.service
 	# Chunks of 4 MiB: the workload's pages fill several.
 	echo 4 >/sys/module/ghostswap/parameters/chunk_mib
@@ -621,13 +632,8 @@ sr_prepare() {
 	systemctl start ghostswap.service || fail "ghostswap.service did not start"
 	systemd-run -q --unit=gs-sr-load -p MemoryMax=16M -E GSVERIFY_STOP=1 \
 		gsverify 32 1 5 zstr || fail "systemd-run"
-	for i in $(seq 600); do
-		pid=$(systemctl show -p MainPID --value gs-sr-load)
-		st=$(awk '{ print $3 }' /proc/$pid/stat 2>/dev/null)
-		[ "$st" = T ] && break
-		sleep 0.1
-	done
-	[ "$st" = T ] || fail "the workload did not finish writing: $(systemctl status gs-sr-load --no-pager 2>&1 | tail -n 5)"
+	wait_stopped "$(systemctl show -p MainPID --value gs-sr-load)" 60 ||
+		fail "the workload did not finish writing: $(systemctl status gs-sr-load --no-pager 2>&1 | tail -n 5)"
 	echo "backing_dev $(cat $SYS/backing_dev); mm_stat: $(cat $SYS/mm_stat); bd_stat: $(cat $SYS/bd_stat)"
 	ghostswapctl writeback all || {
 		echo "bd_stat: $(cat $SYS/bd_stat)"
@@ -639,7 +645,6 @@ sr_prepare() {
 	[ $case = loop ] || used=$(sr_used)
 	cat >$SR/before <<-EOS
 	b_refcnt=$(cat /sys/module/ghostswap/refcnt)
-	b_backing=$(cat $SYS/backing_dev)
 	b_loops=$(losetup -n -O NAME | wc -l)
 	b_base=$base
 	b_used=$used
@@ -741,10 +746,9 @@ sr_next() {
 		fi
 		return 0
 	fi
-	if ! tap_run "soft-reboot, $(sr_desc $case): ghostswap swapped on, pages held and written back" \
-		/tmp/boot-test.log sr_prepare $case; then
+	if ! tap_run "$(sr_test_before $case)" /tmp/boot-test.log sr_prepare $case; then
 		systemctl stop gs-sr-load 2>/dev/null
-		tap_not_ok "after the soft-reboot, $(sr_desc $case): not run"
+		tap_not_ok "$(sr_test_after $case): not run"
 		sr_next $((n + 1))
 		return
 	fi
@@ -755,7 +759,7 @@ sr_next() {
 	systemctl soft-reboot
 	sleep 300
 	rm -f $SR/case
-	tap_not_ok "after the soft-reboot, $(sr_desc $case): no soft-reboot $((SECONDS - t0)) s after it was asked for"
+	tap_not_ok "$(sr_test_after $case): no soft-reboot $((SECONDS - t0)) s after it was asked for"
 	sr_next $((n + 1))
 }
 
@@ -768,8 +772,8 @@ sr_resume() {
 	tap_n=$(grep -cE '^(ok|not ok) ' "$TAP_OUT")
 	tap_nfail=$(grep -cE '^not ok ' "$TAP_OUT")
 	[ "$tap_nfail" = 0 ] || tap_rc=1
-	tap_run "after the soft-reboot, $(sr_desc ${SR_CASES[$n]}): configured again, the old device torn down" \
-		/tmp/boot-test.log sr_check ${SR_CASES[$n]}
+	tap_run "$(sr_test_after ${SR_CASES[$n]})" /tmp/boot-test.log \
+		sr_check ${SR_CASES[$n]}
 	sr_next $((n + 1))
 }
 
@@ -804,8 +808,8 @@ mkdir -p $SR
 		echo "${TESTS[$i]}"
 	done
 	for c in "${SR_CASES[@]}"; do
-		echo "soft-reboot, $(sr_desc $c): ghostswap swapped on, pages held and written back"
-		echo "after the soft-reboot, $(sr_desc $c): configured again, the old device torn down"
+		sr_test_before $c
+		sr_test_after $c
 	done
 } >"$TAP_PLAN_FILE"
 TAP_PLAN_FILE= tap_tests /tmp/boot-test.log "${TESTS[@]}"
