@@ -985,6 +985,21 @@ static void gs_kc_zero2(u8 *p, int a, int b)
 }
 
 /*
+ * Where the four words the heuristic looks at first lie: one in each
+ * quarter (0, 2, 1, 3), at the eighths 0, 3, 6 and 1 of their quarters,
+ * at the offsets within those eighths the word's index gives
+ * (gs_heuristic.c).
+ */
+#define GS_KC_QUARTER	(PAGE_SIZE / 4)
+#define GS_KC_EIGHTH	(PAGE_SIZE / 32)
+static const unsigned int gs_kc_heur_first[4] = {
+	0,
+	2 * GS_KC_QUARTER + 3 * GS_KC_EIGHTH + 72,
+	1 * GS_KC_QUARTER + 6 * GS_KC_EIGHTH + 16,
+	3 * GS_KC_QUARTER + 1 * GS_KC_EIGHTH + 24,
+};
+
+/*
  * The heuristic on pages of known make-up. Bytes drawn uniformly from
  * 2^bits values have an entropy of bits per byte: up to 7 they are worth
  * compressing, 8 is random.
@@ -1045,20 +1060,32 @@ static void gs_heur_known(struct kunit *test)
 	gs_kc_prandom(p + PAGE_SIZE / 2, PAGE_SIZE / 2, 6);
 	KUNIT_EXPECT_FALSE(test, gs_page_looks_incompressible(p));
 	/*
-	 * Random but for the four words looked at first, one at the start
-	 * of each quarter, which are text: the quick test calls it
-	 * compressible, the one kind of mistake it may make.
+	 * fio's default buffers: 256 random bytes and 256 zeroes, over and
+	 * over. The first four words hold both.
+	 */
+	gs_kc_prandom(p, PAGE_SIZE, 10);
+	for (n = 0; n < PAGE_SIZE; n += 512)
+		memset(p + n + 256, 0, 256);
+	KUNIT_EXPECT_EQ(test, gs_page_heuristic(p), GS_HEUR_BYTES);
+	n = 0;
+	for (i = 0; i < 4; i++)
+		n += gs_kc_heur_first[i] % 512 >= 256;
+	KUNIT_EXPECT_EQ(test, n, 2);
+	/*
+	 * Random but for the four words looked at first, one in each
+	 * quarter, which are text: the quick test calls it compressible,
+	 * the one kind of mistake it may make.
 	 */
 	gs_kc_prandom(p, PAGE_SIZE, 8);
 	for (i = 0; i < 4; i++)
-		memcpy(p + i * (PAGE_SIZE / 4),
+		memcpy(p + gs_kc_heur_first[i],
 		       &"abcdefghijklmnopqrstuvwxyz012345"[i * 8], 8);
 	KUNIT_EXPECT_EQ(test, gs_page_heuristic(p), GS_HEUR_BYTES);
 	/*
 	 * One top bit in them: the page is looked at in full, and its 32
 	 * distinct text bytes do not make it look less random.
 	 */
-	p[PAGE_SIZE / 2 + 3] |= 0x80;
+	p[gs_kc_heur_first[1] + 3] |= 0x80;
 	KUNIT_EXPECT_EQ(test, gs_page_heuristic(p), GS_HEUR_INCOMPRESSIBLE);
 	/*
 	 * Counters (usemem's pages: each word its index) and pointers: top
@@ -1073,22 +1100,22 @@ static void gs_heur_known(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, gs_page_heuristic(p), GS_HEUR_BYTES);
 	/*
 	 * Random with eight zero bytes, two in each of the four words looked
-	 * at first (at 0, 1 KiB, 2 KiB and 3 KiB): compressible; the same
-	 * zeroes next to those words, where no sampled word lies: random.
+	 * at first: compressible; the same zeroes next to those words, where
+	 * no sampled word lies: random.
 	 */
 	gs_kc_prandom(p, PAGE_SIZE, 9);
 	for (i = 0; i < 4; i++)
-		gs_kc_zero2(p + i * (PAGE_SIZE / 4), 1, 6);
+		gs_kc_zero2(p + gs_kc_heur_first[i], 1, 6);
 	KUNIT_EXPECT_EQ(test, gs_page_heuristic(p), GS_HEUR_BYTES);
 	gs_kc_prandom(p, PAGE_SIZE, 9);
 	for (i = 0; i < 4; i++)
-		gs_kc_zero2(p + i * (PAGE_SIZE / 4), 9, 14);
+		gs_kc_zero2(p + gs_kc_heur_first[i], 9, 14);
 	KUNIT_EXPECT_EQ(test, gs_page_heuristic(p), GS_HEUR_INCOMPRESSIBLE);
 	/* Seven there are not enough: the page is counted, and random. */
 	gs_kc_prandom(p, PAGE_SIZE, 9);
 	for (i = 0; i < 4; i++)
-		gs_kc_zero2(p + i * (PAGE_SIZE / 4), 1, 6);
-	p[3 * (PAGE_SIZE / 4) + 6] = 0xa5;
+		gs_kc_zero2(p + gs_kc_heur_first[i], 1, 6);
+	p[gs_kc_heur_first[3] + 6] = 0xa5;
 	KUNIT_EXPECT_EQ(test, gs_page_heuristic(p), GS_HEUR_INCOMPRESSIBLE);
 	/* Skewed bytes (one in eight zero): worth a try, if not a gain. */
 	gs_kc_prandom(p, PAGE_SIZE, 7);

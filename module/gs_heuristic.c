@@ -6,11 +6,17 @@
  * offset within its stretch that changes from word to word (so that
  * arrays of structures do not show the same field every time) and
  * repeats every 8 words (so that a page whose halves or quarters are
- * equal shows equal words). The words are looked at in bit-reversed
- * order (0, 16, 8, 24, 4, ...), so that the first few already spread
- * over the whole page: a page with data in one part and zeroes in the
- * rest (a heap page in use at its start, a stack page at its end) shows
- * both within a few words.
+ * equal shows equal words). The words are looked at in groups of four,
+ * one from each quarter of the page (quarters 0, 2, 1, 3), so that the
+ * first few already spread over the whole page: a page with data in one
+ * part and zeroes in the rest (a heap page in use at its start, a stack
+ * page at its end) shows both within a few words. Within a group the
+ * four words lie at different eighths of their quarters, three eighths
+ * apart, and at different offsets within a 512-byte block: data made of
+ * short blocks, each part data and part zeroes (fio's default buffers:
+ * 256 random bytes and 256 zeroes, over and over), shows both in the
+ * first four words too. Word by word: the eighth of its quarter the k-th
+ * word lies in is bit-reversed k / 4, plus 3 * (k % 4), modulo 8.
  *
  * - Bytes below 0x80, first. If no byte of the first four words of that
  *   order (one from each quarter of the page) has its top bit set, the
@@ -94,10 +100,10 @@ static inline u64 gs_heur_word(const void *page, unsigned int i)
 			      (((i & 7) * 24) & 120));
 }
 
-/* The order the words are looked at: their indices bit-reversed. */
+/* The order the words are looked at: four at a time, one per quarter. */
 static const u8 gs_heur_order[GS_HEUR_WORDS] = {
-	0, 16, 8, 24, 4, 20, 12, 28, 2, 18, 10, 26, 6, 22, 14, 30,
-	1, 17, 9, 25, 5, 21, 13, 29, 3, 19, 11, 27, 7, 23, 15, 31,
+	0, 19, 14, 25, 4, 23, 10, 29, 2, 21, 8, 27, 6, 17, 12, 31,
+	1, 20, 15, 26, 5, 16, 11, 30, 3, 22, 9, 28, 7, 18, 13, 24,
 };
 
 /* Is @x, the @k-th word looked at, equal to one looked at before it? */
@@ -153,8 +159,10 @@ static inline u64 gs_heur_zero_bytes(u64 x)
 enum gs_heur_verdict gs_page_heuristic(const void *page)
 {
 	/* The quick tests: the first four words of gs_heur_order. */
-	u64 a = gs_heur_word(page, 0), b = gs_heur_word(page, 16);
-	u64 c = gs_heur_word(page, 8), d = gs_heur_word(page, 24);
+	u64 a = gs_heur_word(page, gs_heur_order[0]);
+	u64 b = gs_heur_word(page, gs_heur_order[1]);
+	u64 c = gs_heur_word(page, gs_heur_order[2]);
+	u64 d = gs_heur_word(page, gs_heur_order[3]);
 
 	if (!((a | b | c | d) & GS_HEUR_TOP_BITS))
 		return GS_HEUR_BYTES;
