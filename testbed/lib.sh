@@ -176,6 +176,13 @@ gs_qemu_version() {
 		sed -n '1s/^QEMU emulator version \([0-9][0-9.]*\).*/\1/p'
 }
 
+# gs_qemu_cpu_ok QEMU MODEL: the emulator takes "-cpu MODEL" (its
+# properties too: a machine is made, stopped before it runs, and quit).
+gs_qemu_cpu_ok() {
+	echo quit | timeout 30 "$1" -M pc,accel=tcg -cpu "$2" -S -display none \
+		-nodefaults -no-user-config -monitor stdio >/dev/null 2>&1
+}
+
 # gs_version_ge A B: version A is B or newer.
 gs_version_ge() {
 	[ "$(printf '%s\n%s\n' "$1" "$2" | sort -V | head -n 1)" = "$2" ]
@@ -224,6 +231,15 @@ gs_qemu_env() {
 			gs_die "GHOSTSWAP_ICOUNT needs single-threaded TCG (GHOSTSWAP_KVM=0, GHOSTSWAP_TCG=single)"
 		GS_QEMU_OPTS="$GS_QEMU_OPTS -icount shift=$GHOSTSWAP_ICOUNT,sleep=off"
 		GS_QEMU_DESC="$GS_QEMU_DESC, icount shift=$GHOSTSWAP_ICOUNT"
+		# One CPU model for every count: without the fast short
+		# string operations (FSRS, FSRM), which QEMU's "max" has
+		# from 8.x on and counts byte by byte (a 16 KiB memset as
+		# 16 Ki instructions): the kernel then runs memset and
+		# memcpy as the loops it uses on CPUs without them.
+		if gs_qemu_cpu_ok "$GS_QEMU_BIN" max,fsrs=off,fsrm=off; then
+			cpu=max,fsrs=off,fsrm=off
+		fi
+		GS_QEMU_DESC="$GS_QEMU_DESC, -cpu $cpu"
 	fi
 	# GS_GUEST_PAGING: the page-table levels the guest gets (guest.sh
 	# passes it on; tests/guest/core.sh t_testbed_paging checks it). The
@@ -233,14 +249,16 @@ gs_qemu_env() {
 		GS_QEMU_OPTS="${GS_QEMU_OPTS:+$GS_QEMU_OPTS }-cpu $cpu,la57=off"
 		GS_QEMU_DESC="$GS_QEMU_DESC, no LA57"
 		GS_GUEST_PAGING=4
-	elif [ "$cpu" = max ] || grep -qw la57 /proc/cpuinfo; then
+	elif [ "${cpu%%,*}" = max ] || grep -qw la57 /proc/cpuinfo; then
+		[ "$cpu" = "${cpu%%,*}" ] ||
+			GS_QEMU_OPTS="${GS_QEMU_OPTS:+$GS_QEMU_OPTS }-cpu $cpu"
 		GS_GUEST_PAGING=5
 	else
 		GS_GUEST_PAGING=4
 		GS_QEMU_DESC="$GS_QEMU_DESC, no LA57 on this CPU"
 	fi
 	if [ -n "${GHOSTSWAP_QEMU_PLUGIN:-}" ]; then
-		[ "${cpu:-}" = max ] ||
+		[ "${cpu%%,*}" = max ] ||
 			gs_die "GHOSTSWAP_QEMU_PLUGIN needs software emulation (GHOSTSWAP_KVM=0)"
 		GS_QEMU_OPTS="$GS_QEMU_OPTS -plugin file=$GHOSTSWAP_QEMU_PLUGIN"
 		GS_QEMU_DESC="$GS_QEMU_DESC, plugin ${GHOSTSWAP_QEMU_PLUGIN%%,*}"

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Host-side tests of the benchmark tooling (make bench): the guest script
-# parses, usemem, usemem_series and sampler build warning-free and their
+# parses, usemem, usemem_series, sampler and pagerw build warning-free and their
 # output and verification work (small runs without swap), report.py turns known measurements into
 # the known tables (tests/bench/test_report.py), the instruction-count
 # plugin builds and funcs.py turns known counts into the known costs per
@@ -80,19 +80,64 @@ sampler_bad_args() {
 }
 
 # The icount guest's QEMU options: the instruction counter under
-# single-threaded TCG; refused with KVM, multi-threaded TCG or a bad shift
-# (gs_die exits: each try runs in a subshell).
+# single-threaded TCG, on the CPU model without fast short string
+# operations where the emulator takes it (/bin/true: takes anything;
+# /bin/false: nothing, "max" stays); refused with KVM, multi-threaded TCG
+# or a bad shift (gs_die exits: each try runs in a subshell).
 icount_opts() {
 	local o
 	o=$(GHOSTSWAP_QEMU=/bin/true GHOSTSWAP_KVM=0 GHOSTSWAP_TCG=single \
 		GHOSTSWAP_ICOUNT=0 bash -c ". '$GS_TOP/testbed/lib.sh' && gs_qemu_env && echo \"\$GS_QEMU_OPTS|\$GS_QEMU_DESC\"") &&
-		echo "$o" && [ "$o" = "-accel tcg,thread=single -icount shift=0,sleep=off|QEMU ?, TCG single-threaded, icount shift=0" ] || return 1
+		echo "$o" && [ "$o" = "-accel tcg,thread=single -icount shift=0,sleep=off -cpu max,fsrs=off,fsrm=off|QEMU ?, TCG single-threaded, icount shift=0, -cpu max,fsrs=off,fsrm=off" ] || return 1
+	o=$(GHOSTSWAP_QEMU=/bin/false GHOSTSWAP_KVM=0 GHOSTSWAP_TCG=single \
+		GHOSTSWAP_ICOUNT=0 bash -c ". '$GS_TOP/testbed/lib.sh' && gs_qemu_env && echo \"\$GS_QEMU_OPTS|\$GS_QEMU_DESC\"") &&
+		echo "$o" && [ "$o" = "-accel tcg,thread=single -icount shift=0,sleep=off|QEMU ?, TCG single-threaded, icount shift=0, -cpu max" ] || return 1
 	for bad in "GHOSTSWAP_KVM=1 GHOSTSWAP_ICOUNT=0" \
 		"GHOSTSWAP_KVM=0 GHOSTSWAP_TCG=multi GHOSTSWAP_ICOUNT=0" \
 		"GHOSTSWAP_KVM=0 GHOSTSWAP_ICOUNT=x"; do
 		! env GHOSTSWAP_QEMU=/bin/true $bad bash -c ". '$GS_TOP/testbed/lib.sh' && gs_qemu_env" ||
 			{ echo "accepted: $bad"; return 1; }
 	done
+}
+
+# pagerw: a fill, then writes and reads of each kind of data by each
+# engine on a file, its JSON line; the counters' words are their indices;
+# bad arguments refused with 2.
+pagerw_runs() {
+	local img=$tmp/pr.img data=$tmp/pr.data eng mode d o
+	truncate -s 8M "$img"
+	head -c 100000 /dev/urandom >"$data"
+	"$tmp/pagerw" "$img" fill psync 0 4 counters >"$tmp/pr.json" || return 1
+	cat "$tmp/pr.json"
+	python3 -c '
+import json, struct, sys
+d = json.load(open(sys.argv[1]))
+assert d["ios"] == 1024 and d["iops"] > 0, d
+b = open(sys.argv[2], "rb").read(4 << 20)
+w = struct.unpack("<%dQ" % (len(b) // 8), b)
+assert all(x == i for i, x in enumerate(w)), "counters"
+' "$tmp/pr.json" "$img" || return 1
+	for eng in psync libaio; do
+		for mode in write read; do
+			for d in counters "$data"; do
+				o=$("$tmp/pagerw" "$img" $mode $eng 0.2 4 "$d") &&
+					echo "$eng $mode: $o" &&
+					python3 -c 'import json, sys; d = json.loads(sys.argv[1]); assert d["ios"] >= 64 and d["iops"] > 0 and d["seconds"] >= 0.2, d' "$o" ||
+					return 1
+			done
+		done
+	done
+}
+pagerw_bad_args() {
+	local a
+	for a in "" "$tmp/pr.img" "$tmp/pr.img copy psync 1 4 counters" \
+		"$tmp/pr.img write sync 1 4 counters" "$tmp/pr.img write psync 1 0 counters"; do
+		# shellcheck disable=SC2086
+		"$tmp/pagerw" $a 2>/dev/null
+		[ $? = 2 ] || { echo "not refused: pagerw $a"; return 1; }
+	done
+	"$tmp/pagerw" "$tmp/pr.img" write psync 1 4 "$tmp/none" 2>/dev/null
+	[ $? = 1 ] || { echo "a missing DATA file not refused"; return 1; }
 }
 
 # The plugin's QEMU option: added under software emulation, refused with
@@ -103,6 +148,11 @@ plugin_opts() {
 		GHOSTSWAP_QEMU_PLUGIN=/x/p.so,ctl=/x/c,out=/x \
 		bash -c ". '$GS_TOP/testbed/lib.sh' && gs_qemu_env && echo \"\$GS_QEMU_OPTS\"") &&
 		echo "$o" && [ "$o" = "-accel tcg,thread=single -plugin file=/x/p.so,ctl=/x/c,out=/x" ] || return 1
+	# With the instruction counter (bench/funcs.sh) and its CPU model.
+	o=$(GHOSTSWAP_QEMU=/bin/true GHOSTSWAP_KVM=0 GHOSTSWAP_TCG=single \
+		GHOSTSWAP_ICOUNT=0 GHOSTSWAP_QEMU_PLUGIN=/x/p.so \
+		bash -c ". '$GS_TOP/testbed/lib.sh' && gs_qemu_env && echo \"\$GS_QEMU_OPTS\"") &&
+		echo "$o" && [ "$o" = "-accel tcg,thread=single -icount shift=0,sleep=off -cpu max,fsrs=off,fsrm=off -plugin file=/x/p.so" ] || return 1
 	! GHOSTSWAP_QEMU=/bin/true GHOSTSWAP_KVM=1 GHOSTSWAP_QEMU_PLUGIN=/x/p.so \
 		bash -c ". '$GS_TOP/testbed/lib.sh' && gs_qemu_env"
 }
@@ -127,6 +177,11 @@ tap_step "sampler builds with -Wall -Wextra -Werror" sampler_build \
 	gcc -O2 -Wall -Wextra -Werror -o "$tmp/sampler" "$GS_TOP/bench/guest/sampler.c"
 tap_step "sampler: each kind of term, peaks kept per group" sampler sampler_values
 tap_step "sampler: bad expressions and arguments refused" sampler_args sampler_bad_args
+tap_step "pagerw builds with -Wall -Wextra -Werror" pagerw_build \
+	gcc -O2 -Wall -Wextra -Werror -o "$tmp/pagerw" "$GS_TOP/bench/guest/pagerw.c"
+tap_step "pagerw: fill, writes and reads of each data by each engine, counters' words" \
+	pagerw pagerw_runs
+tap_step "pagerw: bad arguments refused" pagerw_args pagerw_bad_args
 tap_step "icount: QEMU's instruction counter under single-threaded TCG only" icount icount_opts
 tap_step "the instruction-count plugin builds with -Wall -Wextra -Werror" plugin \
 	gcc -O2 -Wall -Wextra -Werror -shared -fPIC -o "$tmp/gs_pc_count.so" \
