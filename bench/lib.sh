@@ -19,14 +19,47 @@ bench_prepare() {
 }
 
 # bench_tools: the guest's own benchmark programs, built in the guest
-# root: usemem (bench/guest/usemem.c), usemem_series and sampler.
+# root: usemem (bench/guest/usemem.c), usemem_series, sampler and pagerw;
+# and vm-scalability's own usemem as usemem-upstream (bench_usemem_upstream).
 bench_tools() {
 	local t
 	cp "$GS_TOP/bench/guest/usemem.c" "$GS_TOP/bench/guest/usemem_series.c" \
-		"$GS_TOP/bench/guest/sampler.c" "$GS_TOP/tests/guest/pagegen.h" \
-		"$GS_ROOT/tmp/"
-	for t in usemem usemem_series sampler; do
+		"$GS_TOP/bench/guest/sampler.c" "$GS_TOP/bench/guest/pagerw.c" \
+		"$GS_TOP/tests/guest/pagegen.h" "$GS_ROOT/tmp/"
+	for t in usemem usemem_series sampler pagerw; do
 		gs_chroot gcc -O2 -Wall -Wextra -Werror -o /usr/local/bin/$t /tmp/$t.c ||
 			gs_die "building $t failed"
 	done
+	bench_usemem_upstream
+}
+
+# bench_usemem_upstream: vm-scalability's usemem (GPL-2.0; the swap-table
+# series measures itself with it), built as its Makefile builds it (no
+# NUMA), from VM_SCALABILITY (default: ../shared/peers/vm-scalability
+# beside the repository, else a clone of its git tree cached in
+# ~/.cache/ghostswap). Without a source the bench's usemem_upstream
+# section fails and says why; the rest runs.
+bench_usemem_upstream() {
+	local src=${VM_SCALABILITY:-$GS_TOP/../shared/peers/vm-scalability}
+	local url=https://git.kernel.org/pub/scm/linux/kernel/git/wfg/vm-scalability.git
+	local f
+	if [ ! -f "$src/usemem.c" ]; then
+		src=$GS_CACHE/vm-scalability
+		[ -f "$src/usemem.c" ] ||
+			git clone -q --depth 1 "$url" "$src" 2>/dev/null || {
+			gs_log "vm-scalability: no source (VM_SCALABILITY, $url): usemem_upstream will fail"
+			rm -f "$GS_ROOT/usr/local/bin/usemem-upstream"
+			return 0
+		}
+	fi
+	rm -rf "$GS_ROOT/tmp/vm-scalability"
+	mkdir -p "$GS_ROOT/tmp/vm-scalability"
+	for f in usemem.c usemem_mincore.c usemem_mincore.h usemem_hugepages.c \
+		usemem_hugepages.h COPYING; do
+		cp "$src/$f" "$GS_ROOT/tmp/vm-scalability/" ||
+			gs_die "vm-scalability: $src/$f missing"
+	done
+	gs_chroot sh -c 'cd /tmp/vm-scalability && gcc -pthread -Wall -O -g -o /usr/local/bin/usemem-upstream usemem.c usemem_mincore.c usemem_hugepages.c' ||
+		gs_die "building vm-scalability's usemem failed"
+	gs_log "vm-scalability's usemem built from $src ($(git -C "$src" log -1 --format=%h 2>/dev/null || echo 'no git'))"
 }

@@ -115,6 +115,23 @@ def fio_summary(resdir, rel, guest="guest"):
     return {"iops": iops, "p99_us": p99, "bw_kib_s": bw}
 
 
+def pattern_iops(resdir, r):
+    """IOPS of a run of the patterns section: fio's JSON, or pagerw's
+    one line; None if the run failed."""
+    if r.get("rc"):
+        return None
+    path = os.path.join(resdir, "guest-icount", r.get("file", ""))
+    try:
+        with open(path) as f:
+            text = f.read()
+        data = json.loads(text[text.index("{"):])
+    except (OSError, ValueError):
+        return None
+    if "jobs" not in data:
+        return data.get("iops")
+    return fio_summary(resdir, r["file"], "guest-icount")["iops"]
+
+
 def median(vals):
     vals = sorted(v for v in vals if v is not None)
     if not vals:
@@ -256,6 +273,7 @@ def shape(rows, host, resdir):
     res = {"host": host, "env": {}, "env_lts": {}, "static_lts": [],
            "scale": [], "env_scale": {}, "icount": [], "env_icount": {},
            "icount_workload": [], "icount_profile": {}, "usemem_series": [],
+           "patterns": [], "patterns_fill": [], "usemem_upstream": [],
            "static": [], "meta": [], "ratio": [],
            "ratio_swap": [], "workload": [], "fio": [], "writeback": {},
            "comp": [], "comp_recomp": [], "comp_dict": {}, "zswap": [],
@@ -270,7 +288,11 @@ def shape(rows, host, resdir):
         # The fio guests of their own: lane, section and guest share a name.
         lane = r.get("lane")
         if lane in ("scale", "icount"):
-            if sec in ("icount_workload", "usemem_series", "icount_mthp"):
+            if sec in ("icount_workload", "usemem_series", "icount_mthp",
+                       "patterns_fill", "usemem_upstream"):
+                res[sec].append(r)
+            elif sec == "patterns":
+                r["iops"] = pattern_iops(resdir, r)
                 res[sec].append(r)
             elif sec == "icount_profile":
                 if "file" in r:
@@ -335,6 +357,8 @@ def shape(rows, host, resdir):
                             ("driver", "rw", "iodepth", "numjobs"))
     res["scale"] = merge_runs(res["scale"], ("driver", "rw", "numjobs"))
     res["icount"] = merge_runs(res["icount"], ("driver", "rw", "iodepth"))
+    res["patterns"] = merge_runs(res["patterns"],
+                                 ("driver", "pattern", "engine", "rw"))
     res["icount_workload"] = merge_runs(res["icount_workload"],
                                         ("driver", "mix", "overcommit"))
     for m in merge_runs(wb_runs, ("driver",)):
@@ -1053,6 +1077,118 @@ def t_usemem_series(res):
     return out
 
 
+PATTERN_NAMES = {
+    "fio-512": "fio's default buffers (50% compressible, 512 B chunks)",
+    "fio-4k": "fio, 50% compressible in 4 KiB chunks",
+    "zeros": "zeros (fio's zero_buffers)",
+    "random": "random (fio's refill_buffers)",
+    "counters": "usemem's counters (each word its index)",
+    "binaries": "the guest's binaries and libraries",
+    "text": "the guest's source and script text",
+}
+
+
+def t_patterns(res):
+    """Each data pattern, writes and reads, psync and libaio: ghostswap's
+    IOPS against zram's, on the instruction counter."""
+    rows = res["patterns"]
+    out = ["| data | engine | rw | ghostswap IOPS | zram IOPS | "
+           "ghostswap / zram | instructions per I/O, ghostswap | zram |",
+           "|---|---|---|---|---|---|---|---|"]
+    pats = []
+    for r in rows:
+        if r["pattern"] not in pats:
+            pats.append(r["pattern"])
+    worst = {}
+    for pat in pats:
+        for eng in ("psync", "libaio"):
+            for rw in ("write", "read"):
+                g = find(rows, driver="ghostswap", pattern=pat, engine=eng,
+                         rw=rw)
+                z = find(rows, driver="zram", pattern=pat, engine=eng, rw=rw)
+                if not g or not z or not g.get("iops") or not z.get("iops"):
+                    continue
+                rt = g["iops"] / z["iops"]
+                sp = ""
+                if g.get("spread") and z.get("spread"):
+                    sp = " (%.3f-%.3f)" % (g["spread"][0] / z["spread"][1],
+                                          g["spread"][1] / z["spread"][0])
+                worst[rw] = min(worst.get(rw, 9), rt)
+                out.append("| %s | %s | %s | %s | %s | **%.3f**%s | %.0f | %.0f |" % (
+                    PATTERN_NAMES.get(pat, pat), eng, rw,
+                    with_spread(g["iops"], g, "%.0f"),
+                    with_spread(z["iops"], z, "%.0f"), rt, sp,
+                    1e9 / g["iops"], 1e9 / z["iops"]))
+    fills = {r["pattern"]: r for r in res["patterns_fill"]}
+    out.append("")
+    out.append("4 KiB random writes and reads, direct, iodepth 1, "
+               "the writer kept on vCPU 1, both drivers lz4, on the "
+               "guest of the instruction counter (%s): IOPS count "
+               "instructions of the whole guest. Each pattern first "
+               "fills %s MiB of both devices; reads read what the fill "
+               "wrote. The fio patterns by fio, the others by "
+               "bench/guest/pagerw.c. Medians of %d runs, the drivers "
+               "alternating; in brackets each driver's range, and for the "
+               "ratio the lowest and highest any pair of runs could give. "
+               "Worst ratio: writes %s, reads %s." % (
+                   res["host"].get("icount_qemu", "?"),
+                   next(iter(fills.values()), {}).get("mib", "?"),
+                   max((r.get("runs", 1) for r in rows), default=1),
+                   "%.3f" % worst["write"] if "write" in worst else "-",
+                   "%.3f" % worst["read"] if "read" in worst else "-"))
+    if fills:
+        out.extend(["", "| data | compressed bytes after the fill: ghostswap "
+                    "| zram |", "|---|---|---|"])
+        for pat in pats:
+            fr = fills.get(pat)
+            if not fr:
+                continue
+            cz = lambda v: (str(v).split() + ["?", "?"])[1]
+            out.append("| %s | %s | %s |" % (
+                PATTERN_NAMES.get(pat, pat), cz(fr.get("ghostswap_mm_stat")),
+                cz(fr.get("zram_mm_stat"))))
+    return out
+
+
+def t_usemem_upstream(res):
+    """vm-scalability's usemem itself: the two processes' KB/s per
+    driver, medians and ranges."""
+    rows = [r for r in res["usemem_upstream"]
+            if r.get("rc") == 0 and len(r.get("kbps") or []) == 2]
+    by = {d: [r for r in rows if r["driver"] == d] for d in ("ghostswap", "zram")}
+    if not by["ghostswap"] or not by["zram"]:
+        return ["(no complete run of both drivers)"]
+
+    def col(d, f):
+        v = [f(r) for r in by[d]]
+        return median(v), min(v), max(v)
+
+    vm = lambda k: lambda r: (r.get("vmstat") or {}).get(k, 0)
+    lines = [("sum of the processes, KB/s", lambda r: sum(r["kbps"])),
+             ("the slower process, KB/s", lambda r: min(r["kbps"])),
+             ("the faster process, KB/s", lambda r: max(r["kbps"])),
+             ("pages swapped out (pswpout)", vm("pswpout")),
+             ("huge pages swapped out whole (thp_swpout)", vm("thp_swpout"))]
+    out = ["| | ghostswap | zram | ghostswap / zram |", "|---|---|---|---|"]
+    for label, f in lines:
+        g, z = col("ghostswap", f), col("zram", f)
+        out.append("| %s | %.0f [%.0f-%.0f] | %.0f [%.0f-%.0f] | %s |" % (
+            label, g[0], g[1], g[2], z[0], z[1], z[2],
+            "**%.3f**" % (g[0] / z[0]) if z[0] else "-"))
+    failed = len(res["usemem_upstream"]) - len(rows)
+    out.append("")
+    out.append(
+        "vm-scalability's own usemem, built from its source: `usemem "
+        "--init-time -O -y -x -n 2 %s` in a %s MiB memory cgroup, lz4, "
+        "zswap off. On the instruction counter its KB/s are KiB per 10^9 "
+        "instructions. Medians of %d ghostswap and %d zram runs in the "
+        "order zram, ghostswap, ghostswap, zram, the range in brackets; "
+        "runs that failed or printed no two rates: %d." % (
+            rows[0].get("size"), rows[0].get("cg_mib"), len(by["ghostswap"]),
+            len(by["zram"]), failed))
+    return out
+
+
 def t_icount_profile(res):
     """Where the workload's instructions go, per driver and mix: shares
     of the samples (perf and idle left out), and what a module costing
@@ -1342,6 +1478,12 @@ def report(res, made, resdir):
     if res["usemem_series"]:
         sec("The swap-table series' usemem, counted in instructions",
             t_usemem_series(res))
+    if res["patterns"]:
+        sec("fio's rows on seven kinds of data, counted in instructions",
+            t_patterns(res))
+    if res["usemem_upstream"]:
+        sec("vm-scalability's usemem, counted in instructions",
+            t_usemem_upstream(res))
     if res["icount_profile"]:
         sec("Where the swap workload's instructions go",
             t_icount_profile(res))

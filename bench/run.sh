@@ -30,8 +30,12 @@
 # the swap workload, ghostswap and zram, counted in instructions) and
 # "icount_profile" (where the workload's instructions go),
 # "icount_mthp" (the mthp section counted in instructions; on demand
-# only) and "usemem_series" (the swap-table series' own workload) in one
-# on QEMU's instruction counter, where there is no KVM.
+# only), "patterns" (the fio rows on seven kinds of data),
+# "usemem_series" (the swap-table series' own workload) and
+# "usemem_upstream" (vm-scalability's usemem itself) in one on QEMU's
+# instruction counter, where there is no KVM; its CPU model has no fast
+# short string operations (testbed/lib.sh gs_qemu_env says why).
+# VM_SCALABILITY: where vm-scalability's source is (bench/lib.sh).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -61,10 +65,11 @@ fi
 # the main guest runs all of bench.sh's own, then the scale and icount
 # guests.
 main=() scale=0 icount=()
-for s in ${*:-scale icount icount_profile usemem_series}; do
+for s in ${*:-scale icount icount_profile patterns usemem_series usemem_upstream}; do
 	case $s in
 	scale) scale=1 ;;
-	icount | icount_profile | icount_mthp | usemem_series) icount+=("$s") ;;
+	icount | icount_profile | icount_mthp | patterns | usemem_series | usemem_upstream)
+		icount+=("$s") ;;
 	*) main+=("$s") ;;
 	esac
 done
@@ -110,7 +115,7 @@ elif [ ${#icount[@]} != 0 ]; then
 	t0=$(date +%s)
 	mkdir -p "$out/guest-icount"
 	GHOSTSWAP_KVM=0 GHOSTSWAP_TCG=single GHOSTSWAP_ICOUNT=0 \
-		GS_GUEST_TIMEOUT=5400 "$GS_TOP/testbed/guest.sh" "$out/guest-icount" \
+		GS_GUEST_TIMEOUT=9000 "$GS_TOP/testbed/guest.sh" "$out/guest-icount" \
 		"BENCH_QUICK=${BENCH_QUICK:-0} BENCH_REPS=${BENCH_REPS:-2}" \
 		"USEMEM_RUNS=${USEMEM_RUNS:-}" \
 		"MTHP_ALGS='${MTHP_ALGS:-}' MTHP_MIXES='${MTHP_MIXES:-}' MTHP_SHAPES='${MTHP_SHAPES:-}'" \

@@ -10,10 +10,10 @@
 #
 # usage: bench.sh [SECTION ...]   (default: all, in order)
 #   sections: static meta ratio mthp workload zswap comp fio writeback profile
-#   (and scale, which wants 4 vCPUs, and icount and icount_profile,
-#   which want QEMU's instruction counter: bench/run.sh gives each kind
-#   a guest of its own; and usemem_series and zswap_path, which
-#   bench/funcs.sh counts by function)
+#   (and scale, which wants 4 vCPUs, and icount, icount_profile,
+#   patterns, usemem_series and usemem_upstream, which want QEMU's
+#   instruction counter: bench/run.sh gives each kind a guest of its
+#   own; and zswap_path, which bench/funcs.sh counts by function)
 # Environment: BENCH_QUICK=1 shrinks every workload (a smoke run);
 # BENCH_DRIVERS: the swap workload's drivers (ghostswap zram zswap).
 set -u
@@ -1169,6 +1169,162 @@ b_usemem_series() {
 	done
 }
 
+# -------------------------------------------------------------- patterns
+
+# The fio rows of the instruction counter again, on many kinds of data,
+# not one: 4 KiB random writes and reads, direct, one at a time (psync,
+# and libaio at iodepth 1), fio (or pagerw) kept on vCPU 1, both drivers
+# lz4, alternating, REPS runs each (at least 4). Each pattern first
+# fills the region of both devices; the reads read what the fill wrote.
+#   fio-512: fio's default buffers (buffer_compress_percentage=50, its
+#     512-byte chunks: 256 random bytes, 256 zeroes, over and over);
+#   fio-4k: the same in 4 KiB chunks (the icount section's buffers);
+#   zeros: fio's zero_buffers; random: fio's refill_buffers;
+#   counters: usemem's pages, each 8-byte word its index (pagerw);
+#   binaries: the guest's programs and libraries (/usr/bin, /usr/sbin,
+#     /usr/lib/x86_64-linux-gnu/*.so*), 32 MiB of them (pagerw);
+#   text: the guest's source and script text (/usr/include,
+#     /usr/share/perl*, /usr/lib/python3*), 32 MiB (pagerw).
+PATTERNS=${PATTERNS:-fio-512 fio-4k zeros random counters binaries text}
+PAT_DATA=/tmp/gs-patterns
+
+# pat_fio_opts PATTERN: fio's buffer options for a fio pattern.
+pat_fio_opts() {
+	case $1 in
+	fio-512) echo --buffer_compress_percentage=50 --refill_buffers ;;
+	fio-4k) echo --buffer_compress_percentage=50 \
+		--buffer_compress_chunk=4k --refill_buffers ;;
+	zeros) echo --zero_buffers ;;
+	random) echo --refill_buffers ;;
+	*) return 1 ;;
+	esac
+}
+
+# pat_corpus: the data files of pagerw's patterns, 32 MiB each, sorted
+# file lists, so that every run of a boot writes the same bytes.
+pat_corpus() {
+	mkdir -p $PAT_DATA
+	find /usr/bin /usr/sbin -type f -size +8k 2>/dev/null | sort |
+		xargs cat 2>/dev/null | head -c 32M >$PAT_DATA/binaries
+	find /usr/lib/x86_64-linux-gnu -maxdepth 1 -type f -name '*.so*' |
+		sort | xargs cat 2>/dev/null | head -c 32M >>$PAT_DATA/binaries
+	truncate -s 32M $PAT_DATA/binaries
+	find /usr/include /usr/share/perl* /usr/lib/python3* -type f \
+		\( -name '*.h' -o -name '*.pm' -o -name '*.pl' -o -name '*.py' \) \
+		2>/dev/null | sort | xargs cat 2>/dev/null | head -c 32M \
+		>$PAT_DATA/text
+	[ "$(stat -c %s $PAT_DATA/text)" -ge $((8 << 20)) ] ||
+		{ echo "too little text in /usr for the text pattern"; return 1; }
+	echo "corpus: binaries $(stat -c %s $PAT_DATA/binaries) B, text $(stat -c %s $PAT_DATA/text) B"
+}
+
+# pat_data PATTERN: pagerw's DATA argument for a pattern of its own.
+pat_data() {
+	if [ "$1" = counters ]; then echo counters; else echo $PAT_DATA/$1; fi
+}
+
+# pat_io DRIVER PATTERN MODE ENGINE SECONDS SIZE_MIB FILE: one run, its
+# JSON in $OUT/FILE (fio's, or pagerw's one line).
+pat_io() {
+	local dev=$DEV rw opts
+	[ $1 = zram ] && dev=/dev/zram0
+	if opts=$(pat_fio_opts $2); then
+		case $3 in
+		fill) rw=write ;;
+		write) rw=randwrite ;;
+		read) rw=randread ;;
+		esac
+		if [ $3 = fill ]; then
+			fio --name=fill --filename=$dev --rw=write --bs=1M \
+				--size=${6}M --direct=1 $opts >/dev/null 2>&1
+			return
+		fi
+		fio --name=$rw --filename=$dev --rw=$rw --bs=4k --size=${6}M \
+			--direct=1 --cpus_allowed=1 --ioengine=$4 --iodepth=1 \
+			--runtime=$5 --time_based --randrepeat=0 $opts \
+			--output-format=json >"$OUT/$7" 2>/dev/null
+	else
+		taskset -c 1 pagerw $dev $3 $4 $5 $6 "$(pat_data $2)" >"$OUT/$7"
+	fi
+}
+
+b_patterns() {
+	local rt=1 mib=256 pat eng mode rep drv f
+	[ "$QUICK" = 1 ] && mib=64
+	local reps=$REPS
+	[ "$QUICK" = 1 ] || [ "$reps" -ge 4 ] || reps=4
+	command -v pagerw >/dev/null || { echo "pagerw is not built"; return 1; }
+	pat_corpus || return 1
+	for pat in $PATTERNS; do
+		gs_fresh lz4 && zram_fresh lz4 && echo 1G >$Z/disksize || return 1
+		for drv in ghostswap zram; do
+			pat_io $drv $pat fill psync 0 $mib fill.json || return 1
+		done
+		jl section=patterns_fill pattern=$pat mib=$mib \
+			ghostswap_mm_stat="$(cat $SYS/mm_stat)" \
+			zram_mm_stat="$(cat $Z/mm_stat)"
+		for eng in psync libaio; do
+			for mode in write read; do
+				for ((rep = 1; rep <= reps; rep++)); do
+					for drv in $(drivers_order $rep ghostswap zram); do
+						f=fio/patterns-$pat-$eng-$mode-$drv-$rep.json
+						log "patterns $pat $eng $mode $drv #$rep"
+						pat_io $drv $pat $mode $eng $rt $mib $f
+						jl section=patterns pattern=$pat engine=$eng \
+							rw=$mode driver=$drv rep=$rep rc=$? file=$f
+					done
+				done
+			done
+		done
+	done
+	gs_fresh && zram_fresh
+}
+
+# -------------------------------------------------------- usemem_upstream
+
+# vm-scalability's own usemem (built from its source by bench/lib.sh),
+# as a user runs it against the swap-table series: "usemem --init-time
+# -O -y -x -n 2 192M" in a memory cgroup of USEMEM_CG_MIB (128), lz4,
+# USEMEM_RUNS (8) runs of each driver in the order zram ghostswap
+# ghostswap zram ... On QEMU's instruction counter its KB/s are KiB per
+# 10^9 instructions. Beside usemem_series (bench/guest/usemem_series.c),
+# the same run rewritten to also check what it wrote.
+upstream_one() {
+	local drv=$1 rep=$2 cg=/sys/fs/cgroup/gsupstream out rc vm
+	swap_only $drv lz4 || {
+		jl section=usemem_upstream driver=$drv rep=$rep fail="swapon failed"
+		return 1
+	}
+	settle_mem
+	mkdir -p $cg
+	echo $((${USEMEM_CG_MIB:-128} << 20)) >$cg/memory.max
+	cp /proc/vmstat /tmp/vmstat.0
+	out=$(sh -c "echo \$\$ >$cg/cgroup.procs && cd /tmp &&
+		exec usemem-upstream --init-time -O -y -x -n 2 ${USEMEM_UPSTREAM_SIZE:-192M}" 2>&1)
+	rc=$?
+	vm=$(vmstat_json /tmp/vmstat.0)
+	rmdir $cg
+	echo "$out" >"$OUT/usemem-upstream-$drv-$rep.txt"
+	# Each process: "BYTES bytes / USECS usecs = KBPS KB/s".
+	jl section=usemem_upstream driver=$drv rep=$rep rc=$rc \
+		cg_mib=${USEMEM_CG_MIB:-128} size=${USEMEM_UPSTREAM_SIZE:-192M} \
+		kbps="[$(echo "$out" | sed -n 's/^[0-9]* bytes \/ [0-9]* usecs = \([0-9]*\) KB\/s$/\1/p' | paste -sd, -)]" \
+		vmstat="$vm" file=usemem-upstream-$drv-$rep.txt
+	swapoff -a
+}
+
+b_usemem_upstream() {
+	local i drv runs=${USEMEM_RUNS:-8} order=(zram ghostswap ghostswap zram)
+	[ "$QUICK" = 1 ] && runs=${USEMEM_RUNS:-2}
+	command -v usemem-upstream >/dev/null ||
+		{ echo "vm-scalability's usemem is not built (bench/lib.sh)"; return 1; }
+	for ((i = 0; i < 2 * runs; i++)); do
+		drv=${order[i % 4]}
+		log "usemem_upstream $drv #$((i / 2 + 1))"
+		upstream_one $drv $((i / 2 + 1)) || return 1
+	done
+}
+
 # ------------------------------------------------------------- writeback
 
 # wb_one DRIVER BACKING_DEV MIB REP: fill the device with compressible
@@ -1263,6 +1419,9 @@ b_profile() {
 
 guest_setup
 jl section=env kernel="$(uname -r)" cpus=$(nproc) \
+	cpu_model="$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)" \
+	cpu_flags="$(grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' |
+		grep -xE 'erms|fsrm|fsrs|fzrm|fsrc|avx2|avx512f|la57' | paste -sd' ' -)" \
 	mem_total=$(meminfo MemTotal) quick=$QUICK \
 	zswap_zpool="$(cat $ZSW/zpool 2>/dev/null || echo zsmalloc)" \
 	zswap_max_pool_percent=$(cat $ZSW/max_pool_percent) \

@@ -262,6 +262,44 @@ def fixture(d):
                            "workingset_refault_anon": 20}}) + "\n")
         f.write(json.dumps({"section": "usemem_series", "driver": "ghostswap",
                             "rep": 3, "fail": "swapon failed"}) + "\n")
+    # The patterns section: one fio pattern (fio's JSON) and one of
+    # pagerw (its one line), writes, two runs of each driver; a failed
+    # run left out. vm-scalability's usemem: two runs of each driver and
+    # one that printed a single rate.
+    os.makedirs(os.path.join(g, "fio"), exist_ok=True)
+    with open(os.path.join(g, "bench.jsonl"), "a") as f:
+        for pat, kind in (("fio-512", "fio"), ("text", "pagerw")):
+            f.write(json.dumps({"section": "patterns_fill", "pattern": pat,
+                                "mib": 256,
+                                "ghostswap_mm_stat": "100 5000 6000",
+                                "zram_mm_stat": "100 5001 7000"}) + "\n")
+            for drv, rep, iops in (("zram", 1, 20000), ("ghostswap", 1, 20500),
+                                   ("ghostswap", 2, 20700), ("zram", 2, 20200),
+                                   ("ghostswap", 3, 1)):
+                name = "fio/patterns-%s-psync-write-%s-%d.json" % (pat, drv, rep)
+                with open(os.path.join(g, name), "w") as t:
+                    if kind == "fio":
+                        t.write(json.dumps({"jobs": [{"write": {
+                            "total_ios": 100, "iops": iops, "bw": 1,
+                            "clat_ns": {"percentile": {}}}}]}))
+                    else:
+                        t.write(json.dumps({"ios": 100, "seconds": 1,
+                                            "iops": iops}) + "\n")
+                f.write(json.dumps({"section": "patterns", "pattern": pat,
+                                    "engine": "psync", "rw": "write",
+                                    "driver": drv, "rep": rep,
+                                    "rc": 1 if rep == 3 else 0,
+                                    "file": name}) + "\n")
+        for drv, rep, kbps in (("zram", 1, [30000, 29000]),
+                               ("ghostswap", 1, [31000, 30000]),
+                               ("ghostswap", 2, [33000, 30400]),
+                               ("zram", 2, [30400, 29400]),
+                               ("ghostswap", 3, [1000])):
+            f.write(json.dumps({"section": "usemem_upstream", "driver": drv,
+                                "rep": rep, "rc": 0, "cg_mib": 128,
+                                "size": "192M", "kbps": kbps,
+                                "vmstat": {"pswpout": 66000,
+                                           "thp_swpout": 0}}) + "\n")
     with open(os.path.join(d, "host.json"), "w") as f:
         json.dump({"host_cpu": "Test CPU", "host_cpus": 2, "accel": "tcg",
                    "icount_qemu":
@@ -380,6 +418,25 @@ def main():
               "[80000-80000] | 1.000 |" in md and
               "Medians of 2 ghostswap and 2 zram runs" in md and
               "checked after the timed part: yes" in md, md)
+        # Medians: ghostswap 20600, zram 20100: 1.025; the pairs' bounds
+        # 20500/20200 and 20700/20000.
+        check("patterns: fio's JSON and pagerw's line, medians, the "
+              "ratio's bounds, failed runs left out, the fill's bytes",
+              "| fio's default buffers (50% compressible, 512 B chunks) "
+              "| psync | write | 20600 (20500-20700) | 20100 (20000-20200) "
+              "| **1.025** (1.015-1.035) |" in md and
+              "| the guest's source and script text | psync | write "
+              "| 20600 (20500-20700) |" in md and
+              "Worst ratio: writes 1.025, reads -." in md and
+              "| the guest's source and script text | 5000 | 5001 |" in md,
+              md)
+        check("usemem_upstream: sums, slower process, medians and ranges, "
+              "the failed run counted",
+              "| sum of the processes, KB/s | 62200 [61000-63400] | 59400 "
+              "[59000-59800] | **1.047** |" in md and
+              "| the slower process, KB/s | 30200 [30000-30400] | 29200 "
+              "[29000-29400] | **1.034** |" in md and
+              "printed no two rates: 1." in md, md)
         # 25600 pages * 4 KiB / 1 s = 100 MiB/s; disk 200 MiB/s.
         check("writeback: rate against the disk's own",
               "| ghostswap writeback (all, checksums: the default) | 25600 "
