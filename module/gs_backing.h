@@ -154,7 +154,7 @@ struct gs_backing {
 	atomic_long_t grow_errors;
 	int grow_err;
 	/*
-	 * Set by the store's user (gs_writeback.c) with @owner: a store
+	 * Set by the store's user (gs_wb_attach.c) with @owner: a store
 	 * that shrinks calls it (gs_backing_sparse()) when the slots in use
 	 * are spread over more room than they need, so that backing
 	 * compaction moves them down and the top can go. Any context; must

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * ghostswap store core, the inside: the clusters of the table and what
- * the layers built on the table and pool share of them (gs_store.c,
- * gs_writeback.c, gs_debug.c). The device, sysfs and the tests use
- * gs_store.h.
+ * the layers built on the table and pool share of them (gs_store.c, the
+ * writeback tier's gs_writeback.c and gs_wb_*.c, gs_debug.c). The device,
+ * sysfs and the tests use gs_store.h.
  *
  * A cluster lock is a spinlock: nothing under it may sleep. The
  * functions that return a cluster return it locked; gs_cluster_put()

@@ -3,7 +3,8 @@
  * ghostswap encryption at rest: pages on the backing device are encrypted
  * with AES-256-XTS under a key made at random when encryption is turned
  * on and kept only in RAM, the backing slot as the tweak. The writeback
- * tier (gs_writeback.c) is its only caller.
+ * tier is its only caller: sealing (gs_wb_seal.c) and the tier's life
+ * (gs_wb_attach.c).
  */
 #ifndef _GS_CRYPT_H
 #define _GS_CRYPT_H

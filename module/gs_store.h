@@ -9,7 +9,8 @@
  * It is built in layers, each calling only the ones below it:
  *  gs_store.c      create, destroy, write, read: the pool first, the
  *                  backing device past it
- *  gs_writeback.c  the writeback tier: backing device I/O both ways
+ *  gs_writeback.c  the writeback tier, with gs_wb_*.c: backing device I/O
+ *                  both ways
  *  gs_core.c       the table (clusters of slot words) and the pool
  *  gs_backing.c    backing slots and their reverse map; gs_comp.c, the
  *                  compression streams
@@ -174,9 +175,10 @@ struct crypto_sync_skcipher;
 #define GS_WB_BATCH_SIZE_MAX		256U
 
 /*
- * The writeback tier's own state (gs_writeback.c). Its policies (budget,
- * shrinker, direct) can be set with or without a backing device; the
- * rest exists only while one is attached.
+ * The writeback tier's own state (gs_writeback.c, gs_wb_*.c; made and
+ * released in gs_wb_attach.c). Its policies (budget, shrinker, direct)
+ * can be set with or without a backing device; the rest exists only
+ * while one is attached.
  */
 struct gs_wb {
 	struct mutex lock;		/* one writeback at a time */
@@ -423,7 +425,7 @@ unsigned long gs_store_entry(struct gs_store *s, u64 slot);
  */
 bool gs_store_idle(struct gs_store *s, u64 slot, u32 *secs);
 
-/* ------------------------------------------------- writeback (gs_writeback.c) */
+/* -------------------------------------- writeback (gs_writeback.c, gs_wb_*.c) */
 
 /*
  * Attach a backing store to an empty store; it owns @bk from then on
