@@ -31,17 +31,17 @@
  * reverse map lock, then zsmalloc's own locks.
  *
  * With a backing device, a slot can also be WRITTEN_BACK: the writeback
- * tier (gs_writeback.c) moves entries there and reads them back; the core
- * only frees them. A read of one pins it (IO flag) for the duration of
- * the I/O, and so does a write that installs its entry before the I/O
- * starts (a read then waits for it): a free or overwrite meanwhile
- * leaves the backing slot allocated, and the I/O's end frees it when it
- * finds its entry gone, so a backing slot is never reused under I/O of
- * it. The end unpins the entry with no lock (gs_slot_replace()), from
- * wherever the I/O ends.
+ * tier (gs_writeback.c, gs_wb_*.c) moves entries there and reads them
+ * back; the core only frees them. A read of one pins it (IO flag) for
+ * the duration of the I/O, and so does a write that installs its entry
+ * before the I/O starts (a read then waits for it): a free or overwrite
+ * meanwhile leaves the backing slot allocated, and the I/O's end frees
+ * it when it finds its entry gone, so a backing slot is never reused
+ * under I/O of it. The end unpins the entry with no lock
+ * (gs_slot_replace()), from wherever the I/O ends.
  *
  * The core calls nothing above it: the layers built on it (gs_store.c,
- * gs_writeback.c) call it through gs_core.h.
+ * gs_writeback.c, gs_wb_*.c) call it through gs_core.h.
  */
 #define pr_fmt(fmt) "ghostswap: " fmt
 

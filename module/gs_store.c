@@ -5,7 +5,7 @@
  *
  * A page is kept in the table and the pool (gs_core.c) if it can be. When
  * the pool has no room for it (full, or over its limit) or the direct
- * policy sends it past the pool, the writeback tier (gs_writeback.c)
+ * policy sends it past the pool, the writeback tier (gs_wb_*.c)
  * writes cold pages back to make room, and if that did not help, writes
  * this page to the backing device itself. A read is served from the table
  * and the pool, unless the entry is WRITTEN_BACK: then the writeback tier
