@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """Instructions per 4 KiB random read, by function: bench/funcs.sh's report
-(and, with "series", "zswap" or "mthp", the reports of those workloads:
-below).
+(and, with "series", "zswap", "mthp" or "patterns", the reports of those
+workloads: below).
 
 DIR holds what bench/guest/funcs.sh and the plugin left: kallsyms, and
 pcs-DRIVER-qdN-IOS.txt, the instructions executed at each kernel address
@@ -516,7 +516,108 @@ def mthp_report(runs):
     return '\n'.join(lines)
 
 
+# The layers of a raw-device write or read (patterns), in the report's
+# order: a test of (function, module) each; the rest of the kernel last.
+PATTERN_LAYERS = (
+    ("the driver's module", lambda n, m: m in DRIVERS),
+    ('the cluster index (XArray)',
+     lambda n, m: n in ('xa_load', 'xas_load', 'xas_start', 'xas_descend')),
+    ("zram's slot lock wake-up and clock",
+     lambda n, m: n in ('wake_up_bit', 'ktime_get_coarse_with_offset')),
+    ('lz4', lambda n, m: re.match(r'(LZ4|lz4)', n)),
+    ('zsmalloc', lambda n, m: n in ZSMALLOC_SYMS or n.startswith('zs_')),
+    ('memset, memcpy', lambda n, m: re.match(
+        r'(memcpy|__memcpy|memset|__memset|memset_orig|memcpy_orig|memmove|'
+        r'copy_page|clear_page|rep_movs|rep_stos)', n)),
+    ("the block device's page cache", lambda n, m: re.match(
+        r'(invalidate_inode_pages2|filemap_|__filemap|xas_find|'
+        r'find_get_entries|folio_|kiocb_invalidate|xas_move_index)', n)),
+    ('the user program', lambda n, m: n == '(user)'),
+)
+ZSMALLOC_SYMS = frozenset("""
+    obj_malloc obj_free record_obj location_to_obj obj_to_location
+    get_size_class_index class_stat_add class_stat_sub
+""".split())
+
+
+def io_count(path):
+    """I/Os of a patterns run: fio's JSON (reads + writes) or pagerw's."""
+    with open(path) as f:
+        text = f.read()
+    d = json.loads(text[text.index('{'):])
+    if 'jobs' not in d:
+        return d['ios']
+    j = d['jobs'][0]
+    return j['read']['total_ios'] + j['write']['total_ios']
+
+
+def patterns_runs(d):
+    """{(pattern, engine, rw): {driver: [{function: per I/O}]}}: each run
+    of the patterns section less the 0.2 s run after it."""
+    rows = bench_rows(d, 'patterns', 'patterns',
+                      lambda r: (r['pattern'], r['engine'], r['rw'],
+                                 r['driver'], r['rep']),
+                      lambda r: f"{r['pattern']} {r['driver']} #{r['rep']}")
+    dumps = dict((m.group(1), c) for m, c in counted_dumps(
+        d, r'pcs-(patterns-.*)\.txt$', lambda m: True))
+    out = collections.defaultdict(lambda: collections.defaultdict(list))
+    for (pat, eng, rw, drv, rep), r in sorted(rows.items()):
+        label = os.path.basename(r['file'])[:-5]
+        long_, short = dumps.get(label), dumps.get(label + '-short')
+        if long_ is None or short is None:
+            raise SystemExit(f'patterns {label}: no counts')
+        sub = os.path.join(d, 'patterns')
+        n = io_count(os.path.join(sub, r['file'])) - io_count(
+            os.path.join(sub, r['file'][:-5] + '-short.json'))
+        out[(pat, eng, rw)][drv].append(
+            {k: (long_.get(k, 0) - short.get(k, 0)) / n
+             for k in set(long_) | set(short)})
+    return out
+
+
+def patterns_report(runs, top=20):
+    """Per I/O of each pattern, engine and direction: the layers and the
+    functions that differ most, ghostswap against zram (medians)."""
+    out = ['# Instructions per I/O of the patterns section, by layer', '',
+           'Each run less the 0.2 s run after it, divided by the I/Os '
+           'between them; medians of the runs of each driver.', '']
+    rest = 'the rest of the kernel'
+    for key in sorted(runs):
+        by = runs[key]
+        if not all(by.get(drv) for drv in DRIVERS):
+            continue
+        med = {}
+        for drv in DRIVERS:
+            names = set().union(*by[drv])
+            med[drv] = {k: median([c.get(k, 0) for c in by[drv]])
+                        for k in names}
+        lay = {drv: collections.Counter() for drv in DRIVERS}
+        for drv in DRIVERS:
+            for k, v in med[drv].items():
+                lay[drv][layer_of(k, PATTERN_LAYERS, rest)] += v
+        out += ['## %s, %s, %s (%d and %d runs)' % (
+            key + (len(by['ghostswap']), len(by['zram']))), '',
+            '| per I/O | ghostswap | zram | difference |', '|---|---:|---:|---:|']
+        for label in [la for la, _ in PATTERN_LAYERS] + [rest]:
+            g, z = lay['ghostswap'][label], lay['zram'][label]
+            out.append('| %s | %.0f | %.0f | %+.0f |' % (label, g, z, g - z))
+        g, z = sum(lay['ghostswap'].values()), sum(lay['zram'].values())
+        out += ['| **the whole guest** | **%.0f** | **%.0f** | **%+.0f** |' % (
+            g, z, g - z), '', '| function | ghostswap | zram | difference |',
+            '|---|---:|---:|---:|']
+        g, z = med['ghostswap'], med['zram']
+        for k in sorted(set(g) | set(z),
+                        key=lambda k: -abs(g.get(k, 0) - z.get(k, 0)))[:top]:
+            out.append('| `%s` | %.1f | %.1f | %+.1f |' % (
+                k, g.get(k, 0), z.get(k, 0), g.get(k, 0) - z.get(k, 0)))
+        out.append('')
+    return '\n'.join(out) + '\n'
+
+
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == 'patterns':
+        sys.stdout.write(patterns_report(patterns_runs(sys.argv[2])))
+        return
     if len(sys.argv) == 3 and sys.argv[1] == 'mthp':
         sys.stdout.write(mthp_report(mthp_runs(sys.argv[2])))
         return

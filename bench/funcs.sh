@@ -32,7 +32,12 @@
 # the compressor, zsmalloc, copies, the rest: bench/funcs.py MTHP_LAYERS);
 # MTHP_ALGS, MTHP_MIXES as for the bench, MTHP_REPS runs (default 1).
 #
-# usage: bench/funcs.sh [read|series|zswap|mthp]   (read: ~3 min, series:
+# bench/funcs.sh patterns counts the bench's patterns section (PATTERNS,
+# default "counters text"; PATTERN_REPS runs, default 1): each run less a
+# run of 0.2 s after it, per I/O, by layer and by function
+# (bench/funcs.py patterns).
+#
+# usage: bench/funcs.sh [read|series|zswap|mthp|patterns]   (read: ~3 min, series:
 # ~20 min; BENCH_RESULTS: where, default results/funcs)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -40,8 +45,8 @@ set -euo pipefail
 what=${1:-read}
 case $what in
 read) wl=run ;;
-series | zswap | mthp) wl=$what ;;
-*) gs_die "usage: bench/funcs.sh [read|series|zswap|mthp]" ;;
+series | zswap | mthp | patterns) wl=$what ;;
+*) gs_die "usage: bench/funcs.sh [read|series|zswap|mthp|patterns]" ;;
 esac
 bench_prepare "$GS_TOP/results/funcs"
 bench_tools
@@ -55,6 +60,7 @@ GHOSTSWAP_KVM=0 GHOSTSWAP_TCG=single GHOSTSWAP_ICOUNT=0 \
 	"FUNCS_WORKLOAD=$wl USEMEM_RUNS=${USEMEM_RUNS:-4} ZPATH_REPS=${ZPATH_REPS:-2}" \
 	"ZPATH_MIB=${ZPATH_MIB:-128} MTHP_REPS=${MTHP_REPS:-1}" \
 	"MTHP_ALGS='${MTHP_ALGS:-}' MTHP_MIXES='${MTHP_MIXES:-}'" \
+	"PATTERNS='${PATTERNS:-}' PATTERN_REPS=${PATTERN_REPS:-1}" \
 	"bash /opt/gs-src/bench/guest/funcs.sh" || true
 [ -f "$out/guest/done" ] ||
 	gs_die "the guest did not complete, see $out/guest/funcs.log and console.log"

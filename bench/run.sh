@@ -20,7 +20,8 @@
 # all of it), MTHP_ALGS, MTHP_MIXES and MTHP_SHAPES
 # (the mthp section's, default "zstd lz4", "text:t zero-heavy:zzzst" and
 # "16,64:2": mTHP sizes on, or "off", and the overcommit),
-# USEMEM_RUNS (usemem_series' runs of each driver, default 8),
+# USEMEM_RUNS (usemem_series' and usemem_upstream's runs of each driver,
+# default 8), PATTERN_REPS (the patterns section's, default 4),
 # GHOSTSWAP_KVM=0|1, GS_MEM (guest RAM, 2G), BENCH_SCALE_TCG
 # (single or multi: how QEMU runs the vCPUs of the scale section's guest
 # without KVM; default multi, one host thread a vCPU).
@@ -117,7 +118,7 @@ elif [ ${#icount[@]} != 0 ]; then
 	GHOSTSWAP_KVM=0 GHOSTSWAP_TCG=single GHOSTSWAP_ICOUNT=0 \
 		GS_GUEST_TIMEOUT=9000 "$GS_TOP/testbed/guest.sh" "$out/guest-icount" \
 		"BENCH_QUICK=${BENCH_QUICK:-0} BENCH_REPS=${BENCH_REPS:-2}" \
-		"USEMEM_RUNS=${USEMEM_RUNS:-}" \
+		"USEMEM_RUNS=${USEMEM_RUNS:-} PATTERN_REPS=${PATTERN_REPS:-}" \
 		"MTHP_ALGS='${MTHP_ALGS:-}' MTHP_MIXES='${MTHP_MIXES:-}' MTHP_SHAPES='${MTHP_SHAPES:-}'" \
 		"bash /opt/gs-src/bench/guest/bench.sh ${icount[*]}" || true
 	gs_log "icount guest: $(($(date +%s) - t0)) s"

@@ -1241,18 +1241,21 @@ pat_io() {
 		fi
 		fio --name=$rw --filename=$dev --rw=$rw --bs=4k --size=${6}M \
 			--direct=1 --cpus_allowed=1 --ioengine=$4 --iodepth=1 \
-			--runtime=$5 --time_based --randrepeat=0 $opts \
+			--runtime=$(awk -v s="$5" 'BEGIN { printf "%dms", s * 1000 }') \
+			--time_based --randrepeat=0 $opts \
 			--output-format=json >"$OUT/$7" 2>/dev/null
 	else
 		taskset -c 1 pagerw $dev $3 $4 $5 $6 "$(pat_data $2)" >"$OUT/$7"
 	fi
 }
 
+# PATTERN_REPS: runs of each driver (default 4, 1 with BENCH_QUICK=1).
+# SERIES_MARK=bench/guest/mark.sh (bench/funcs.sh patterns): each run's
+# instructions counted by kernel function, and after it a run of 0.2 s
+# counted too (file NAME-short.json), which funcs.py takes from it.
 b_patterns() {
-	local rt=1 mib=256 pat eng mode rep drv f
-	[ "$QUICK" = 1 ] && mib=64
-	local reps=$REPS
-	[ "$QUICK" = 1 ] || [ "$reps" -ge 4 ] || reps=4
+	local rt=1 mib=256 pat eng mode rep drv f rc label reps=${PATTERN_REPS:-4}
+	[ "$QUICK" = 1 ] && mib=64 reps=${PATTERN_REPS:-1}
 	command -v pagerw >/dev/null || { echo "pagerw is not built"; return 1; }
 	pat_corpus || return 1
 	for pat in $PATTERNS; do
@@ -1267,11 +1270,19 @@ b_patterns() {
 			for mode in write read; do
 				for ((rep = 1; rep <= reps; rep++)); do
 					for drv in $(drivers_order $rep ghostswap zram); do
-						f=fio/patterns-$pat-$eng-$mode-$drv-$rep.json
+						label=patterns-$pat-$eng-$mode-$drv-$rep
+						f=fio/$label.json
 						log "patterns $pat $eng $mode $drv #$rep"
+						[ -z "${SERIES_MARK:-}" ] || $SERIES_MARK reset || return 1
 						pat_io $drv $pat $mode $eng $rt $mib $f
+						rc=$?
+						if [ -n "${SERIES_MARK:-}" ]; then
+							$SERIES_MARK $label && $SERIES_MARK reset &&
+								pat_io $drv $pat $mode $eng 0.2 $mib fio/$label-short.json &&
+								$SERIES_MARK $label-short || return 1
+						fi
 						jl section=patterns pattern=$pat engine=$eng \
-							rw=$mode driver=$drv rep=$rep rc=$? file=$f
+							rw=$mode driver=$drv rep=$rep rc=$rc file=$f
 					done
 				done
 			done

@@ -13,7 +13,7 @@
 #
 # FUNCS_WORKLOAD=series instead: the bench's usemem_series section (the
 # swap-table series' workload), each run of each driver counted whole;
-# FUNCS_WORKLOAD=zswap and mthp, below.
+# FUNCS_WORKLOAD=zswap, mthp and patterns, below.
 set -u
 . /opt/gs-src/tests/guest/lib.sh
 OUT=$GS_OUT
@@ -102,9 +102,18 @@ mthp() {
 	counted mthp mthp "${MTHP_REPS:-1}"
 }
 
+# FUNCS_WORKLOAD=patterns: the bench's patterns section (PATTERNS, by
+# default counters and text; PATTERN_REPS runs of each driver), each run
+# counted, and a run of 0.2 s after it.
+patterns() {
+	guest_setup
+	gs_fresh lz4 && zram_fresh || return 1
+	PATTERNS=${PATTERNS:-counters text} counted patterns patterns
+}
+
 case ${FUNCS_WORKLOAD:=run} in
-run | series | zswap | mthp) ;;
-*) echo "FUNCS_WORKLOAD=$FUNCS_WORKLOAD: run, series, zswap or mthp" >"$OUT/funcs.log"; exit 1 ;;
+run | series | zswap | mthp | patterns) ;;
+*) echo "FUNCS_WORKLOAD=$FUNCS_WORKLOAD: run, series, zswap, mthp or patterns" >"$OUT/funcs.log"; exit 1 ;;
 esac
 if $FUNCS_WORKLOAD >"$OUT/funcs.log" 2>&1; then
 	echo FUNCS-DONE >"$OUT/done"

@@ -271,6 +271,61 @@ def mthp(d):
           p.stderr)
 
 
+def patterns(d):
+    """funcs.py patterns: each run less its 0.2 s run, per I/O (pagerw's
+    line and fio's JSON), the layers and medians; a run without its
+    counts is an error."""
+    sub = os.path.join(d, "patterns")
+    os.makedirs(os.path.join(sub, "fio"))
+    # Per I/O: ghostswap 300 in its module and 20 in the lock; zram 160,
+    # 60 in wake_up_bit, 10 in the lock. Runs: 1000 I/Os, 200 short;
+    # fixed costs of 5000 cancel. ghostswap's second run: 340 a write.
+    rows = []
+    for drv, rep, per in (("ghostswap", 1, {0: 300, 3: 20}),
+                          ("zram", 1, {1: 160, 2: 60, 3: 10}),
+                          ("ghostswap", 2, {0: 340, 3: 20}),
+                          ("zram", 2, {1: 160, 2: 60, 3: 10}),
+                          ("ghostswap", 3, {0: 300, 3: 20})):
+        label = "patterns-text-psync-write-%s-%d" % (drv, rep)
+        for suffix, ios in (("", 1000), ("-short", 200)):
+            with open(os.path.join(d, "pcs-%s%s.txt" % (label, suffix)), "w") as f:
+                for i, c in per.items():
+                    f.write("%x %d\n" % (addr(i), 5000 + c * ios))
+                f.write("user %d\n" % (100 * ios))
+            with open(os.path.join(sub, "fio", label + suffix + ".json"), "w") as f:
+                if drv == "zram":
+                    f.write(json.dumps({"jobs": [{"write": {"total_ios": ios},
+                                                  "read": {"total_ios": 0}}]}))
+                else:
+                    f.write(json.dumps({"ios": ios, "seconds": 1, "iops": ios}) + "\n")
+        rows.append({"section": "patterns", "pattern": "text", "engine": "psync",
+                     "rw": "write", "driver": drv, "rep": rep, "rc": 0,
+                     "file": "fio/%s.json" % label})
+    with open(os.path.join(sub, "bench.jsonl"), "w") as f:
+        f.write("".join(json.dumps(r) + "\n" for r in rows))
+    os.remove(os.path.join(d, "pcs-patterns-text-psync-write-ghostswap-3-short.txt"))
+    p = subprocess.run([sys.executable, FUNCS, "patterns", d], capture_output=True,
+                       text=True)
+    check("patterns: a run without its counts is an error that names it",
+          p.returncode != 0 and "ghostswap-3" in p.stderr, p.stderr)
+    with open(os.path.join(sub, "bench.jsonl"), "w") as f:
+        f.write("".join(json.dumps(r) + "\n" for r in rows[:4]))
+    p = subprocess.run([sys.executable, FUNCS, "patterns", d], capture_output=True,
+                       text=True)
+    out = p.stdout
+    rows_ = table_rows(out)
+    check("patterns: funcs.py runs", p.returncode == 0, p.stderr)
+    check("patterns: per I/O, the short run taken off, medians of the runs",
+          rows_.get("the driver's module") == ["320", "160", "+160"] and
+          rows_.get("zram's slot lock wake-up and clock") == ["0", "60", "-60"] and
+          rows_.get("the user program") == ["100", "100", "+0"] and
+          rows_.get("**the whole guest**") == ["**440**", "**330**", "**+110**"] and
+          "## text, psync, write (2 and 2 runs)" in out, out)
+    check("patterns: the functions that differ",
+          rows_.get("`gs_store_read_nowait [ghostswap]`") == ["320.0", "0.0", "+320.0"],
+          out)
+
+
 def main():
     d = tempfile.mkdtemp()
     try:
@@ -322,6 +377,7 @@ def main():
         series(d)
         zswap(d)
         mthp(d)
+        patterns(d)
     finally:
         shutil.rmtree(d)
         status = plan()
