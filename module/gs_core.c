@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ghostswap store core.
+ * ghostswap store core: clusters and slots.
  *
  * The ghost address space is an index (gs_index.h, an XArray) of clusters
  * by slot >> GS_CLUSTER_SHIFT. A cluster is allocated by the first write
@@ -42,6 +42,17 @@
  *
  * The core calls nothing above it: the layers built on it (gs_store.c,
  * gs_writeback.c, gs_wb_*.c) call it through gs_core.h.
+ *
+ * This file is the core's clusters and their slots: the index's use, the
+ * slot words, pack, install, the pinned read of a page, free, and the
+ * ages' clock. A page's write, read and free, and every helper they
+ * inline, are here, in one file. Beside it, each of one concern, sharing
+ * what they need of it through gs_core_internal.h: gs_core_unit.c (runs
+ * stored and read as units, the split of units mostly gone), gs_slot_wb.c
+ * (the writeback tier's hold on units and pinned entries),
+ * gs_slot_recomp.c (one slot compressed again) and gs_core_life.c (a
+ * store's table and pool made and unmade, its settings). They call this
+ * file; it calls none of them.
  */
 #define pr_fmt(fmt) "ghostswap: " fmt
 
@@ -58,10 +69,10 @@
 #include <linux/workqueue.h>
 #include <kunit/static_stub.h>
 #include "gs_backing.h"
-#include "gs_backend.h"
 #include "gs_comp.h"
 #include "gs_compat.h"
 #include "gs_core.h"
+#include "gs_core_internal.h"
 #include "gs_heuristic.h"
 #include "gs_store.h"
 #include "gs_unit.h"
@@ -85,8 +96,8 @@ long gs_stat_read(struct gs_stats *st, enum gs_hot_stat i)
 	return sum;
 }
 
-/* mempool_alloc_t: a cluster's header and its zeroed table page. */
-static void *gs_cluster_alloc(gfp_t gfp, void *data)
+/* A cluster's header and its zeroed table page. */
+static void *__gs_cluster_alloc(gfp_t gfp, void *data)
 {
 	struct gs_cluster *cl;
 
@@ -101,8 +112,14 @@ static void *gs_cluster_alloc(gfp_t gfp, void *data)
 	return cl;
 }
 
+/* mempool_alloc_t: __gs_cluster_alloc(), the reserve's (gs_core_life.c). */
+void *gs_cluster_alloc(gfp_t gfp, void *data)
+{
+	return __gs_cluster_alloc(gfp, data);
+}
+
 /* mempool_free_t */
-static void gs_cluster_release(void *element, void *data)
+void gs_cluster_release(void *element, void *data)
 {
 	struct gs_cluster *cl = element;
 
@@ -136,7 +153,7 @@ static struct gs_cluster *gs_cluster_new(struct gs_store *s, gfp_t gfp)
 	atomic_long_t *table;
 
 	if (!gs_fail_alloc(s))
-		cl = gs_cluster_alloc(gfp | __GFP_NOWARN, NULL);
+		cl = __gs_cluster_alloc(gfp | __GFP_NOWARN, NULL);
 	if (!cl)
 		cl = mempool_alloc_preallocated(s->reserve);
 	if (!cl)
@@ -243,69 +260,6 @@ static void gs_cluster_account(struct gs_store *s)
 
 	gs_stat_max(&s->stats.clusters_peak, n);
 	atomic_long_add(gs_cluster_bytes(), &s->stats.meta_bytes);
-}
-
-/*
- * The read side of a lookup that ends in a cluster lock. The clusters
- * are freed with call_rcu(), whose grace periods wait for code that runs
- * with preemption disabled as they wait for rcu_read_lock(): disabling
- * preemption is inline, rcu_read_lock() is a call under preemptible RCU,
- * and every read and write looks up a cluster. Under PREEMPT_RT the
- * cluster lock may sleep, which only rcu_read_lock() allows, so it is
- * taken there. Elsewhere it is plain preempt_disable(), not
- * rcu_read_lock_sched(): lockdep takes the latter for a section that is
- * atomic on PREEMPT_RT too, and its lock nesting check
- * (CONFIG_PROVE_RAW_LOCK_NESTING) then reports the cluster lock.
- */
-static __always_inline void gs_lookup_begin(void)
-{
-	if (IS_ENABLED(CONFIG_PREEMPT_RT))
-		rcu_read_lock();
-	else
-		preempt_disable();
-}
-
-static __always_inline void gs_lookup_end(void)
-{
-	if (IS_ENABLED(CONFIG_PREEMPT_RT))
-		rcu_read_unlock();
-	else
-		preempt_enable();
-}
-
-/*
- * The live cluster of @ci, locked, or NULL: a lookup under RCU, then the
- * cluster lock, and a cluster that died in between counts as none.
- * Inlined into the read path.
- */
-static __always_inline struct gs_cluster *gs_cluster_find(struct gs_store *s,
-							  unsigned long ci)
-{
-	struct gs_cluster *cl;
-
-	gs_lookup_begin();
-	/*
-	 * xa_load() walks the XArray under an rcu_read_lock() of its own,
-	 * nested in ours (legal with preemption disabled, and under
-	 * PREEMPT_RT): the walk is RCU-checked whatever the caller holds,
-	 * which a bare xas_load() with only preemption disabled is not
-	 * (lockdep's RCU checks want rcu_read_lock()). Its nodes are freed
-	 * after a grace period; the cluster it returns stays valid until its
-	 * lock is taken because of gs_lookup_begin().
-	 */
-	cl = gs_index_load(&s->clusters, ci);
-	if (cl) {
-		spin_lock(&cl->lock);
-		if (likely(!cl->dead)) {
-			gs_lookup_end();
-			/* The caller ends the hold (gs_cluster_unlock(), ...). */
-			__release(&cl->lock);
-			return cl;
-		}
-		spin_unlock(&cl->lock);
-	}
-	gs_lookup_end();
-	return NULL;
 }
 
 /*
@@ -424,45 +378,14 @@ void gs_cluster_put(struct gs_store *s, unsigned long ci,
 	call_rcu(&cl->rcu, gs_cluster_free_rcu);
 }
 
-/* Bytes the pool object of @e, in slot @i of @cl, takes (compr_data_size). */
-static __always_inline unsigned int gs_obj_len(const struct gs_cluster *cl,
-					       unsigned int i, unsigned long e)
-{
-	return gs_entry_kind(e) == GS_KIND_RAW ? PAGE_SIZE :
-	       gs_slot_aux(cl, i, e);
-}
-
-/*
- * Unit @u (of @cl, locked) no longer waits for gs_unit_split_work():
- * its split is under way, or none of its slots is left to split.
- */
-static void gs_unit_unmark(struct gs_cluster *cl, struct gs_unit *u)
-{
-	if (u->split == GS_UNIT_SPLIT_MARKED)
-		cl->units_marked--;
-	u->split = GS_UNIT_SPLIT_DONE;
-}
-
-/*
- * A read of unit @u, of cluster @cl (locked): until
- * gs_unit_read_end(), the unit stays, and so does the cluster.
- */
-static struct gs_unit *gs_unit_read_begin(struct gs_cluster *cl,
-					  struct gs_unit *u)
-{
-	u->readers++;
-	cl->pins++;
-	return u;
-}
-
 /*
  * The end of a read of unit @u, begun in cluster @ci (@cl, unlocked):
  * the unit goes if its slots let go of it meanwhile, the cluster if it
  * went empty. @err: how the read of @slot went.
  */
-static void gs_unit_read_end(struct gs_store *s, struct gs_cluster *cl,
-			     unsigned long ci, struct gs_unit *u, u64 slot,
-			     int err)
+static void __gs_unit_read_end(struct gs_store *s, struct gs_cluster *cl,
+			       unsigned long ci, struct gs_unit *u, u64 slot,
+			       int err)
 {
 	if (unlikely(err))
 		pr_err_ratelimited("slot %llu: %s cannot decompress a unit of %u bytes: %d\n",
@@ -477,6 +400,13 @@ static void gs_unit_read_end(struct gs_store *s, struct gs_cluster *cl,
 	/* Handed over to gs_cluster_put(), which unlocks it. */
 	__release(&cl->lock);
 	gs_cluster_put(s, ci, cl);
+}
+
+/* __gs_unit_read_end() out of line, for the files beside the core. */
+void gs_unit_read_end(struct gs_store *s, struct gs_cluster *cl,
+		      unsigned long ci, struct gs_unit *u, u64 slot, int err)
+{
+	__gs_unit_read_end(s, cl, ci, u, slot, err);
 }
 
 /*
@@ -502,139 +432,6 @@ static void gs_unit_let_go(struct gs_store *s, struct gs_cluster *cl,
 		gs_index_mark(&s->clusters, slot >> GS_CLUSTER_SHIFT);
 		queue_work(system_dfl_wq, &s->unit_split_work);
 	}
-}
-
-bool gs_unit_wb_begin(struct gs_cluster *cl, struct gs_unit *u)
-{
-	if (u->backed || u->wb || u->split)
-		return false;
-	u->wb = true;
-	gs_unit_read_begin(cl, u);
-	return true;
-}
-
-bool gs_unit_wb_end(struct gs_store *s, u64 first, struct gs_unit *u,
-		    const u64 *slots)
-{
-	unsigned long ci = first >> GS_CLUSTER_SHIFT;
-	struct gs_cluster *cl = gs_cluster_find(s, ci);	/* pinned: there */
-	bool moved;
-
-	u->wb = false;
-	/* Read meanwhile (a reader may still map its objects), or going. */
-	moved = slots && u->readers == 1 && u->live && !u->split;
-	if (moved)
-		gs_unit_to_backing(s, u, slots);
-	gs_cluster_unlock(cl);
-	gs_unit_read_end(s, cl, ci, u, first, 0);
-	return moved;
-}
-
-/* The UNIT entry of @slot in @cl (locked), on the device; or NULL. */
-static struct gs_unit *gs_unit_backed_at(struct gs_cluster *cl, u64 slot)
-{
-	unsigned long e = atomic_long_read(&cl->table[slot &
-						      (GS_CLUSTER_SLOTS - 1)]);
-
-	if (gs_entry_kind(e) != GS_KIND_UNIT || !gs_entry_unit(e)->backed)
-		return NULL;
-	return gs_entry_unit(e);
-}
-
-struct gs_unit *gs_unit_bk_read_begin(struct gs_store *s, u64 slot,
-				      struct gs_cluster **clp)
-{
-	unsigned int i = slot & (GS_CLUSTER_SLOTS - 1);
-	struct gs_cluster *cl = gs_cluster_find(s, slot >> GS_CLUSTER_SHIFT);
-	struct gs_unit *u = cl ? gs_unit_backed_at(cl, slot) : NULL;
-
-	if (u && u->wb) {
-		u = ERR_PTR(-EAGAIN);
-	} else if (u) {
-		gs_unit_read_begin(cl, u);
-		/* Read: the cold clock and the age start again. */
-		if (atomic_long_read(&cl->table[i]) & GS_FLAG_COLD)
-			atomic_long_andnot(GS_FLAG_COLD, &cl->table[i]);
-		gs_age_touch(cl, i, gs_age_now());
-	}
-	if (cl)
-		gs_cluster_unlock(cl);
-	*clp = cl;
-	return u;
-}
-
-void gs_unit_bk_read_end(struct gs_store *s, struct gs_cluster *cl,
-			 u64 slot, struct gs_unit *u, int err)
-{
-	gs_unit_read_end(s, cl, slot >> GS_CLUSTER_SHIFT, u, slot, err);
-}
-
-/* A unit of the run at @first (in @cl, locked) on the device, holding @b. */
-static struct gs_unit *gs_unit_holding(struct gs_cluster *cl, u64 first,
-				       u64 b, unsigned int *j)
-{
-	struct gs_unit *u;
-	unsigned int k;
-
-	if (first & (GS_UNIT_MIN_PAGES - 1))
-		return NULL;
-	for (k = 0; k < GS_UNIT_MAX_PAGES &&
-	     ((first + k) & (GS_CLUSTER_SLOTS - 1)) >= k; k++) {
-		u = gs_unit_backed_at(cl, first + k);
-		if (!u || ((first + k) & ~(u64)(u->pages - 1)) != first)
-			continue;
-		for (*j = 0; *j < gs_unit_nobj(u); (*j)++)
-			if (u->obj[*j] == b)
-				return u;
-	}
-	return NULL;
-}
-
-struct gs_unit *gs_unit_bk_move_begin(struct gs_store *s, u64 first, u64 b,
-				      unsigned int *j,
-				      struct gs_cluster **clp)
-{
-	struct gs_cluster *cl = gs_cluster_find(s, first >> GS_CLUSTER_SHIFT);
-	struct gs_unit *u = cl ? gs_unit_holding(cl, first, b, j) : NULL;
-
-	if (u && (u->wb || u->readers)) {
-		u = ERR_PTR(-EAGAIN);
-	} else if (u) {
-		u->wb = true;
-		gs_unit_read_begin(cl, u);
-	}
-	if (cl)
-		gs_cluster_unlock(cl);
-	*clp = cl;
-	return u;
-}
-
-void gs_unit_bk_move_end(struct gs_store *s, struct gs_cluster *cl,
-			 u64 first, struct gs_unit *u, unsigned int j, u64 to)
-{
-	u64 from = u->obj[j];
-
-	spin_lock(&cl->lock);
-	if (to != U64_MAX)
-		u->obj[j] = to;
-	u->wb = false;
-	spin_unlock(&cl->lock);
-	if (to != U64_MAX)
-		gs_backing_free(s->bk, from);
-	gs_unit_read_end(s, cl, first >> GS_CLUSTER_SHIFT, u, first, 0);
-}
-
-bool gs_unit_bk_holds(struct gs_store *s, u64 first, u64 b)
-{
-	struct gs_cluster *cl = gs_cluster_find(s, first >> GS_CLUSTER_SHIFT);
-	unsigned int j;
-	bool holds;
-
-	if (!cl)
-		return false;
-	holds = gs_unit_holding(cl, first, b, &j);
-	gs_cluster_unlock(cl);
-	return holds;
 }
 
 /*
@@ -684,21 +481,6 @@ static bool gs_slot_clear(struct gs_store *s, struct gs_cluster *cl,
 	return true;
 }
 
-static bool gs_page_same_filled(const void *src, unsigned long *word)
-{
-	const unsigned long *p = src;
-	unsigned long val = p[0];
-	unsigned int i, n = PAGE_SIZE / sizeof(*p);
-
-	if (p[n - 1] != val)
-		return false;
-	for (i = 1; i < n - 1; i++)
-		if (p[i] != val)
-			return false;
-	*word = val;
-	return true;
-}
-
 /* Does the @direct policy send a page of this kind past the pool? */
 static bool gs_direct_wanted(struct gs_store *s, enum gs_direct direct,
 			     enum gs_kind kind, unsigned long flags)
@@ -722,9 +504,9 @@ static bool gs_direct_wanted(struct gs_store *s, enum gs_direct direct,
  * @limit is false: for a unit's pages, split out of it). With stream
  * @held, which the caller holds, or one of its own (@held NULL).
  */
-static int gs_pool_pack(struct gs_store *s, struct gs_stream *held,
-			const void *src, gfp_t gfp, enum gs_direct direct,
-			bool limit, struct gs_packed *p)
+static int __gs_pool_pack(struct gs_store *s, struct gs_stream *held,
+			  const void *src, gfp_t gfp, enum gs_direct direct,
+			  bool limit, struct gs_packed *p)
 {
 	enum gs_kind kind = GS_KIND_COMPRESSED;
 	unsigned long handle, value, pages, flags = 0;
@@ -793,13 +575,21 @@ out_full:
 	return s->bk ? GS_PACK_DIRECT : -ENOMEM;
 }
 
+/* __gs_pool_pack() out of line, for the units' split (gs_core_unit.c). */
+int gs_pool_pack(struct gs_store *s, struct gs_stream *held, const void *src,
+		 gfp_t gfp, enum gs_direct direct, bool limit,
+		 struct gs_packed *p)
+{
+	return __gs_pool_pack(s, held, src, gfp, direct, limit, p);
+}
+
 int gs_page_pack(struct gs_store *s, const void *src, gfp_t gfp,
 		 enum gs_direct direct, struct gs_packed *p)
 {
 	unsigned long word;
 
 	if (!gs_page_same_filled(src, &word))
-		return gs_pool_pack(s, NULL, src, gfp, direct, true, p);
+		return __gs_pool_pack(s, NULL, src, gfp, direct, true, p);
 	p->entry = gs_same_entry(word, &p->aux_hi);
 	p->pool_pages = 0;
 	return 0;
@@ -809,8 +599,8 @@ int gs_page_pack(struct gs_store *s, const void *src, gfp_t gfp,
  * @slot, in @cl (locked), holds @e (with @aux_hi) in place of what it
  * held, its age left as it was; the caller counts it in the store's stats.
  */
-static void gs_slot_put(struct gs_store *s, struct gs_cluster *cl, u64 slot,
-			unsigned long e, unsigned int aux_hi)
+static void __gs_slot_put(struct gs_store *s, struct gs_cluster *cl,
+			  u64 slot, unsigned long e, unsigned int aux_hi)
 {
 	unsigned int i = slot & (GS_CLUSTER_SLOTS - 1);
 
@@ -820,16 +610,35 @@ static void gs_slot_put(struct gs_store *s, struct gs_cluster *cl, u64 slot,
 	cl->used++;
 }
 
-/* gs_slot_put(), stored at @now. */
-static void gs_slot_set(struct gs_store *s, struct gs_cluster *cl, u64 slot,
-			unsigned long e, unsigned int aux_hi, u32 now)
+/* __gs_slot_put() out of line, for the units' split (gs_core_unit.c). */
+void gs_slot_put(struct gs_store *s, struct gs_cluster *cl, u64 slot,
+		 unsigned long e, unsigned int aux_hi)
 {
-	gs_slot_put(s, cl, slot, e, aux_hi);
+	__gs_slot_put(s, cl, slot, e, aux_hi);
+}
+
+/* __gs_slot_put(), stored at @now. */
+static void __gs_slot_set(struct gs_store *s, struct gs_cluster *cl,
+			  u64 slot, unsigned long e, unsigned int aux_hi,
+			  u32 now)
+{
+	__gs_slot_put(s, cl, slot, e, aux_hi);
 	gs_age_touch(cl, slot & (GS_CLUSTER_SLOTS - 1), now);
 }
 
-/* Drop what a new entry that was never installed holds. */
-static void gs_entry_discard(struct gs_store *s, unsigned long e)
+/* __gs_slot_set() out of line, for units stored (gs_core_unit.c). */
+void gs_slot_set(struct gs_store *s, struct gs_cluster *cl, u64 slot,
+		 unsigned long e, unsigned int aux_hi, u32 now)
+{
+	__gs_slot_set(s, cl, slot, e, aux_hi, now);
+}
+
+/*
+ * Drop what a new entry that was never installed holds. Out of line
+ * (noinline): gs_slot_install()'s failure path, off its way, which the
+ * wrapper below would otherwise take in.
+ */
+static noinline void __gs_entry_discard(struct gs_store *s, unsigned long e)
 {
 	switch (gs_entry_kind(e)) {
 	case GS_KIND_COMPRESSED:
@@ -844,9 +653,15 @@ static void gs_entry_discard(struct gs_store *s, unsigned long e)
 	}
 }
 
+/* __gs_entry_discard(), for the units' split (gs_core_unit.c). */
+void gs_entry_discard(struct gs_store *s, unsigned long e)
+{
+	__gs_entry_discard(s, e);
+}
+
 /* Count what new entry @e (with @aux_hi), now in a slot, holds. */
-static void gs_stat_entry_in(struct gs_store *s, unsigned long e,
-			     unsigned int aux_hi)
+static void __gs_stat_entry_in(struct gs_store *s, unsigned long e,
+			       unsigned int aux_hi)
 {
 	switch (gs_entry_kind(e)) {
 	case GS_KIND_SAME:
@@ -868,6 +683,12 @@ static void gs_stat_entry_in(struct gs_store *s, unsigned long e,
 	}
 }
 
+/* __gs_stat_entry_in() out of line, for the units' split (gs_core_unit.c). */
+void gs_stat_entry_in(struct gs_store *s, unsigned long e, unsigned int aux_hi)
+{
+	__gs_stat_entry_in(s, e, aux_hi);
+}
+
 /*
  * Install a new entry, replacing what the slot held. On failure (no
  * memory for a new cluster) what @e holds is given back.
@@ -880,17 +701,17 @@ int gs_slot_install(struct gs_store *s, u64 slot, unsigned long e,
 
 	cl = gs_cluster_get(s, ci, gfp);
 	if (IS_ERR(cl)) {
-		gs_entry_discard(s, e);
+		__gs_entry_discard(s, e);
 		return PTR_ERR(cl);
 	}
 	/* The ages' clock: within a tick, a load and no call. */
-	gs_slot_set(s, cl, slot, e, aux_hi, gs_age_now());
+	__gs_slot_set(s, cl, slot, e, aux_hi, gs_age_now());
 	gs_cluster_unlock(cl);
 
 	gs_stat_inc(&s->stats, GS_STAT_SLOTS_USED);
 	if (gs_entry_kind(e) != GS_KIND_SAME)
 		gs_stat_inc(&s->stats, GS_STAT_PACKED);
-	gs_stat_entry_in(s, e, aux_hi);
+	__gs_stat_entry_in(s, e, aux_hi);
 	return 0;
 }
 
@@ -908,63 +729,6 @@ void gs_obj_copy(struct gs_store *s, unsigned long e, void *dst,
 	if (src != dst)
 		memcpy(dst, src, len);
 	zs_obj_read_end(s->pool, handle, len, src);
-}
-
-/*
- * Read the pool object of @e (pinned by us, no lock held) into the page
- * at @dst: decompressed straight from zsmalloc's mapping where it lies in
- * one page, else from the copy zsmalloc makes in the stream's buffer.
- * Where that mapping disables preemption (GS_ZS_READ_ATOMIC, 6.12), the
- * object is copied to the stream's buffer and decompressed after the
- * mapping ends: a decompressor may sleep.
- */
-static __always_inline int gs_obj_read(struct gs_store *s,
-				       struct gs_stream *st,
-				       unsigned long e, unsigned int len,
-				       void *dst)
-{
-	unsigned long handle = gs_handle_decode(gs_entry_value(e));
-	void *src;
-	int ret = 0;
-
-	src = zs_obj_read_begin(s->pool, handle, len, st ? st->buf : NULL);
-	if (gs_entry_kind(e) == GS_KIND_RAW) {
-		copy_page(dst, src);
-	} else if (GS_ZS_READ_ATOMIC) {
-		if (src != st->buf)
-			memcpy(st->buf, src, len);
-		zs_obj_read_end(s->pool, handle, len, src);
-		return gs_decompress(s->comp, st, gs_entry_prio(e), st->buf,
-				     len, dst);
-	} else {
-		ret = gs_decompress(s->comp, st, gs_entry_prio(e), src, len,
-				    dst);
-	}
-	zs_obj_read_end(s->pool, handle, len, src);
-	return ret;
-}
-
-/*
- * Whether the entry @now still holds the pool object of @e: its flags
- * may have changed meanwhile (COLD, WB, PINNED), the object is what counts.
- */
-static bool gs_entry_holds_obj(unsigned long now, unsigned long e)
-{
-	return gs_entry_kind(now) == gs_entry_kind(e) &&
-	       gs_entry_payload(now) == gs_entry_payload(e);
-}
-
-/*
- * Pin @e, the COMPRESSED or RAW entry in slot @i of @cl (locked), not
- * pinned, for a read with the lock dropped: until gs_obj_unpin(), the
- * object stays, and so does the cluster.
- */
-static unsigned long gs_obj_pin(struct gs_cluster *cl, unsigned int i,
-				unsigned long e)
-{
-	e |= GS_FLAG_PINNED;
-	atomic_long_set(&cl->table[i], e);
-	return e;
 }
 
 /*
@@ -991,9 +755,9 @@ static noinline void gs_obj_unpin_orphan(struct gs_store *s,
  * (see gs_entry_take()). If the entry let go of the object meanwhile
  * (freed, overwritten, written back), it left the object to us.
  */
-static __always_inline void gs_obj_unpin(struct gs_store *s,
-					 struct gs_cluster *cl,
-					 u64 slot, unsigned long e)
+static __always_inline void __gs_obj_unpin(struct gs_store *s,
+					   struct gs_cluster *cl,
+					   u64 slot, unsigned long e)
 {
 	atomic_long_t *entry = &cl->table[slot & (GS_CLUSTER_SLOTS - 1)];
 	unsigned long now = atomic_long_read(entry);
@@ -1005,12 +769,19 @@ static __always_inline void gs_obj_unpin(struct gs_store *s,
 	gs_obj_unpin_orphan(s, cl, slot, e);
 }
 
+/* __gs_obj_unpin() out of line, for recompression (gs_slot_recomp.c). */
+void gs_obj_unpin(struct gs_store *s, struct gs_cluster *cl, u64 slot,
+		  unsigned long e)
+{
+	__gs_obj_unpin(s, cl, slot, e);
+}
+
 /*
  * gs_obj_unpin(), and the entry gains @flags if nothing else about it
  * changed meanwhile (a writeback in flight compares the whole entry).
  */
-static void gs_obj_unpin_mark(struct gs_store *s, struct gs_cluster *cl,
-			      u64 slot, unsigned long e, unsigned long flags)
+void gs_obj_unpin_mark(struct gs_store *s, struct gs_cluster *cl, u64 slot,
+		       unsigned long e, unsigned long flags)
 {
 	atomic_long_t *entry = &cl->table[slot & (GS_CLUSTER_SLOTS - 1)];
 	unsigned long now;
@@ -1147,7 +918,7 @@ again:
 			if (gs_entry_kind(e) == GS_KIND_COMPRESSED && !st)
 				st = gs_stream_get(s->comp);
 			ret = gs_obj_read(s, st, e, len, dst);
-			gs_obj_unpin(s, cl, slot, e);
+			__gs_obj_unpin(s, cl, slot, e);
 		} else if (gs_entry_kind(e) == GS_KIND_COMPRESSED) {
 			ret = gs_decompress(s->comp, st, gs_entry_prio(e),
 					    st->buf, len, dst);
@@ -1172,7 +943,7 @@ again:
 		if (!ret)
 			copy_page(dst, st->ubuf + PAGE_SIZE *
 				  gs_unit_index(u, i & (u->pages - 1)));
-		gs_unit_read_end(s, cl, ci, u, slot, ret);
+		__gs_unit_read_end(s, cl, ci, u, slot, ret);
 		atomic_long_inc(&s->stats.unit_part_reads);
 		if (ret)
 			ret = -EIO;
@@ -1183,502 +954,6 @@ again:
 	if (st)
 		gs_stream_put(st);
 	return ret;
-}
-
-int gs_store_read_unit_nowait(struct gs_store *s, u64 first, void *dst,
-			      unsigned int pages)
-{
-	unsigned long ci = first >> GS_CLUSTER_SHIFT, fill[GS_UNIT_MAX_PAGES];
-	unsigned int i0 = first & (GS_CLUSTER_SLOTS - 1), k, n = 0, hi;
-	struct gs_unit *u = NULL;
-	struct gs_cluster *cl;
-	struct gs_stream *st;
-	unsigned long e;
-	u16 same = 0;
-	u32 now;
-	int ret;
-
-	if (pages < GS_UNIT_MIN_PAGES || pages > GS_UNIT_MAX_PAGES ||
-	    !IS_ALIGNED(first, pages) || first + pages > s->nr_slots)
-		return -ENOENT;
-	cl = gs_cluster_find(s, ci);
-	if (!cl)
-		return -ENOENT;
-	/* One unit and same-filled pages, nothing else, all of the run. */
-	for (k = 0; k < pages; k++) {
-		e = atomic_long_read(&cl->table[i0 + k]);
-		if (gs_entry_kind(e) == GS_KIND_SAME) {
-			hi = gs_aux_hi_get(cl->aux_hi, i0 + k);
-			fill[k] = gs_same_word(e, hi);
-			same |= BIT(k);
-			continue;
-		}
-		if (gs_entry_kind(e) != GS_KIND_UNIT ||
-		    (u && gs_entry_unit(e) != u))
-			break;
-		u = gs_entry_unit(e);
-	}
-	if (k < pages || !u || u->pages != pages ||
-	    u->held != (GENMASK(pages - 1, 0) & ~same)) {
-		gs_cluster_unlock(cl);
-		return -ENOENT;
-	}
-	if (u->backed) {
-		gs_cluster_unlock(cl);
-		/* Whole from the device, where it is all one unit. */
-		return same ? -ENOENT : -EAGAIN;
-	}
-	gs_unit_read_begin(cl, u);
-	now = gs_age_now();
-	for (k = 0; k < pages; k++) {
-		gs_age_touch(cl, i0 + k, now);
-		/* Read: the cold clock starts again (not a SAME entry's bits). */
-		if (u->held & BIT(k) &&
-		    atomic_long_read(&cl->table[i0 + k]) & GS_FLAG_COLD)
-			atomic_long_andnot(GS_FLAG_COLD, &cl->table[i0 + k]);
-	}
-	gs_cluster_unlock(cl);
-
-	gs_read_window(s, first);
-	st = gs_stream_get(s->comp);
-	if (!same) {
-		ret = gs_unit_unpack(s, st, u, dst);
-	} else {
-		ret = gs_unit_unpack_cached(s, st, u);
-		for (k = 0; k < pages && !ret; k++)
-			if (u->held & BIT(k))
-				copy_page(dst + k * PAGE_SIZE,
-					  st->ubuf + n++ * PAGE_SIZE);
-	}
-	gs_stream_put(st);
-	for (k = 0; k < pages; k++)
-		if (same & BIT(k))
-			memset64(dst + k * PAGE_SIZE, fill[k], PAGE_SIZE / 8);
-	gs_unit_read_end(s, cl, ci, u, first, ret);
-	atomic_long_inc(&s->stats.unit_reads);
-	return ret ? -EIO : 0;
-}
-
-int gs_store_write_unit_nowait(struct gs_store *s, u64 first, const void *src,
-			       unsigned int pages, gfp_t gfp)
-{
-	unsigned long ci = first >> GS_CLUSTER_SHIFT, word[GS_UNIT_MAX_PAGES];
-	unsigned int k, n = 0, aux;
-	unsigned long value, e;
-	struct gs_cluster *cl;
-	struct gs_stream *st;
-	const void *data = src;
-	struct gs_unit *u;
-	u16 held = 0;
-	u32 now;
-	int ret;
-
-	if (pages < GS_UNIT_MIN_PAGES || pages > s->comp->unit_bytes / PAGE_SIZE ||
-	    !IS_ALIGNED(first, pages) || first + pages > s->nr_slots)
-		return -EINVAL;
-	/* Behind zswap, pages go past the pool as they are: no units. */
-	if (READ_ONCE(s->wb.direct) >= GS_DIRECT_ALL)
-		return -EINVAL;
-	for (k = 0; k < pages; k++)
-		if (!gs_page_same_filled(src + k * PAGE_SIZE, &word[k]))
-			held |= BIT(k);
-	/* Nothing to compress together. */
-	if (hweight16(held) < 2)
-		return -E2BIG;
-	/*
-	 * Every page the heuristic would store as it is: so would the unit
-	 * be, so it is not compressed (the first page that may compress
-	 * ends the look).
-	 */
-	if (READ_ONCE(s->incomp_check)) {
-		for (k = 0; k < pages; k++)
-			if (held & BIT(k) &&
-			    !gs_page_looks_incompressible(src + k * PAGE_SIZE))
-				break;
-		if (k == pages) {
-			atomic_long_inc(&s->stats.units_refused);
-			return -E2BIG;
-		}
-	}
-	st = gs_stream_get(s->comp);
-	if (held != GENMASK(pages - 1, 0)) {
-		st->ubuf_seq = 0;
-		for (k = 0; k < pages; k++)
-			if (held & BIT(k))
-				memcpy(st->ubuf + n++ * PAGE_SIZE,
-				       src + k * PAGE_SIZE, PAGE_SIZE);
-		data = st->ubuf;
-	}
-	ret = gs_unit_pack(s, st, data, pages, held, gfp, &u);
-	gs_stream_put(st);
-	if (ret)
-		return ret;
-	if (WARN_ONCE(!gs_handle_encode((unsigned long)u, &value),
-		      "ghostswap: unit %p does not fit the table\n", u)) {
-		gs_unit_free(s, u);
-		return -EIO;
-	}
-	cl = gs_cluster_get(s, ci, gfp);
-	if (IS_ERR(cl)) {
-		gs_unit_free(s, u);
-		return PTR_ERR(cl);
-	}
-	now = gs_age_now();
-	for (k = 0; k < pages; k++) {
-		if (held & BIT(k)) {
-			e = gs_entry(GS_KIND_UNIT, 0, value);
-			aux = 0;
-		} else {
-			e = gs_same_entry(word[k], &aux);
-		}
-		gs_slot_set(s, cl, first + k, e, aux, now);
-	}
-	u->live = held;
-	gs_cluster_unlock(cl);
-
-	n = hweight16(held);
-	gs_stat_add(&s->stats, GS_STAT_SLOTS_USED, pages);
-	gs_stat_add(&s->stats, GS_STAT_SAME_PAGES, pages - n);
-	gs_stat_add(&s->stats, GS_STAT_UNIT_PAGES, n);
-	gs_stat_add(&s->stats, GS_STAT_PACKED, n);
-	return 0;
-}
-
-/*
- * Store the live pages of unit @u (of @cl, locked, which this unlocks)
- * one by one, each in place of its UNIT entry where that is still there:
- * what gs_unit_let_go() marked it for, or writeback wants. @first: its
- * run's first slot. The pool's limit does not stop it: once the unit
- * goes, its pages take less than it did (fewer than half of them are
- * left), or writeback takes them. A page that cannot be stored (no
- * memory) stays in the unit. Returns the pages moved. May sleep.
- */
-static unsigned int gs_unit_split(struct gs_store *s, struct gs_cluster *cl,
-				  unsigned long ci, struct gs_unit *u,
-				  u64 first)
-{
-	struct gs_packed p[GS_UNIT_MAX_PAGES];
-	unsigned int i0 = first & (GS_CLUSTER_SLOTS - 1), k, moved = 0;
-	u16 live = u->live, packed = 0;
-	struct gs_stream *st;
-	unsigned long e;
-	int ret;
-
-	gs_unit_read_begin(cl, u);
-	gs_cluster_unlock(cl);
-
-	st = gs_stream_get(s->comp);
-	ret = gs_unit_unpack_cached(s, st, u);
-	for (k = 0; k < u->pages && !ret; k++) {
-		if (!(live & BIT(k)))
-			continue;
-		if (gs_pool_pack(s, st, st->ubuf + PAGE_SIZE * gs_unit_index(u, k),
-				 GFP_NOIO, GS_DIRECT_NONE, false, &p[k]))
-			break;
-		packed |= BIT(k);
-	}
-	gs_stream_put(st);
-	gs_read_window(s, first);
-
-	spin_lock(&cl->lock);
-	for (k = 0; k < u->pages; k++) {
-		if (!(packed & BIT(k)))
-			continue;
-		e = atomic_long_read(&cl->table[i0 + k]);
-		if (gs_entry_kind(e) != GS_KIND_UNIT || gs_entry_unit(e) != u) {
-			/* Freed or written meanwhile. */
-			gs_entry_discard(s, p[k].entry);
-			continue;
-		}
-		gs_slot_put(s, cl, first + k, p[k].entry | (e & GS_FLAG_COLD),
-			    p[k].aux_hi);
-		gs_stat_inc(&s->stats, GS_STAT_SLOTS_USED);
-		gs_stat_entry_in(s, p[k].entry, p[k].aux_hi);
-		moved++;
-	}
-	spin_unlock(&cl->lock);
-	gs_unit_read_end(s, cl, ci, u, first, ret);
-	if (moved)
-		atomic_long_inc(&s->stats.unit_splits);
-	return moved;
-}
-
-/* Split the units of cluster @ci that are marked for it. */
-static void gs_cluster_units_split(struct gs_store *s, unsigned long ci)
-{
-	u64 base = (u64)ci << GS_CLUSTER_SHIFT;
-	unsigned int i = 0, first;
-	struct gs_cluster *cl;
-	struct gs_unit *u;
-	unsigned long e;
-
-	while (i < GS_CLUSTER_SLOTS) {
-		cl = gs_cluster_find(s, ci);
-		if (!cl)
-			return;
-		/*
-		 * Slot by slot: a run's slots freed and written again may
-		 * hold a smaller unit inside the run of a larger one.
-		 */
-		for (u = NULL; cl->units_marked && i < GS_CLUSTER_SLOTS && !u;
-		     i++) {
-			e = atomic_long_read(&cl->table[i]);
-			if (gs_entry_kind(e) == GS_KIND_UNIT &&
-			    gs_entry_unit(e)->split == GS_UNIT_SPLIT_MARKED)
-				u = gs_entry_unit(e);
-		}
-		if (!u) {
-			gs_cluster_unlock(cl);
-			return;
-		}
-		gs_unit_unmark(cl, u);
-		first = (i - 1) & ~(u->pages - 1U);
-		/* Unlocks the cluster; the scan goes on after the slot found. */
-		gs_unit_split(s, cl, ci, u, base + first);
-		cond_resched();
-	}
-}
-
-int gs_unit_split_at(struct gs_store *s, u64 slot)
-{
-	unsigned long ci = slot >> GS_CLUSTER_SHIFT, e;
-	struct gs_cluster *cl;
-	struct gs_unit *u;
-
-	cl = gs_cluster_find(s, ci);
-	if (!cl)
-		return -EAGAIN;
-	e = atomic_long_read(&cl->table[slot & (GS_CLUSTER_SLOTS - 1)]);
-	u = gs_entry_kind(e) == GS_KIND_UNIT ? gs_entry_unit(e) : NULL;
-	if (!u || u->split == GS_UNIT_SPLIT_DONE) {
-		gs_cluster_unlock(cl);
-		return -EAGAIN;
-	}
-	gs_unit_unmark(cl, u);
-	/* Unlocks the cluster. */
-	return gs_unit_split(s, cl, ci, u, slot & ~(u64)(u->pages - 1));
-}
-
-static void gs_unit_split_work(struct work_struct *work)
-{
-	struct gs_store *s = container_of(work, struct gs_store,
-					  unit_split_work);
-	unsigned long ci = 0;
-
-	while (!READ_ONCE(s->unit_split_off) &&
-	       gs_index_take_marked(&s->clusters, &ci, ULONG_MAX)) {
-		gs_cluster_units_split(s, ci);
-		if (ci == ULONG_MAX)
-			break;
-		ci++;
-	}
-}
-
-void gs_unit_split_stop(struct gs_store *s)
-{
-	WRITE_ONCE(s->unit_split_off, true);
-	cancel_work_sync(&s->unit_split_work);
-}
-
-/*
- * The pool object of @e (pinned by us in @cl) in a new form: the data of
- * @len bytes at @data, compressed with @prio (COMPRESSED), in place of the
- * old one, if the entry still holds the old object and no writeback has
- * it. Drops the pin and frees whichever object nobody holds any more.
- * Returns 1 if replaced, -EAGAIN if not (nothing of the new form is left).
- */
-static int gs_obj_replace(struct gs_store *s, struct gs_cluster *cl,
-			  u64 slot, unsigned long e, unsigned int old_len,
-			  const void *data, unsigned int len, unsigned int prio,
-			  gfp_t gfp)
-{
-	unsigned int i = slot & (GS_CLUSTER_SLOTS - 1);
-	unsigned long handle, value, now, ne;
-
-	handle = zs_malloc(s->pool, len, gfp | __GFP_NOWARN | __GFP_HIGHMEM |
-			   __GFP_MOVABLE, NUMA_NO_NODE);
-	if (IS_ERR_VALUE(handle)) {
-		gs_obj_unpin(s, cl, slot, e);
-		return -ENOMEM;
-	}
-	zs_obj_write(s->pool, handle, (void *)data, len);
-	if (!gs_handle_encode(handle, &value)) {
-		zs_free(s->pool, handle);
-		gs_obj_unpin(s, cl, slot, e);
-		return -EIO;
-	}
-	spin_lock(&cl->lock);
-	now = atomic_long_read(&cl->table[i]);
-	if (!gs_entry_holds_obj(now, e) || now & GS_FLAG_WB) {
-		spin_unlock(&cl->lock);
-		zs_free(s->pool, handle);
-		gs_obj_unpin(s, cl, slot, e);
-		return -EAGAIN;
-	}
-	/*
-	 * COLD (the cold clock's mark) it keeps; the user's idle mark is in the
-	 * age byte, untouched. The rest of its flags were about the old form,
-	 * the pin among them: the slot is still used, the cluster lives on.
-	 */
-	ne = gs_entry_aux(GS_KIND_COMPRESSED,
-			  (now & GS_FLAG_COLD) | gs_prio_flags(prio), value, len);
-	atomic_long_set(&cl->table[i], ne);
-	gs_aux_hi_set(cl->aux_hi, i, gs_aux_hi(len));
-	spin_unlock(&cl->lock);
-	if (gs_entry_kind(e) == GS_KIND_RAW) {
-		gs_stat_dec(&s->stats, GS_STAT_HUGE_PAGES);
-		gs_stat_inc(&s->stats, GS_STAT_COMP_PAGES);
-	}
-	gs_stat_add(&s->stats, GS_STAT_COMPR_BYTES, (long)len - old_len);
-	/* The old object: ours, the entry let go of it. */
-	zs_free(s->pool, gs_handle_decode(gs_entry_value(e)));
-	return 1;
-}
-
-/*
- * Unit @u of @cl (locked; this unlocks it), @slot one of its slots,
- * compressed again with @prio: its live pages, kept in a new unit if its
- * chain is smaller (a unit that lost pages leaves them behind too). The
- * slots that still refer to it then refer to the new one. Returns the
- * pages moved, 0 if no gain (@mark_nogain: never try it again), an errno.
- */
-static int gs_unit_recompress(struct gs_store *s, struct gs_cluster *cl,
-			      u64 slot, struct gs_unit *u, unsigned int prio,
-			      bool mark_nogain)
-{
-	unsigned long ci = slot >> GS_CLUSTER_SHIFT, e, value;
-	u64 first = slot & ~(u64)(u->pages - 1);
-	unsigned int i0 = first & (GS_CLUSTER_SLOTS - 1), k;
-	struct gs_unit *nu = NULL;
-	struct gs_stream *st;
-	u16 live = u->live;
-	int ret;
-
-	if (!gs_unit_recompressible(u, prio)) {
-		gs_cluster_unlock(cl);
-		return -EAGAIN;
-	}
-	gs_unit_read_begin(cl, u);
-	gs_cluster_unlock(cl);
-
-	st = gs_stream_get(s->comp);
-	ret = gs_unit_repack(s, st, u, live, prio, GFP_NOIO, &nu);
-	gs_stream_put(st);
-	gs_read_window(s, first);
-	if (!ret && WARN_ONCE(!gs_handle_encode((unsigned long)nu, &value),
-			      "ghostswap: unit %p does not fit the table\n",
-			      nu)) {
-		gs_unit_free(s, nu);
-		ret = -EIO;
-	}
-
-	spin_lock(&cl->lock);
-	if (ret == -E2BIG) {
-		u->nogain |= mark_nogain;
-		ret = 0;
-	} else if (!ret) {
-		/* Slots only ever leave a unit: those left were live. */
-		for (k = 0; k < u->pages; k++) {
-			e = atomic_long_read(&cl->table[i0 + k]);
-			if (gs_entry_kind(e) != GS_KIND_UNIT ||
-			    gs_entry_unit(e) != u)
-				continue;
-			atomic_long_set(&cl->table[i0 + k],
-					gs_entry(GS_KIND_UNIT, gs_entry_flags(e),
-						 value));
-			u->live &= ~BIT(k);
-			nu->live |= BIT(k);
-		}
-		if (!u->live)
-			gs_unit_unmark(cl, u);
-		ret = hweight16(nu->live);
-		if (!ret)
-			gs_unit_free(s, nu);
-	}
-	spin_unlock(&cl->lock);
-	gs_unit_read_end(s, cl, ci, u, slot, 0);
-	return ret;
-}
-
-int gs_slot_recompress(struct gs_store *s, u64 slot, unsigned int prio,
-		       bool mark_nogain, void *page)
-{
-	unsigned long ci = slot >> GS_CLUSTER_SHIFT;
-	unsigned int i = slot & (GS_CLUSTER_SLOTS - 1);
-	unsigned int len, new_len, max;
-	struct gs_stream *st;
-	struct gs_cluster *cl;
-	unsigned long e;
-	int ret;
-
-	cl = gs_cluster_get(s, ci, 0);
-	if (!cl)
-		return -EAGAIN;
-	e = atomic_long_read(&cl->table[i]);
-	if (gs_entry_kind(e) == GS_KIND_UNIT)
-		return gs_unit_recompress(s, cl, slot, gs_entry_unit(e), prio,
-					  mark_nogain);
-	if ((gs_entry_kind(e) != GS_KIND_COMPRESSED &&
-	     gs_entry_kind(e) != GS_KIND_RAW) ||
-	    e & (GS_FLAG_PINNED | GS_FLAG_WB) ||
-	    (gs_entry_kind(e) == GS_KIND_COMPRESSED &&
-	     gs_entry_prio(e) >= prio)) {
-		gs_cluster_unlock(cl);
-		return -EAGAIN;
-	}
-	len = gs_obj_len(cl, i, e);
-	e = gs_obj_pin(cl, i, e);
-	gs_cluster_unlock(cl);
-
-	st = gs_stream_get(s->comp);
-	ret = gs_obj_read(s, st, e, len, page);
-	if (ret) {
-		gs_stream_put(st);
-		gs_obj_unpin(s, cl, slot, e);
-		return ret;
-	}
-	/*
-	 * Worth it only in a smaller zsmalloc size class (a RAW page: below
-	 * the huge class size).
-	 */
-	max = gs_entry_kind(e) == GS_KIND_RAW ? s->huge_size : len;
-	new_len = gs_compress(s->comp, st, prio, page, max);
-	if (new_len && gs_entry_kind(e) == GS_KIND_COMPRESSED &&
-	    zs_lookup_class_index(s->pool, new_len) >=
-	    zs_lookup_class_index(s->pool, len))
-		new_len = 0;
-	if (!new_len) {
-		gs_stream_put(st);
-		gs_obj_unpin_mark(s, cl, slot, e,
-				  mark_nogain ? GS_FLAG_NOGAIN : 0);
-		return 0;
-	}
-	ret = gs_obj_replace(s, cl, slot, e, len, st->buf, new_len, prio,
-			     GFP_NOIO);
-	gs_stream_put(st);
-	return ret;
-}
-
-/*
- * With no lock, in any context (the end of a backing read calls it from
- * a hard interrupt): the cluster found under RCU is not freed before
- * rcu_read_unlock() (gs_cluster_put() frees with call_rcu()), and every
- * change to an entry that may be pinned is atomic (gs_entry_take()).
- * A cluster that died meanwhile holds only empty entries, so the
- * exchange fails there as it should.
- */
-bool gs_slot_replace(struct gs_store *s, u64 slot, unsigned long old,
-		     unsigned long new)
-{
-	unsigned int i = slot & (GS_CLUSTER_SLOTS - 1);
-	struct gs_cluster *cl;
-	bool same;
-
-	rcu_read_lock();
-	cl = gs_index_load(&s->clusters, slot >> GS_CLUSTER_SHIFT);
-	same = cl && atomic_long_try_cmpxchg(&cl->table[i], &old, new);
-	rcu_read_unlock();
-	return same;
 }
 
 bool gs_slot_drop(struct gs_store *s, u64 slot, unsigned long e)
@@ -1828,161 +1103,11 @@ const char *gs_store_comp_name(struct gs_store *s, unsigned int prio)
 	return gs_comp_name(s->comp, prio);
 }
 
-/* Does the store hold a page compressed with @prio (any, for the primary)? */
-static bool gs_store_uses_prio(struct gs_store *s, unsigned int prio)
-{
-	struct gs_cluster *cl;
-	unsigned long ci = 0, e;
-	unsigned int i;
-	bool used = false;
-
-	if (prio == GS_PRIMARY_COMP)
-		return gs_stat_read(&s->stats, GS_STAT_SLOTS_USED);
-	for (; !used && (cl = gs_cluster_next(s, &ci, ULONG_MAX)); ci++) {
-		for (i = 0; !used && i < GS_CLUSTER_SLOTS; i++) {
-			e = atomic_long_read(&cl->table[i]);
-			if (gs_entry_kind(e) == GS_KIND_UNIT)
-				used = gs_entry_unit(e)->prio == prio;
-			else
-				used = (gs_entry_kind(e) == GS_KIND_COMPRESSED ||
-					(gs_entry_kind(e) == GS_KIND_WRITTEN_BACK &&
-					 gs_slot_aux(cl, i, e))) &&
-				       gs_entry_prio(e) == prio;
-		}
-		gs_cluster_unlock(cl);
-		cond_resched();
-	}
-	return used;
-}
-
-int gs_core_set_comp(struct gs_store *s, unsigned int prio,
-		     struct gs_comp_params *p)
-{
-	if (gs_store_uses_prio(s, prio)) {
-		if (p) {
-			gs_comp_params_release(p);
-			kfree(p);
-		}
-		return -EBUSY;
-	}
-	return gs_comp_set(s->comp, prio, p);
-}
-
-int gs_core_set_algorithm(struct gs_store *s, const char *alg)
-{
-	struct gs_comp_params *p;
-
-	if (gs_stat_read(&s->stats, GS_STAT_SLOTS_USED))
-		return -EBUSY;
-	if (!gs_comp_available(alg))
-		return -ENOENT;
-	/* zram's rule: a new algorithm starts with its default parameters. */
-	p = gs_comp_params_new(alg);
-	if (IS_ERR(p))
-		return PTR_ERR(p);
-	return gs_comp_set(s->comp, GS_PRIMARY_COMP, p);
-}
-
-int gs_core_set_unit(struct gs_store *s, unsigned int pages)
-{
-	if (!gs_unit_pages_valid(pages))
-		return -EINVAL;
-	if (gs_stat_read(&s->stats, GS_STAT_SLOTS_USED))
-		return -EBUSY;
-	return gs_comp_set_unit(s->comp, pages * PAGE_SIZE);
-}
-
-/* The highest cluster number of @nr_slots slots. */
-static unsigned long gs_cluster_max(u64 nr_slots)
-{
-	return nr_slots ? (nr_slots - 1) >> GS_CLUSTER_SHIFT : 0;
-}
-
-/*
- * The XArray reaches any index, but a store that holds a cluster keeps
- * its size: the slots it holds may lie past a smaller one. The index's
- * reserve takes the new size's height.
- */
-int gs_core_set_size(struct gs_store *s, u64 nr_slots)
-{
-	if (!xa_empty(&s->clusters.xa))
-		return -EBUSY;
-	gs_index_set_max(&s->clusters, gs_cluster_max(nr_slots));
-	/* Short of memory, inserts top it up. */
-	gs_index_fill(&s->clusters, GFP_KERNEL);
-	s->nr_slots = nr_slots;
-	return 0;
-}
-
-struct gs_store *gs_core_create(const char *alg, u64 nr_slots)
-{
-	static atomic_t pool_id = ATOMIC_INIT(0);
-	struct gs_store *s;
-	char name[32];
-	int ret = -ENOMEM;
-
-	s = kzalloc_obj(*s);
-	if (!s)
-		return ERR_PTR(-ENOMEM);
-	gs_index_create(&s->clusters, gs_cluster_max(nr_slots),
-			GS_CLUSTER_RESERVE, &s->stats.meta_bytes);
-	s->stats.hot = alloc_percpu(struct gs_hot_stats);
-	if (!s->stats.hot)
-		goto out_free;
-	/* Its first reading: 0 in the low bits could pass for a tick's. */
-	gs_age_clock_read();
-	s->nr_slots = nr_slots;
-	INIT_WORK(&s->unit_split_work, gs_unit_split_work);
-	/* zsmalloc wants a distinct name per pool (debugfs). */
-	snprintf(name, sizeof(name), "ghostswap%d",
-		 atomic_inc_return(&pool_id));
-	s->reserve = mempool_create(GS_CLUSTER_RESERVE, gs_cluster_alloc,
-				    gs_cluster_release, NULL);
-	if (!s->reserve)
-		goto out_free;
-	/* The nodes for the clusters of the reserve to go in new ranges. */
-	if (gs_index_fill(&s->clusters, GFP_KERNEL))
-		goto out_reserve;
-	s->pool = zs_create_pool(name);
-	if (!s->pool)
-		goto out_reserve;
-	s->huge_size = zs_huge_class_size(s->pool);
-	s->incomp_check = true;
-	s->comp = gs_comp_create(alg);
-	if (IS_ERR(s->comp)) {
-		ret = PTR_ERR(s->comp);
-		goto out_pool;
-	}
-	return s;
-
-out_pool:
-	zs_destroy_pool(s->pool);
-out_reserve:
-	mempool_destroy(s->reserve);
-out_free:
-	gs_index_destroy(&s->clusters);
-	free_percpu(s->stats.hot);
-	kfree(s);
-	return ERR_PTR(ret);
-}
-
 /* All clusters there are, wherever they are. */
 void gs_core_free_all(struct gs_store *s)
 {
 	__gs_store_free_range(s, 0, U64_MAX);
 	WARN_ON(gs_stat_read(&s->stats, GS_STAT_SLOTS_USED));
-}
-
-void gs_core_destroy(struct gs_store *s)
-{
-	gs_index_destroy(&s->clusters);
-	gs_comp_destroy(s->comp);
-	zs_destroy_pool(s->pool);
-	/* The RCU callbacks give dead clusters to the reserve: wait for them. */
-	rcu_barrier();
-	mempool_destroy(s->reserve);
-	free_percpu(s->stats.hot);
-	kfree(s);
 }
 
 int gs_core_init(void)
