@@ -51,7 +51,7 @@
  * decompress in it where GS_ZS_READ_ATOMIC is true: a decompressor may
  * sleep (an asynchronous crypto acomp driver waits for its request), so
  * the reader copies the object out, ends the mapping, and decompresses
- * the copy (gs_obj_read() in gs_core.c).
+ * the copy (gs_obj_read(), gs_core_internal.h).
  */
 #ifdef GS_HAVE_ZS_OBJ_READ
 #define GS_ZS_READ_ATOMIC	false

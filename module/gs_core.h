@@ -3,7 +3,8 @@
  * ghostswap store core, the inside: the clusters of the table and what
  * the layers built on the table and pool share of them (gs_store.c, the
  * writeback tier's gs_writeback.c and gs_wb_*.c, gs_debug.c). The device,
- * sysfs and the tests use gs_store.h.
+ * sysfs and the tests use gs_store.h. The core's own files (gs_core.c and
+ * its rooms beside it) share more of it in gs_core_internal.h.
  *
  * A cluster lock is a spinlock: nothing under it may sleep. The
  * functions that return a cluster return it locked; gs_cluster_put()
@@ -196,14 +197,14 @@ int gs_page_pack(struct gs_store *s, const void *src, gfp_t gfp,
 int gs_slot_install(struct gs_store *s, u64 slot, unsigned long e,
 		    unsigned int aux_hi, gfp_t gfp);
 /*
- * Recompress the COMPRESSED or RAW entry of @slot with the algorithm of
- * @prio (a COMPRESSED one only if it was compressed with a lower one):
- * kept if it lands in a smaller zsmalloc size class, else the entry is
- * left as it was, with GS_FLAG_NOGAIN if @mark_nogain. A UNIT entry: its
- * unit's live pages together, kept if the chain gets smaller (the unit
- * marked, not the entry). @page is a PAGE_SIZE buffer. Returns the pages
- * recompressed (1, or a unit's), 0 if no gain, -EAGAIN if the entry is
- * not a candidate (any more), or an errno. May sleep.
+ * Recompress (gs_slot_recomp.c) the COMPRESSED or RAW entry of @slot with
+ * the algorithm of @prio (a COMPRESSED one only if it was compressed with
+ * a lower one): kept if it lands in a smaller zsmalloc size class, else
+ * the entry is left as it was, with GS_FLAG_NOGAIN if @mark_nogain. A
+ * UNIT entry: its unit's live pages together, kept if the chain gets
+ * smaller (the unit marked, not the entry). @page is a PAGE_SIZE buffer.
+ * Returns the pages recompressed (1, or a unit's), 0 if no gain, -EAGAIN
+ * if the entry is not a candidate (any more), or an errno. May sleep.
  */
 int gs_slot_recompress(struct gs_store *s, u64 slot, unsigned int prio,
 		       bool mark_nogain, void *page);
@@ -227,7 +228,7 @@ void gs_obj_copy(struct gs_store *s, unsigned long e, void *dst,
 /*
  * The pool's limit and high-water mark, and fault injection: inline, for
  * the core and the units' pool side alike (gs_unit.c calls nothing of
- * gs_core.c).
+ * the core's files).
  */
 static inline void gs_stat_max(atomic_long_t *max, long val)
 {
@@ -331,7 +332,7 @@ int gs_unit_unpack_pieces(struct gs_store *s, struct gs_stream *st,
 			  const struct gs_unit *u, void *const *pieces,
 			  void *dst);
 /*
- * Units and the writeback tier (gs_core.c): the tier writes a unit back
+ * Units and the writeback tier (gs_slot_wb.c): the tier writes a unit back
  * whole, reads it back, moves its backing slots. Each _begin counts the
  * caller as one of the unit's readers (the unit and its cluster stay)
  * until the matching _end.
@@ -373,8 +374,9 @@ void gs_unit_bk_move_end(struct gs_store *s, struct gs_cluster *cl,
  */
 bool gs_unit_bk_holds(struct gs_store *s, u64 first, u64 b);
 /*
- * Split the unit @slot's entry refers to now, its live pages stored one
- * by one (writeback wants them), unless it is split or being split.
+ * Split the unit @slot's entry refers to now (the units' split,
+ * gs_core_unit.c), its live pages stored one by one (writeback wants
+ * them), unless it is split or being split.
  * Returns the pages moved, -EAGAIN if @slot holds no unit to split.
  * May sleep.
  */

@@ -11,7 +11,8 @@
  *                  backing device past it
  *  gs_writeback.c  the writeback tier, with gs_wb_*.c: backing device I/O
  *                  both ways
- *  gs_core.c       the table (clusters of slot words) and the pool
+ *  gs_core.c       the table (clusters of slot words) and the pool, with
+ *                  the core's rooms beside it (gs_core_*.c, gs_slot_*.c)
  *  gs_backing.c    backing slots and their reverse map; gs_comp.c, the
  *                  compression streams
  * gs_debug.c checks and dumps the table. What the layers share of the
@@ -263,7 +264,7 @@ struct gs_store {
 	struct gs_wb wb;
 };
 
-/* --------------------------- the store (gs_store.c; table, pool: gs_core.c) */
+/* ----------- the store (gs_store.c; table, pool: gs_core.c, gs_core_unit.c) */
 
 /* Module init and exit of the store and the layers below it. */
 int gs_core_init(void);

@@ -3,7 +3,7 @@
  * ghostswap units, their pool side: a run's held pages compressed into a
  * chain of zsmalloc objects and a descriptor (gs_unit.h), read back, and
  * freed. Where a unit's entries go in the table, and who may free it
- * when, is the core's (gs_core.c).
+ * when, is the core's (gs_core_unit.c, gs_core.c).
  */
 #define pr_fmt(fmt) "ghostswap: " fmt
 
