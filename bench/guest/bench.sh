@@ -17,12 +17,11 @@
 # Environment: BENCH_QUICK=1 shrinks every workload (a smoke run);
 # BENCH_DRIVERS: the swap workload's drivers (ghostswap zram zswap).
 set -u
-# The guest's helpers (tests/guest/lib.sh): guest_setup, gs_fresh, swap_on,
-# vdisk, meminfo, free_bytes, $SYS, $DEV, $GS_OUT.
+# The guest's helpers (tests/guest/lib.sh): guest_setup, gs_fresh,
+# zram_fresh, swap_on, vdisk, meminfo, free_bytes, $SYS, $DEV, $Z, $GS_OUT.
 . /opt/gs-src/tests/guest/lib.sh
 OUT=${BENCH_OUT:-$GS_OUT}
 J=$OUT/bench.jsonl
-Z=/sys/block/zram0
 ZSW=/sys/module/zswap/parameters
 ZDBG=/sys/kernel/debug/zswap
 QUICK=${BENCH_QUICK:-0}
@@ -67,14 +66,6 @@ settle_mem() {
 
 secs() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$(secs)" 'BEGIN { printf "%.3f", b - a }'; }
-
-zram_fresh() {
-	grep -q "^/dev/zram0 " /proc/swaps && swapoff /dev/zram0
-	[ -d $Z ] || { modprobe zram num_devices=1 && udevadm settle; } || return 1
-	udevadm settle
-	echo 1 >$Z/reset || return 1
-	[ -z "${1:-}" ] || echo "$1" >$Z/comp_algorithm
-}
 
 # ------------------------------------------------------------ static cost
 

@@ -17,7 +17,6 @@
 set -u
 . /opt/gs-src/tests/guest/lib.sh
 OUT=$GS_OUT
-Z=/sys/block/zram0
 SHORT=${FUNCS_SHORT:-2000}
 LONG=${FUNCS_LONG:-12000}
 
@@ -25,16 +24,13 @@ LONG=${FUNCS_LONG:-12000}
 # and wait until it has.
 mark() { /opt/gs-src/bench/guest/mark.sh "$1"; }
 
-zram_fresh() {
-	[ -d $Z ] || { modprobe zram num_devices=1 && udevadm settle; } || return 1
-	udevadm settle
-	echo 1 >$Z/reset && echo lz4 >$Z/comp_algorithm && echo 1G >$Z/disksize
-}
+# zram's device as ours: lz4, 1 GiB (tests/guest/lib.sh zram_fresh).
+zram_lz4() { zram_fresh lz4 && echo 1G >$Z/disksize; }
 
 run() {
 	local dev qd drv n
 	guest_setup
-	gs_fresh lz4 && zram_fresh || return 1
+	gs_fresh lz4 && zram_lz4 || return 1
 	for dev in $DEV /dev/zram0; do
 		fio --name=fill --filename=$dev --rw=write --bs=1M --size=64M \
 			--direct=1 --buffer_compress_percentage=50 \
@@ -77,7 +73,7 @@ counted() {
 series() {
 	guest_setup
 	# Both modules loaded before their symbols are read; they stay.
-	gs_fresh lz4 && zram_fresh || return 1
+	gs_fresh lz4 && zram_lz4 || return 1
 	counted series usemem_series
 }
 
@@ -98,7 +94,7 @@ mthp() {
 	guest_setup
 	# Both modules (and so the compressors they use) loaded before their
 	# symbols are read.
-	gs_fresh lz4 && zram_fresh || return 1
+	gs_fresh lz4 && zram_lz4 || return 1
 	counted mthp mthp "${MTHP_REPS:-1}"
 }
 
@@ -107,7 +103,7 @@ mthp() {
 # counted, and a run of 0.2 s after it.
 patterns() {
 	guest_setup
-	gs_fresh lz4 && zram_fresh || return 1
+	gs_fresh lz4 && zram_lz4 || return 1
 	PATTERNS=${PATTERNS:-counters text} counted patterns patterns
 }
 

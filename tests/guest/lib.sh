@@ -146,6 +146,18 @@ gs_fresh() {
 	[ -z "${1:-}" ] || sysfs_write $SYS/comp_algorithm "$1"
 }
 
+# zram_fresh [ALG]: zram's device (its sysfs directory $Z) made fresh
+# beside ours, for a comparison: the module loaded, its swap off, reset,
+# with algorithm ALG if given; its disksize is the caller's.
+Z=/sys/block/zram0
+zram_fresh() {
+	grep -q "^/dev/zram0 " /proc/swaps && swapoff /dev/zram0
+	[ -d $Z ] || { modprobe zram num_devices=1 && udevadm settle; } || return 1
+	udevadm settle
+	echo 1 >$Z/reset || return 1
+	[ -z "${1:-}" ] || echo "$1" >$Z/comp_algorithm
+}
+
 # swap_on ALG [SIZE]: swap on a fresh device of SIZE (default 1T) with
 # algorithm ALG. Returns non-zero if it could not.
 swap_on() {
