@@ -1029,21 +1029,32 @@ def t_icount_workload(res):
     return out
 
 
+def runs_by_driver(rows):
+    """{driver: its rows} of ghostswap and zram, or None unless both ran."""
+    by = {d: [r for r in rows if r["driver"] == d] for d in ("ghostswap", "zram")}
+    return by if by["ghostswap"] and by["zram"] else None
+
+
+def driver_rows(by, lines, ratio_fmt):
+    """A table of LINES (label, value of a run) for both drivers: medians
+    [min-max], and ghostswap's median over zram's in RATIO_FMT."""
+    out = ["| | ghostswap | zram | ghostswap / zram |", "|---|---|---|---|"]
+    for label, f in lines:
+        g, z = ((median(v), min(v), max(v)) for v in
+                ([f(r) for r in by[d]] for d in ("ghostswap", "zram")))
+        out.append("| %s | %.0f [%.0f-%.0f] | %.0f [%.0f-%.0f] | %s |" % (
+            label, g[0], g[1], g[2], z[0], z[1], z[2],
+            ratio_fmt % (g[0] / z[0]) if z[0] else "-"))
+    return out
+
+
 def t_usemem_series(res):
     """The swap-table series' workload: each driver's runs, their medians
     and ranges, and what the kernel did meanwhile."""
     rows = [r for r in res["usemem_series"] if isinstance(r.get("result"), dict)]
-    by = {d: [r for r in rows if r["driver"] == d] for d in ("ghostswap", "zram")}
-    if not by["ghostswap"] or not by["zram"]:
+    by = runs_by_driver(rows)
+    if not by:
         return ["(no complete run of both drivers)"]
-
-    def col(d, f):
-        v = [f(r) for r in by[d]]
-        return median(v), min(v), max(v)
-
-    def cell(m, fmt="%.0f"):
-        return (fmt + " [" + fmt + "-" + fmt + "]") % m
-
     procs = lambda i: lambda r: sorted(p["kbps"] for p in r["result"]["procs"])[i]
     vm = lambda k: lambda r: (r.get("vmstat") or {}).get(k, 0)
     lines = [("sum of the processes, KiB/s", lambda r: r["result"]["sum_kbps"]),
@@ -1053,11 +1064,7 @@ def t_usemem_series(res):
              ("pages swapped in (pswpin)", vm("pswpin")),
              ("reclaim scans (pgscan_direct)", vm("pgscan_direct")),
              ("anon refaults", vm("workingset_refault_anon"))]
-    out = ["| | ghostswap | zram | ghostswap / zram |", "|---|---|---|---|"]
-    for label, f in lines:
-        g, z = col("ghostswap", f), col("zram", f)
-        out.append("| %s | %s | %s | %s |" % (
-            label, cell(g), cell(z), "%.3f" % (g[0] / z[0]) if z[0] else "-"))
+    out = driver_rows(by, lines, "%.3f")
     ok = all(r.get("rc") == 0 and r["result"].get("bad_words") == 0
              and r["result"].get("complete") for r in rows)
     out.append("")
@@ -1155,26 +1162,16 @@ def t_usemem_upstream(res):
     driver, medians and ranges."""
     rows = [r for r in res["usemem_upstream"]
             if r.get("rc") == 0 and len(r.get("kbps") or []) == 2]
-    by = {d: [r for r in rows if r["driver"] == d] for d in ("ghostswap", "zram")}
-    if not by["ghostswap"] or not by["zram"]:
+    by = runs_by_driver(rows)
+    if not by:
         return ["(no complete run of both drivers)"]
-
-    def col(d, f):
-        v = [f(r) for r in by[d]]
-        return median(v), min(v), max(v)
-
     vm = lambda k: lambda r: (r.get("vmstat") or {}).get(k, 0)
     lines = [("sum of the processes, KB/s", lambda r: sum(r["kbps"])),
              ("the slower process, KB/s", lambda r: min(r["kbps"])),
              ("the faster process, KB/s", lambda r: max(r["kbps"])),
              ("pages swapped out (pswpout)", vm("pswpout")),
              ("huge pages swapped out whole (thp_swpout)", vm("thp_swpout"))]
-    out = ["| | ghostswap | zram | ghostswap / zram |", "|---|---|---|---|"]
-    for label, f in lines:
-        g, z = col("ghostswap", f), col("zram", f)
-        out.append("| %s | %.0f [%.0f-%.0f] | %.0f [%.0f-%.0f] | %s |" % (
-            label, g[0], g[1], g[2], z[0], z[1], z[2],
-            "**%.3f**" % (g[0] / z[0]) if z[0] else "-"))
+    out = driver_rows(by, lines, "**%.3f**")
     failed = len(res["usemem_upstream"]) - len(rows)
     out.append("")
     out.append(
