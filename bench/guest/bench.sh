@@ -1121,15 +1121,34 @@ memstat_json() {
 		"$1/memory.stat"
 }
 
-series_one() {
-	local drv=$1 rep=$2 cg=/sys/fs/cgroup/gsseries res rc vm vc ms
-	swap_only $drv lz4 || {
-		jl section=usemem_series driver=$drv rep=$rep fail="swapon failed"
+# usemem_cg SECTION DRIVER REP CG: swap on DRIVER alone (lz4), memory
+# settled, and the memory cgroup CG of USEMEM_CG_MIB (128) made.
+usemem_cg() {
+	swap_only $2 lz4 || {
+		jl section=$1 driver=$2 rep=$3 fail="swapon failed"
 		return 1
 	}
 	settle_mem
-	mkdir -p $cg
-	echo $((${USEMEM_CG_MIB:-128} << 20)) >$cg/memory.max
+	mkdir -p $4
+	echo $((${USEMEM_CG_MIB:-128} << 20)) >$4/memory.max
+}
+
+# usemem_runs SECTION ONE: "ONE DRIVER REP" for USEMEM_RUNS (8; 2 with
+# BENCH_QUICK=1) runs of each driver, in the order zram ghostswap
+# ghostswap zram ...
+usemem_runs() {
+	local i drv runs=${USEMEM_RUNS:-8} order=(zram ghostswap ghostswap zram)
+	[ "$QUICK" = 1 ] && runs=${USEMEM_RUNS:-2}
+	for ((i = 0; i < 2 * runs; i++)); do
+		drv=${order[i % 4]}
+		log "$1 $drv #$((i / 2 + 1))"
+		$2 $drv $((i / 2 + 1)) || return 1
+	done
+}
+
+series_one() {
+	local drv=$1 rep=$2 cg=/sys/fs/cgroup/gsseries res rc vm vc ms
+	usemem_cg usemem_series $drv $rep $cg || return 1
 	[ -z "${SERIES_MARK:-}" ] || $SERIES_MARK reset || return 1
 	cp /proc/vmstat /tmp/vmstat.0
 	# Between the writes and the check: /proc/vmstat (and with
@@ -1151,13 +1170,7 @@ series_one() {
 }
 
 b_usemem_series() {
-	local i drv runs=${USEMEM_RUNS:-8} order=(zram ghostswap ghostswap zram)
-	[ "$QUICK" = 1 ] && runs=${USEMEM_RUNS:-2}
-	for ((i = 0; i < 2 * runs; i++)); do
-		drv=${order[i % 4]}
-		log "usemem_series $drv #$((i / 2 + 1))"
-		series_one $drv $((i / 2 + 1)) || return 1
-	done
+	usemem_runs usemem_series series_one
 }
 
 # -------------------------------------------------------------- patterns
@@ -1293,13 +1306,7 @@ b_patterns() {
 # the same run rewritten to also check what it wrote.
 upstream_one() {
 	local drv=$1 rep=$2 cg=/sys/fs/cgroup/gsupstream out rc vm
-	swap_only $drv lz4 || {
-		jl section=usemem_upstream driver=$drv rep=$rep fail="swapon failed"
-		return 1
-	}
-	settle_mem
-	mkdir -p $cg
-	echo $((${USEMEM_CG_MIB:-128} << 20)) >$cg/memory.max
+	usemem_cg usemem_upstream $drv $rep $cg || return 1
 	cp /proc/vmstat /tmp/vmstat.0
 	out=$(sh -c "echo \$\$ >$cg/cgroup.procs && cd /tmp &&
 		exec usemem-upstream --init-time -O -y -x -n 2 ${USEMEM_UPSTREAM_SIZE:-192M}" 2>&1)
@@ -1316,15 +1323,9 @@ upstream_one() {
 }
 
 b_usemem_upstream() {
-	local i drv runs=${USEMEM_RUNS:-8} order=(zram ghostswap ghostswap zram)
-	[ "$QUICK" = 1 ] && runs=${USEMEM_RUNS:-2}
 	command -v usemem-upstream >/dev/null ||
 		{ echo "vm-scalability's usemem is not built (bench/lib.sh)"; return 1; }
-	for ((i = 0; i < 2 * runs; i++)); do
-		drv=${order[i % 4]}
-		log "usemem_upstream $drv #$((i / 2 + 1))"
-		upstream_one $drv $((i / 2 + 1)) || return 1
-	done
+	usemem_runs usemem_upstream upstream_one
 }
 
 # ------------------------------------------------------------- writeback
