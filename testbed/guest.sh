@@ -51,6 +51,18 @@ for d in ${GS_DISKS:-}; do
 		"--qemu-opts=-device virtio-blk-pci,drive=${d%%:*},serial=${d%%:*}")
 done
 rm -f "$out/exit" "$out/running"
+# GS_VIRTIO_TRACE=1: QEMU's trace events of its virtio queues (kicks,
+# requests taken and completed, interrupts) logged to
+# OUTDIR/virtio-trace.log, and read at the end into
+# OUTDIR/virtio-trace.txt by testbed/virtio-trace.py: which side lost a
+# request the guest waits for.
+if [ "${GS_VIRTIO_TRACE:-0}" = 1 ]; then
+	printf '%s\n' virtio_queue_notify virtqueue_pop virtqueue_flush \
+		virtio_notify virtio_notify_irqfd virtio_blk_req_complete \
+		virtio_blk_handle_read virtio_blk_handle_write >"$out/virtio-trace.events"
+	: >"$out/virtio-trace.log"
+	vng_args+=("--qemu-opts=-trace events=$out/virtio-trace.events -D $out/virtio-trace.log")
+fi
 gs_qemu_env
 [ -z "$GS_QEMU_OPTS" ] || vng_args+=("--qemu-opts=$GS_QEMU_OPTS")
 vng_args+=(--qemu "$GS_QEMU_BIN")
@@ -92,6 +104,9 @@ timeout "${GS_GUEST_TIMEOUT:-2400}" vng --run "$kimg" \
 rc=${PIPESTATUS[0]}
 set -e
 echo "$rc" >"$out/exit"
+[ "${GS_VIRTIO_TRACE:-0}" != 1 ] ||
+	python3 "$GS_TOP/testbed/virtio-trace.py" "$out/virtio-trace.log" \
+		>"$out/virtio-trace.txt" 2>&1 || true
 kill "$qmpw" 2>/dev/null || true
 rm -rf "$qmpdir"
 [ -z "${pinner:-}" ] || kill "$pinner" 2>/dev/null || true

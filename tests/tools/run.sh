@@ -2074,6 +2074,9 @@ done
 out=$(python3 "$top/testbed/qmp-virtio.py" --self-test 2>&1)
 same "testbed/qmp-virtio.py: queue state read without QEMU's descriptor query (fake QMP)" \
 	"$? $out" "0 qmp-virtio.py self-test: ok"
+out=$(python3 "$top/testbed/virtio-trace.py" --self-test 2>&1)
+same "testbed/virtio-trace.py: QEMU's trace of a disk read as idle, stuck or not interrupted" \
+	"$? $out" "0 virtio-trace.py self-test: ok"
 
 # ----------------------------------------------------------------- metrics
 
