@@ -42,13 +42,14 @@ if [ "${GS_SYSTEMD:-0}" = 1 ]; then
 fi
 # GS_DISKS="NAME:SIZE ...": blank virtio disks (sparse files in OUTDIR),
 # serial NAME, e.g. backing devices for the writeback tier.
+# GS_DISK_OPTS: more properties of each (",indirect_desc=off", ...).
 vng_args=()
 for d in ${GS_DISKS:-}; do
 	img=$out/disk-${d%%:*}.img
 	rm -f "$img"
 	truncate -s "${d#*:}" "$img"
 	vng_args+=("--qemu-opts=-drive file=$img,if=none,id=${d%%:*},format=raw,cache=unsafe"
-		"--qemu-opts=-device virtio-blk-pci,drive=${d%%:*},serial=${d%%:*}")
+		"--qemu-opts=-device virtio-blk-pci,drive=${d%%:*},serial=${d%%:*}${GS_DISK_OPTS:-}")
 done
 rm -f "$out/exit" "$out/running"
 # GS_VIRTIO_TRACE=1: QEMU's trace events of its virtio queues (kicks,
