@@ -6,7 +6,9 @@ usage: report.py RESULTS_DIR
 
 Reads RESULTS_DIR/guest/bench.jsonl (one JSON object per measurement, see
 bench/guest/bench.sh), the fio outputs under RESULTS_DIR/guest/fio/, the
-perf summaries and RESULTS_DIR/host.json. Writes RESULTS_DIR/results.json
+perf summaries, each guest's console.tap (the kernel reports in its
+console: a failing line is an error of the report) and
+RESULTS_DIR/host.json. Writes RESULTS_DIR/results.json
 (everything, shaped per section), RESULTS_DIR/report.md (tables; every
 comparison as a ratio ghostswap / other, same guest boot) and PNG plots.
 Without matplotlib the plots are left out and the report says so.
@@ -83,6 +85,16 @@ def load(resdir):
     lts = os.path.join(resdir, "guest-lts", "bench.jsonl")
     if os.path.exists(lts):
         rows += load_jsonl(lts, "lts")
+    # Each guest's console, read for kernel reports (bench/run.sh's
+    # bench_console): its failing lines, as errors of the report.
+    for g in ("guest", "guest-scale", "guest-icount", "guest-lts"):
+        try:
+            with open(os.path.join(resdir, g, "console.tap")) as f:
+                rows += [{"section": "console of " + g,
+                          "error": line.split(" - ", 1)[-1].strip()}
+                         for line in f if line.startswith("not ok")]
+        except OSError:
+            pass
     host = {}
     hp = os.path.join(resdir, "host.json")
     if os.path.exists(hp):
@@ -1430,7 +1442,7 @@ def report(res, made, resdir):
     md.append("All drivers ran in the same guest boot, same kernel, same "
               "algorithm (lz4 unless stated). Rerun: `make bench`.")
     if res["errors"]:
-        md += ["", "**Sections with errors:**", ""]
+        md += ["", "**Sections with errors, and kernel reports:**", ""]
         md += ["- %s: %s" % (r.get("section"), r.get("error"))
                for r in res["errors"]]
 

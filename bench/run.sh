@@ -77,6 +77,15 @@ done
 run_main=1
 [ $# != 0 ] && [ ${#main[@]} = 0 ] && run_main=0
 
+# bench_console DIR: the guest's whole console, read on the host for
+# kernel reports (testbed/console-scan.py): DIR/console.tap, which the
+# report lists at its top; each report also in the log here.
+bench_console() {
+	python3 "$GS_TOP/testbed/console-scan.py" "bench ${1##*/}" \
+		"$1/console.log" --qemu-err "$1/qemu.err" >"$1/console.tap" ||
+		gs_log "kernel reports in ${1##*/}: $(grep -c '^not ok' "$1/console.tap"), see $1/console.tap"
+}
+
 kvm=tcg
 gs_use_kvm && kvm=kvm
 gs_qemu_env
@@ -92,6 +101,7 @@ if [ $run_main = 1 ]; then
 		"bash /opt/gs-src/bench/guest/bench.sh ${main[*]}" || true
 	rm -f "$out"/guest/disk-*.img
 	gs_log "guest boot + benchmarks: $(($(date +%s) - t0)) s"
+	bench_console "$out/guest"
 	[ -f "$out/guest/done" ] ||
 		gs_die "the benchmarks did not complete, see $out/guest/console.log"
 fi
@@ -104,6 +114,7 @@ if [ $scale = 1 ]; then
 		"BENCH_QUICK=${BENCH_QUICK:-0} BENCH_REPS=${BENCH_REPS:-}" \
 		"bash /opt/gs-src/bench/guest/bench.sh scale" || true
 	gs_log "4-vCPU guest + scale: $(($(date +%s) - t0)) s"
+	bench_console "$out/guest-scale"
 	[ -f "$out/guest-scale/done" ] ||
 		gs_die "the scale section did not complete, see $out/guest-scale/console.log"
 fi
@@ -122,6 +133,7 @@ elif [ ${#icount[@]} != 0 ]; then
 		"MTHP_ALGS='${MTHP_ALGS:-}' MTHP_MIXES='${MTHP_MIXES:-}' MTHP_SHAPES='${MTHP_SHAPES:-}'" \
 		"bash /opt/gs-src/bench/guest/bench.sh ${icount[*]}" || true
 	gs_log "icount guest: $(($(date +%s) - t0)) s"
+	bench_console "$out/guest-icount"
 	[ -f "$out/guest-icount/done" ] ||
 		gs_die "the icount section did not complete, see $out/guest-icount/console.log"
 fi
@@ -133,6 +145,7 @@ if [ -n "$lts" ] && { [ $# = 0 ] || [[ " $* " == *" static "* ]]; }; then
 	mkdir -p "$out/guest-lts"
 	GS_KVER=$lts GS_GUEST_TIMEOUT=1800 "$GS_TOP/testbed/guest.sh" \
 		"$out/guest-lts" "bash /opt/gs-src/bench/guest/bench.sh static" || true
+	bench_console "$out/guest-lts"
 	[ -f "$out/guest-lts/done" ] ||
 		gs_die "the static cost on $lts did not complete, see $out/guest-lts/console.log"
 fi

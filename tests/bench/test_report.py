@@ -300,6 +300,11 @@ def fixture(d):
                                 "size": "192M", "kbps": kbps,
                                 "vmstat": {"pswpout": 66000,
                                            "thp_swpout": 0}}) + "\n")
+    # A kernel report in the icount guest's console (bench_console).
+    with open(os.path.join(d, "guest-icount", "console.tap"), "w") as f:
+        f.write("ok - bench guest-icount: booted\n"
+                "not ok - bench guest-icount: kernel report: WARNING: "
+                "at mm/x.c:1\n")
     with open(os.path.join(d, "host.json"), "w") as f:
         json.dump({"host_cpu": "Test CPU", "host_cpus": 2, "accel": "tcg",
                    "icount_qemu":
@@ -327,6 +332,9 @@ def main():
               sorted(res))
         check("failed sections are listed",
               "workload: failed, see section-workload.log" in md, md)
+        check("a kernel report in a guest's console is listed",
+              "- console of guest-icount: bench guest-icount: kernel report: "
+              "WARNING: at mm/x.c:1" in md, md)
         check("static: zram at 1T fails, with the reason",
               "fails: Cannot allocate memory" in md, md)
         check("static: ghostswap 0 B (counted and measured) vs zram 256 MiB",
