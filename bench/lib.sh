@@ -7,6 +7,10 @@
 # bench_prepare DEFAULT: $out, the results directory (BENCH_RESULTS, else
 # DEFAULT) emptied, with guest/ in it, and the logs there; the test bed
 # provisioned and the module built by DKMS in the guest root.
+# BENCH_NO_BUILD=1: the module and the bench's programs as they are in
+# the guest root (a run beside another one of the same tree, whose
+# guests would lose the module while it is built again: "Module
+# ghostswap not found"); the module must be there.
 bench_prepare() {
 	out=${BENCH_RESULTS:-$1}
 	rm -rf "$out"
@@ -14,6 +18,12 @@ bench_prepare() {
 	out=$(cd "$out" && pwd)
 	export GS_LOGDIR=$out/logs
 	"$GS_TOP/testbed/provision.sh"
+	if [ "${BENCH_NO_BUILD:-0}" = 1 ]; then
+		gs_chroot modinfo -k "$(gs_kver)" ghostswap >/dev/null 2>&1 ||
+			gs_die "BENCH_NO_BUILD=1, and the guest root has no ghostswap module"
+		gs_log "BENCH_NO_BUILD=1: the module and the bench's programs as the guest root has them"
+		return
+	fi
 	"$GS_TOP/testbed/build.sh" >"$out/build.tap" ||
 		{ cat "$out/build.tap"; gs_die "the DKMS build failed"; }
 }
@@ -23,6 +33,7 @@ bench_prepare() {
 # and vm-scalability's own usemem as usemem-upstream (bench_usemem_upstream).
 bench_tools() {
 	local t
+	[ "${BENCH_NO_BUILD:-0}" != 1 ] || return 0
 	cp "$GS_TOP/bench/guest/usemem.c" "$GS_TOP/bench/guest/usemem_series.c" \
 		"$GS_TOP/bench/guest/sampler.c" "$GS_TOP/bench/guest/pagerw.c" \
 		"$GS_TOP/tests/guest/pagegen.h" "$GS_ROOT/tmp/"

@@ -37,6 +37,8 @@
 # instruction counter, where there is no KVM; its CPU model has no fast
 # short string operations (testbed/lib.sh gs_qemu_env says why).
 # VM_SCALABILITY: where vm-scalability's source is (bench/lib.sh).
+# BENCH_NO_BUILD=1: no DKMS build, no build of the bench's programs (for
+# a second run beside one of the same tree, bench/lib.sh).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 

@@ -157,6 +157,35 @@ plugin_opts() {
 		bash -c ". '$GS_TOP/testbed/lib.sh' && gs_qemu_env"
 }
 
+# BENCH_NO_BUILD=1 (bench/lib.sh): no DKMS build and no build of the
+# bench's programs; refused when the guest root has no module. On a
+# stand-in tree (its provision.sh and build.sh say they ran) with
+# gs_chroot's modinfo failing, then succeeding.
+no_build() {
+	local h=$tmp/nobuild o
+	mkdir -p "$h/testbed"
+	printf '#!/bin/sh\n' >"$h/testbed/provision.sh"
+	printf '#!/bin/sh\necho DKMS-BUILT\n' >"$h/testbed/build.sh"
+	chmod +x "$h/testbed/provision.sh" "$h/testbed/build.sh"
+	run() {
+		bash -c ". '$GS_TOP/bench/lib.sh'; GS_TOP='$h' GS_ROOT='$h/root'
+			gs_kver() { echo 7.3; }
+			gs_chroot() { echo \"chroot \$*\" >&2; return $1; }
+			BENCH_RESULTS='$h/r' bench_prepare x
+			[ \"\$BENCH_NO_BUILD\" != 1 ] || bench_tools; echo PREPARED" 2>&1
+	}
+	o=$(BENCH_NO_BUILD=1 run 1)
+	echo "$o"
+	[[ $o = *"has no ghostswap module"* && $o != *PREPARED* ]] || return 1
+	o=$(BENCH_NO_BUILD=1 run 0)
+	echo "$o"
+	[[ $o = *PREPARED* && $o != *DKMS-BUILT* && $o != *gcc* ]] || return 1
+	o=$(BENCH_NO_BUILD=0 run 0 | head -n 3)
+	echo "$o"
+	grep -q DKMS-BUILT "$h/r/build.tap"
+}
+
+tap_step "BENCH_NO_BUILD=1: the guest root's module as it is, none refused" nobuild no_build
 tap_step "bench/run.sh, bench/funcs.sh and the guest scripts parse (bash -n)" parse \
 	sh -c "bash -n '$GS_TOP/bench/run.sh' && bash -n '$GS_TOP/bench/guest/bench.sh' &&
 		bash -n '$GS_TOP/bench/lib.sh' && bash -n '$GS_TOP/bench/funcs.sh' &&
