@@ -144,6 +144,11 @@ def pattern_iops(resdir, r):
     return fio_summary(resdir, r["file"], "guest-icount")["iops"]
 
 
+def fmt_num(v, f):
+    """@v in format @f; "-" for none (a run that printed nothing)."""
+    return "-" if v is None else f % v
+
+
 def median(vals):
     vals = sorted(v for v in vals if v is not None)
     if not vals:
@@ -594,8 +599,10 @@ def t_workload(res):
                     "| %s | %dx | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
                         mix, oc, drv, with_spread(thr, r, "%.1f"),
                         fmt_ratio(ratio(gthr, thr)) if drv != "ghostswap" else "",
-                        wl_get(r, "swapins"), wl_get(r, "lat_p50"),
-                        wl_get(r, "lat_p99"), wl_get(r, "lat_p999"),
+                        fmt_num(wl_get(r, "swapins"), "%.0f"),
+                        fmt_num(wl_get(r, "lat_p50"), "%.1f"),
+                        fmt_num(wl_get(r, "lat_p99"), "%.1f"),
+                        fmt_num(wl_get(r, "lat_p999"), "%.1f"),
                         fmt_bytes(r.get("peak_orig")),
                         fmt_ratio(peak_ratio(r)), verdict))
     out.append("")
