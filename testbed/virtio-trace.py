@@ -58,7 +58,7 @@ class Queue:
 
 def parse(lines):
     """(queues by vq, the block devices' vdevs) from the log's lines."""
-    queues, blk, where, what = {}, set(), {}, {}
+    queues, blk, where = {}, set(), {}
 
     def q(vq):
         return queues.setdefault(vq, Queue(vq))
@@ -89,11 +89,10 @@ def parse(lines):
             x.last["interrupt"] = n
         elif ev in ("virtio_blk_handle_read", "virtio_blk_handle_write"):
             blk.add(f["vdev"])
-            what[f["req"]] = "%s sector %s" % (ev.rsplit("_", 1)[1],
-                                               f["sector"])
             x = where.get(f["req"])
             if x and f["req"] in x.inflight:
-                x.inflight[f["req"]][1] = what[f["req"]]
+                x.inflight[f["req"]][1] = "%s sector %s" % (
+                    ev.rsplit("_", 1)[1], f["sector"])
         elif ev == "virtio_blk_req_complete":
             blk.add(f["vdev"])
             x = where.pop(f["req"], None)
