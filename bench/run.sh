@@ -80,11 +80,10 @@ run_main=1
 [ $# != 0 ] && [ ${#main[@]} = 0 ] && run_main=0
 
 # bench_console DIR: the guest's whole console, read on the host for
-# kernel reports (testbed/console-scan.py): DIR/console.tap, which the
-# report lists at its top; each report also in the log here.
+# kernel reports (gs_console_tap): DIR/console.tap, which the report
+# lists at its top; each report also in the log here.
 bench_console() {
-	python3 "$GS_TOP/testbed/console-scan.py" "bench ${1##*/}" \
-		"$1/console.log" --qemu-err "$1/qemu.err" >"$1/console.tap" ||
+	gs_console_tap "bench ${1##*/}" "$1" >"$1/console.tap" ||
 		gs_log "kernel reports in ${1##*/}: $(grep -c '^not ok' "$1/console.tap"), see $1/console.tap"
 }
 
