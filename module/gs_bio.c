@@ -23,6 +23,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/workqueue.h>
+#include "gs_bio_watch.h"
 #include "gs_compat.h"
 #include "gs_dev.h"
 #include "gs_store.h"
@@ -116,6 +117,7 @@ static void gs_io_end(void *arg, int err)
 
 		gs_bio_fail(d->store, bio, err);
 	}
+	gs_bio_watch_part_end(bio);
 	bio_endio(bio);
 }
 
@@ -131,9 +133,11 @@ static int gs_read_page_start(struct gs_store *s, struct bio *bio, u64 slot,
 	int err;
 
 	bio_inc_remaining(bio);
+	gs_bio_watch_part(bio);
 	err = gs_store_read_start(s, slot, page, gs_io_end, bio);
 	if (err == GS_READ_STARTED)
 		return 0;
+	gs_bio_watch_part_end(bio);
 	bio_endio(bio);	/* not started: the count goes back */
 	if (!err)
 		flush_dcache_page(page);
@@ -169,6 +173,7 @@ static int gs_run_start(struct gs_store *s, struct bio *bio, bool write,
 
 	while (done < run->nr) {
 		bio_inc_remaining(bio);
+		gs_bio_watch_part(bio);
 		n = write ? gs_store_write_start(s, run->slot + done,
 						 run->pages + done,
 						 run->nr - done, gs_io_end, bio) :
@@ -180,6 +185,7 @@ static int gs_run_start(struct gs_store *s, struct bio *bio, bool write,
 			done += n;
 			continue;
 		}
+		gs_bio_watch_part_end(bio);
 		bio_endio(bio);	/* not started: the count goes back */
 		err = -EAGAIN;
 		if (write)
@@ -566,6 +572,7 @@ void gs_submit_bio(struct bio *bio)
 		}
 		fallthrough;
 	case REQ_OP_READ:
+		gs_bio_watch_begin(bio);
 		err = gs_rw(d, bio, &iter, &direct, true);
 		if (err == -EAGAIN) {
 			gs_punt(d, bio, iter, direct, start);

@@ -22,6 +22,7 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include "gs_backing.h"
+#include "gs_bio_watch.h"
 #include "gs_core.h"
 #include "gs_dev.h"
 #include "gs_store.h"
@@ -306,6 +307,7 @@ void gs_debugfs_create(struct gs_dev *d)
 	debugfs_create_file("fail_alloc", 0600, d->debugfs, d,
 			    &gs_fail_alloc_fops);
 	debugfs_create_file("warn", 0200, d->debugfs, d, &gs_warn_fops);
+	gs_bio_watch_debugfs(d->debugfs);
 }
 
 void gs_debugfs_remove(struct gs_dev *d)

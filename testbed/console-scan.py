@@ -10,7 +10,8 @@ UBSAN, lockdep, a sleeping call in atomic context, an allocation failure
 that printed its warning, a hung task, an RCU stall, a soft or hard
 lockup, page poisoning's corruption report, a bad page state, a list
 corruption, a slab object overwritten (slub_debug), a kmemleak leak, a
-work item of ours on a deprecated workqueue. Only the kernel's lines are
+work item of ours on a deprecated workqueue, a report of ghostswap's
+bio watch (module/gs_bio_watch.c). Only the kernel's lines are
 read (those a printk time stamp starts): what the test scripts print
 about reports is not one.
 
@@ -78,6 +79,7 @@ REPORTS = [
     r"^unreferenced object 0x",
     r"^kmemleak: [0-9]+ new suspected",
     r"^workqueue: work func gs_[a-z0-9_]+ .*deprecated workqueue",
+    r"^(ghostswap|gs_bio_watch): bio watch: ",  # module/gs_bio_watch.c
 ]
 REPORT_RE = re.compile("|".join(REPORTS))
 # A printk line: "[   12.345678] text", or with the caller "[ T123]".

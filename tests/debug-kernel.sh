@@ -32,7 +32,8 @@ set -uo pipefail
 # kmemleak's first step. The test bed's paging check runs in the main
 # guest (its Python took 160-250 s here).
 GS_DEBUG_TESTS=${GS_DEBUG_TESTS:-"testbed_parallel load swapon_1t workload
-swapoff_frees cluster_race wb_setup wb_race fault_alloc unload_final kmemleak"}
+swapoff_frees cluster_race wb_setup wb_race fault_alloc bio_watch unload_final
+kmemleak"}
 
 build_only=0
 if [ "${1:-}" = --build-only ]; then

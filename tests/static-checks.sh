@@ -27,12 +27,13 @@ for f in "$GS_TOP"/module/*.[ch] "$GS_TOP"/module/probe/*.c "$GS_TOP"/kunit/*.[c
 	tap_diag <"$tmp/cp"
 done
 
-# sparse and W=1 in one build, in the guest root (its headers, its gcc).
+# sparse and W=1 in one build, in the guest root (its headers, its gcc);
+# with the files only a debugging kernel builds (GS_CHECK_ALL=1, Kbuild).
 b=$GS_ROOT/tmp/gs-static
 rm -rf "$b"
 mkdir -p "$b"
 cp -r "$GS_TOP/Kbuild" "$GS_TOP/Makefile" "$GS_TOP/dkms.conf" "$GS_TOP/module" "$b/"
-gs_chroot make -C /tmp/gs-static KVER="$kver" W=1 C=2 \
+gs_chroot make -C /tmp/gs-static KVER="$kver" W=1 C=2 GS_CHECK_ALL=1 \
 	CHECK=/opt/gs-sparse/usr/bin/sparse >"$tmp/build" 2>&1
 s=$?
 grep -E ' CHECK ' "$tmp/build" >/dev/null || s=1	# sparse must have run

@@ -12,6 +12,28 @@
 
 FAIL_ALLOC=/sys/kernel/debug/ghostswap/fail_alloc
 
+# The bio watch (module/gs_bio_watch.c), in a kernel built with
+# CONFIG_DEBUG_VM (the debug lane's, which runs this test after its
+# workload, writeback race and fault tests, with the module loaded all
+# along): it watched their bios and 100 more direct writes and reads
+# here, found no broken rule (no bio ended before its parts on the
+# backing device, no page let go or swap-cache folio unlocked under one),
+# and holds nothing once they have ended. A report would also fail the
+# boot (the console scan).
+t_bio_watch() {
+	local f=/sys/kernel/debug/ghostswap/bio_watch w0 w1 u v b
+	[ -r $f ] || { fail "no $f: the kernel lacks CONFIG_DEBUG_VM"; return; }
+	read -r w0 u v b <$f
+	sysw $SYS/reset 1 ok
+	$PAGES write $DEV 0 t:100 >/dev/null || fail write
+	$PAGES verify $DEV 0 t:100 >/dev/null || fail verify
+	read -r w1 u v b <$f
+	echo "bio watch: $w1 bios watched ($((w1 - w0)) here), $u unwatched, $v reports, $b bytes held"
+	[ "$((w1 - w0))" -ge 200 ] || fail "the 100 writes and 100 reads not watched"
+	[ "$v" = 0 ] || fail "$v broken rules reported"
+	[ "$b" = 0 ] || fail "$b bytes held with no bio in flight"
+}
+
 # Allocation failures: the writes that hit them fail, the slot keeps its
 # old data, the rest goes on; swap survives them with every byte intact.
 t_fault_alloc() {
