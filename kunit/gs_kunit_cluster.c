@@ -63,9 +63,68 @@ static void gs_cluster_write_free(struct kunit *test)
 	gs_expect_stats_zero(test, s);
 }
 
+/* The number of the cluster hint slot @i names, ULONG_MAX if none. */
+static unsigned long gs_hint_ci(struct gs_store *s, unsigned int i)
+{
+	struct gs_cluster *cl = READ_ONCE(s->hint[i]);
+
+	return cl ? cl->ci : ULONG_MAX;
+}
+
+/*
+ * Two clusters that share a lookup hint (cluster 0 and cluster
+ * GS_CLUSTER_HINTS): each read finds its own cluster, whichever the hint
+ * named before, and a cluster that dies leaves the hint (its own slot
+ * only).
+ */
+static void gs_cluster_hint(struct kunit *test)
+{
+	struct gs_store *s = gs_kunit_store(test, "lz4", 2 * GS_CLUSTER_HINTS *
+					    GS_CLUSTER_SLOTS);
+	u64 a = 5, b = a + GS_CLUSTER_HINTS * GS_CLUSTER_SLOTS;
+	void *pa = gs_kunit_text(test, 1), *pb = gs_kunit_random(test);
+	void *buf = kunit_kmalloc(test, PAGE_SIZE, GFP_KERNEL);
+	struct gs_cluster *ca, *cb;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	KUNIT_ASSERT_EQ(test, gs_store_write(s, a, pa, GFP_KERNEL), 0);
+	KUNIT_ASSERT_EQ(test, gs_store_write(s, b, pb, GFP_KERNEL), 0);
+	ca = gs_kunit_cluster_at(s, 0);
+	cb = gs_kunit_cluster_at(s, GS_CLUSTER_HINTS);
+	KUNIT_ASSERT_NOT_NULL(test, ca);
+	KUNIT_ASSERT_NOT_NULL(test, cb);
+	KUNIT_EXPECT_EQ(test, ca->ci, 0UL);
+	KUNIT_EXPECT_EQ(test, cb->ci, (unsigned long)GS_CLUSTER_HINTS);
+	for (i = 0; i < 4; i++) {
+		KUNIT_ASSERT_EQ(test, gs_store_read(s, i & 1 ? b : a, buf), 0);
+		KUNIT_EXPECT_MEMEQ(test, buf, i & 1 ? pb : pa, PAGE_SIZE);
+		KUNIT_EXPECT_PTR_EQ(test, READ_ONCE(s->hint[0]), i & 1 ? cb : ca);
+	}
+	/* Cluster 0 dies (its free looked it up last): the hint is cleared. */
+	gs_store_free(s, a);
+	KUNIT_EXPECT_NULL(test, gs_kunit_cluster_at(s, 0));
+	KUNIT_EXPECT_NULL(test, READ_ONCE(s->hint[0]));
+	KUNIT_EXPECT_EQ(test, gs_store_kind(s, a, NULL), GS_KIND_EMPTY);
+	KUNIT_ASSERT_EQ(test, gs_store_read(s, b, buf), 0);
+	KUNIT_EXPECT_MEMEQ(test, buf, pb, PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, gs_hint_ci(s, 0), (unsigned long)GS_CLUSTER_HINTS);
+	/* Cluster 1 dies: its slot of the hint is cleared, not cluster 0's. */
+	KUNIT_ASSERT_EQ(test, gs_store_write(s, GS_CLUSTER_SLOTS, pa,
+					     GFP_KERNEL), 0);
+	KUNIT_EXPECT_EQ(test, gs_hint_ci(s, 1), 1UL);
+	gs_store_free(s, GS_CLUSTER_SLOTS);
+	KUNIT_EXPECT_NULL(test, READ_ONCE(s->hint[1]));
+	KUNIT_EXPECT_EQ(test, gs_hint_ci(s, 0), (unsigned long)GS_CLUSTER_HINTS);
+	gs_store_free(s, b);
+	KUNIT_EXPECT_NULL(test, READ_ONCE(s->hint[0]));
+	KUNIT_EXPECT_TRUE(test, gs_kunit_index_empty(s));
+	gs_expect_stats_zero(test, s);
+}
+
 /*
  * The cost of a cluster: header and table, at most 10 bytes per slot
- * (word, aux_hi and age byte: 9.80 without debugging options).
+ * (word, aux_hi and age byte: 9.81 without debugging options).
  */
 static void gs_cluster_cost(struct kunit *test)
 {
@@ -210,7 +269,8 @@ static void gs_race_next(struct gs_race *r, int done)
 
 /*
  * Store, read and free random slots of one cluster (plus its neighbour's
- * first slot), so that the cluster is created and killed under the others.
+ * first slot, and the first of the cluster that shares its lookup hint),
+ * so that the clusters are created and killed under the others.
  */
 static int gs_race_thread(void *arg)
 {
@@ -222,8 +282,11 @@ static int gs_race_thread(void *arg)
 	int i;
 
 	for (i = 0; buf && !READ_ONCE(r->stop); i++) {
-		slot = get_random_u32_below(9);
-		slot = slot == 8 ? GS_CLUSTER_SLOTS : slot * 67;
+		slot = get_random_u32_below(10);
+		if (slot == 9)	/* the cluster that shares cluster 0's hint */
+			slot = GS_CLUSTER_HINTS * GS_CLUSTER_SLOTS;
+		else
+			slot = slot == 8 ? GS_CLUSTER_SLOTS : slot * 67;
 		win = gs_overlap_enter(&r->ov);
 		switch (get_random_u32_below(4)) {
 		case 0:
@@ -441,7 +504,7 @@ static void gs_cluster_race(struct kunit *test)
 			  GS_RACE_OPS);
 	KUNIT_EXPECT_EQ(test, atomic_read(&r->errors), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&r->bad), 0);
-	KUNIT_EXPECT_LE(test, gs_kunit_cluster_count(s), 2);
+	KUNIT_EXPECT_LE(test, gs_kunit_cluster_count(s), 3);
 	KUNIT_EXPECT_EQ(test, gs_kunit_cluster_count(s),
 			atomic_long_read(&s->stats.clusters));
 	KUNIT_EXPECT_EQ(test, gs_stat_read(&s->stats, GS_STAT_SLOTS_USED),
@@ -457,6 +520,7 @@ static void gs_cluster_race(struct kunit *test)
 
 static struct kunit_case gs_cluster_cases[] = {
 	KUNIT_CASE(gs_cluster_write_free),
+	KUNIT_CASE(gs_cluster_hint),
 	KUNIT_CASE(gs_cluster_cost),
 	KUNIT_CASE(gs_cluster_highest_slot),
 	KUNIT_CASE(gs_cluster_resize),

@@ -283,6 +283,7 @@ struct gs_cluster *gs_cluster_get(struct gs_store *s, unsigned long ci,
 			new = gs_cluster_new(s, gfp);
 			if (!new)
 				return ERR_PTR(-ENOMEM);
+			new->ci = ci;
 		}
 		/* Fault injection: nodes from the index's reserve only. */
 		old = gs_index_insert(&s->clusters, ci, new,
@@ -371,6 +372,8 @@ void gs_cluster_put(struct gs_store *s, unsigned long ci,
 	WARN_ON_ONCE(cl->units_marked);
 	cl->dead = true;
 	cl->store = s;
+	/* Out of the hint (if another cluster took its place, that stays). */
+	cmpxchg(&s->hint[ci % GS_CLUSTER_HINTS], cl, NULL);
 	gs_index_erase(&s->clusters, ci);
 	gs_cluster_unlock(cl);
 	atomic_long_dec(&s->stats.clusters);

@@ -39,6 +39,7 @@ struct gs_cluster {
 	u16 pins;
 	/* Its units marked for gs_unit_split_work() (GS_UNIT_SPLIT_MARKED). */
 	u16 units_marked;
+	unsigned long ci;	/* its number in the index; set before it is in */
 	atomic_long_t *table;	/* GS_CLUSTER_SLOTS words, one page */
 	union {
 		struct {

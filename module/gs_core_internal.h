@@ -85,9 +85,24 @@ static __always_inline void gs_lookup_end(void)
 static __always_inline struct gs_cluster *gs_cluster_find(struct gs_store *s,
 							  unsigned long ci)
 {
+	struct gs_cluster **hint = &s->hint[ci % GS_CLUSTER_HINTS];
 	struct gs_cluster *cl;
 
 	gs_lookup_begin();
+	/*
+	 * The hint first. It names only clusters that were live when it was
+	 * set, with their lock held, and gs_cluster_put() clears it under
+	 * that lock before the cluster is freed with call_rcu(): so what it
+	 * names here is not freed before gs_lookup_end(), and ->ci, set
+	 * before the cluster went into the index, may be read unlocked.
+	 */
+	cl = READ_ONCE(*hint);
+	if (likely(cl && cl->ci == ci)) {
+		spin_lock(&cl->lock);
+		if (likely(!cl->dead))
+			goto found;
+		spin_unlock(&cl->lock);
+	}
 	/*
 	 * xa_load() walks the XArray under an rcu_read_lock() of its own,
 	 * nested in ours (legal with preemption disabled, and under
@@ -101,15 +116,19 @@ static __always_inline struct gs_cluster *gs_cluster_find(struct gs_store *s,
 	if (cl) {
 		spin_lock(&cl->lock);
 		if (likely(!cl->dead)) {
-			gs_lookup_end();
-			/* The caller ends the hold (gs_cluster_unlock(), ...). */
-			__release(&cl->lock);
-			return cl;
+			if (READ_ONCE(*hint) != cl)
+				WRITE_ONCE(*hint, cl);
+			goto found;
 		}
 		spin_unlock(&cl->lock);
 	}
 	gs_lookup_end();
 	return NULL;
+found:
+	gs_lookup_end();
+	/* The caller ends the hold (gs_cluster_unlock(), ...). */
+	__release(&cl->lock);
+	return cl;
 }
 
 /* mempool_alloc_t and mempool_free_t of a store's cluster reserve. */

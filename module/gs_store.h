@@ -236,8 +236,22 @@ struct gs_recomp {
 	struct delayed_work work;	/* the background sweep */
 };
 
+/*
+ * Clusters whose number a lookup finds in gs_store.hint first, before the
+ * index: cluster i in hint[i % GS_CLUSTER_HINTS] (GS_CLUSTER_HINTS *
+ * GS_CLUSTER_SLOTS pages, 512 MiB of swap, reach the array).
+ */
+#define GS_CLUSTER_HINTS	256
+
 struct gs_store {
 	struct gs_index clusters;	/* cluster number -> struct gs_cluster */
+	/*
+	 * Live clusters the lookups found last, a hint in front of the
+	 * index (gs_cluster_find(), gs_core_internal.h says how it stays
+	 * true): each set with its cluster's lock held and the cluster live,
+	 * and cleared under that lock when it dies.
+	 */
+	struct gs_cluster *hint[GS_CLUSTER_HINTS];
 	u64 nr_slots;			/* size of the ghost address space */
 	struct zs_pool *pool;
 	struct gs_comp *comp;

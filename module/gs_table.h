@@ -102,9 +102,9 @@
  * at the window's start.
  *
  * Cost per slot: 8 bytes of word + 6 bits of aux_hi + 1 age byte; with
- * the cluster header (lock, age base and shift, counters, table pointer:
- * 24 bytes on top of aux_hi and ages) that is (4096 + 384 + 512 + 24) /
- * 512 = 9.80 bytes in a full cluster.
+ * the cluster header (lock, age base and shift, counters, its number,
+ * table pointer: 32 bytes on top of aux_hi and ages) that is (4096 + 384
+ * + 512 + 32) / 512 = 9.81 bytes in a full cluster.
  */
 #ifndef _GS_TABLE_H
 #define _GS_TABLE_H
