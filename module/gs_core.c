@@ -438,18 +438,15 @@ static void gs_unit_let_go(struct gs_store *s, struct gs_cluster *cl,
 }
 
 /*
- * Clear one slot's entry under the cluster lock and free what it held.
- * Returns false if it was empty. Never sleeps: zs_free() is atomic-safe.
+ * Count out and free what entry @e, just taken from slot @slot of @cl
+ * (locked), held; its length is read from the slot's aux_hi, which the
+ * caller changes after this. Never sleeps: zs_free() is atomic-safe.
  */
-static bool gs_slot_clear(struct gs_store *s, struct gs_cluster *cl,
-			  u64 slot)
+static void gs_entry_release(struct gs_store *s, struct gs_cluster *cl,
+			     u64 slot, unsigned long e)
 {
 	unsigned int i = slot & (GS_CLUSTER_SLOTS - 1);
-	unsigned long e = atomic_long_read(&cl->table[i]);
 
-	if (gs_entry_kind(e) == GS_KIND_EMPTY)
-		return false;
-	e = gs_entry_take(cl, i, 0);
 	switch (gs_entry_kind(e)) {
 	case GS_KIND_SAME:
 		gs_stat_dec(&s->stats, GS_STAT_SAME_PAGES);
@@ -478,9 +475,23 @@ static bool gs_slot_clear(struct gs_store *s, struct gs_cluster *cl,
 		WARN_ONCE(1, "ghostswap: bad entry %lx\n", e);
 		break;
 	}
+	gs_stat_dec(&s->stats, GS_STAT_SLOTS_USED);
+}
+
+/*
+ * Clear one slot's entry under the cluster lock and free what it held.
+ * Returns false if it was empty.
+ */
+static bool gs_slot_clear(struct gs_store *s, struct gs_cluster *cl,
+			  u64 slot)
+{
+	unsigned int i = slot & (GS_CLUSTER_SLOTS - 1);
+
+	if (gs_entry_kind(atomic_long_read(&cl->table[i])) == GS_KIND_EMPTY)
+		return false;
+	gs_entry_release(s, cl, slot, gs_entry_take(cl, i, 0));
 	gs_aux_hi_set(cl->aux_hi, i, 0);
 	cl->used--;
-	gs_stat_dec(&s->stats, GS_STAT_SLOTS_USED);
 	return true;
 }
 
@@ -517,7 +528,7 @@ static int __gs_pool_pack(struct gs_store *s, struct gs_stream *held,
 	unsigned int len = 0;
 	const void *data;
 
-	if (limit && gs_pool_over(s, zs_get_total_pages(s->pool)))
+	if (limit && gs_pool_full(s))
 		return s->bk ? -EAGAIN : -ENOMEM;
 	if (direct >= GS_DIRECT_ALL) {
 		/* Not compressed at all: past the pool, or into it as is. */
@@ -606,11 +617,14 @@ static void __gs_slot_put(struct gs_store *s, struct gs_cluster *cl,
 			  u64 slot, unsigned long e, unsigned int aux_hi)
 {
 	unsigned int i = slot & (GS_CLUSTER_SLOTS - 1);
+	unsigned long old = gs_entry_take(cl, i, e);
 
-	gs_slot_clear(s, cl, slot);
-	atomic_long_set(&cl->table[i], e);
+	/* The old entry's length is in aux_hi until it is set below. */
+	if (gs_entry_kind(old) == GS_KIND_EMPTY)
+		cl->used++;
+	else
+		gs_entry_release(s, cl, slot, old);
 	gs_aux_hi_set(cl->aux_hi, i, aux_hi);
-	cl->used++;
 }
 
 /* __gs_slot_put() out of line, for the units' split (gs_core_unit.c). */

@@ -248,6 +248,17 @@ static inline bool gs_pool_over(struct gs_store *s, unsigned long pages)
 }
 
 /*
+ * Pool over its limit now? The pool's size is read only with a limit set
+ * (a call, on every page written).
+ */
+static inline bool gs_pool_full(struct gs_store *s)
+{
+	unsigned long limit = READ_ONCE(s->limit_pages);
+
+	return limit && zs_get_total_pages(s->pool) > limit;
+}
+
+/*
  * The pool took new objects: its high-water mark follows it (*@pages:
  * its size now). Is it over its limit now? Then the caller frees them.
  */

@@ -176,7 +176,7 @@ int gs_unit_pack(struct gs_store *s, struct gs_stream *st, const void *src,
 	unsigned int n = hweight16(held), len;
 	int ret;
 
-	if (gs_pool_over(s, zs_get_total_pages(s->pool)))
+	if (gs_pool_full(s))
 		return -EAGAIN;
 	/*
 	 * Kept only if it takes at least a page less than its pages would

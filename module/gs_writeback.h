@@ -25,7 +25,15 @@ void gs_wb_destroy(struct gs_store *s);
  * start writing back in the background, unless writeback cannot move
  * anything (no backing device, or it is full, or the budget is spent).
  */
-void gs_wb_kick(struct gs_store *s, unsigned long pages);
+void __gs_wb_kick(struct gs_store *s, unsigned long pages);
+
+static inline void gs_wb_kick(struct gs_store *s, unsigned long pages)
+{
+	/* No backing device, nothing to start: no call on every write. */
+	if (s->bk)
+		__gs_wb_kick(s, pages);
+}
+
 /* Write back cold pages until the pool is at most @target pages. */
 void gs_wb_reclaim(struct gs_store *s, unsigned long target);
 /*
