@@ -87,14 +87,16 @@ struct gs_backend {
 	/*
 	 * Compress @slen bytes at @src (a page, or a unit of whole pages
 	 * up to gs_comp_params.max_src) into @dst, which holds @dst_cap
-	 * bytes: 0 and the length in *@dlen, or -ENOSPC if the result
+	 * bytes: the compressed length (> 0), or -ENOSPC if the result
 	 * does not fit. Never writes past @dst + @dst_cap. Other errors
 	 * (-EINVAL: the library failed; acomp: the driver's errno) mean
-	 * the data cannot be compressed now.
+	 * the data cannot be compressed now. The length is returned, not
+	 * stored through a pointer: the store's write path calls this
+	 * for every page, and a pointer would give it a stack slot.
 	 */
 	int (*compress)(const struct gs_comp_params *p, void *ctx,
 			const void *src, unsigned int slen, void *dst,
-			unsigned int dst_cap, unsigned int *dlen);
+			unsigned int dst_cap);
 	/*
 	 * Decompress @slen bytes at @src into the @dlen bytes at @dst: 0
 	 * only if exactly @dlen bytes came out, else -EIO (acomp: or the

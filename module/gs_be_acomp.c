@@ -86,7 +86,7 @@ static int gs_acomp_run(struct acomp_req *req, bool compress)
 
 static int gs_acomp_compress(const struct gs_comp_params *p, void *ctx,
 			     const void *src, unsigned int slen, void *dst,
-			     unsigned int dst_cap, unsigned int *dlen)
+			     unsigned int dst_cap)
 {
 	struct gs_acomp_ctx *c = ctx;
 	int ret;
@@ -102,10 +102,9 @@ static int gs_acomp_compress(const struct gs_comp_params *p, void *ctx,
 		return -ENOSPC;
 	if (ret)
 		return ret;
-	if (WARN_ON_ONCE(c->req->dlen > dst_cap))
+	if (WARN_ON_ONCE(c->req->dlen > dst_cap) || !c->req->dlen)
 		return -EINVAL;
-	*dlen = c->req->dlen;
-	return 0;
+	return c->req->dlen;
 }
 
 static int gs_acomp_decompress(const struct gs_comp_params *p, void *ctx,

@@ -96,7 +96,7 @@ static void *gs_deflate_ctx_create(struct gs_comp_params *p, int node)
 
 static int gs_deflate_compress(const struct gs_comp_params *p, void *ctx,
 			       const void *src, unsigned int slen, void *dst,
-			       unsigned int dst_cap, unsigned int *dlen)
+			       unsigned int dst_cap)
 {
 	struct z_stream_s *s = &((struct gs_deflate_ctx *)ctx)->def;
 	int ret;
@@ -108,10 +108,9 @@ static int gs_deflate_compress(const struct gs_comp_params *p, void *ctx,
 	s->next_out = dst;
 	s->avail_out = dst_cap;
 	ret = zlib_deflate(s, Z_FINISH);
-	if (ret == Z_STREAM_END) {
-		*dlen = s->total_out;
-		return 0;
-	}
+	if (ret == Z_STREAM_END)
+		return s->total_out && s->total_out <= INT_MAX ?
+		       (int)s->total_out : -EINVAL;
 	/* Z_OK or Z_BUF_ERROR: the output is full, the input is not done. */
 	return ret == Z_OK || ret == Z_BUF_ERROR ? -ENOSPC : -EINVAL;
 }

@@ -126,7 +126,7 @@ static void gs_lz4_ctx_destroy(struct gs_comp_params *p, void *ctx)
 
 static int gs_lz4_compress(const struct gs_comp_params *p, void *ctx,
 			   const void *src, unsigned int slen, void *dst,
-			   unsigned int dst_cap, unsigned int *dlen)
+			   unsigned int dst_cap)
 {
 	int cap = min_t(unsigned int, dst_cap, INT_MAX);
 	int ret;
@@ -140,10 +140,7 @@ static int gs_lz4_compress(const struct gs_comp_params *p, void *ctx,
 						 p->level);
 	}
 	/* With valid input the only failure is output that does not fit. */
-	if (ret <= 0)
-		return -ENOSPC;
-	*dlen = ret;
-	return 0;
+	return ret > 0 ? ret : -ENOSPC;
 }
 
 const struct gs_backend gs_be_lz4 = {
@@ -204,7 +201,7 @@ static void gs_lz4hc_ctx_destroy(struct gs_comp_params *p, void *ctx)
 
 static int gs_lz4hc_compress(const struct gs_comp_params *p, void *ctx,
 			     const void *src, unsigned int slen, void *dst,
-			     unsigned int dst_cap, unsigned int *dlen)
+			     unsigned int dst_cap)
 {
 	int cap = min_t(unsigned int, dst_cap, INT_MAX);
 	int ret;
@@ -215,10 +212,7 @@ static int gs_lz4hc_compress(const struct gs_comp_params *p, void *ctx,
 		memcpy(ctx, p->shared, LZ4HC_MEM_COMPRESS);
 		ret = LZ4_compress_HC_continue(ctx, src, dst, slen, cap);
 	}
-	if (ret <= 0)
-		return -ENOSPC;
-	*dlen = ret;
-	return 0;
+	return ret > 0 ? ret : -ENOSPC;
 }
 
 const struct gs_backend gs_be_lz4hc = {

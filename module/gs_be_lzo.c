@@ -33,14 +33,13 @@ static void gs_lzo_ctx_destroy(struct gs_comp_params *p, void *ctx)
 	gs_be_free(p, ctx, LZO1X_1_MEM_COMPRESS);
 }
 
-static int gs_lzo_done(int ret, size_t len, unsigned int *dlen)
+static int gs_lzo_done(int ret, size_t len)
 {
 	if (ret == LZO_E_OUTPUT_OVERRUN)
 		return -ENOSPC;
-	if (ret != LZO_E_OK)
+	if (ret != LZO_E_OK || !len || len > INT_MAX)
 		return -EINVAL;
-	*dlen = len;
-	return 0;
+	return len;
 }
 
 /*
@@ -52,7 +51,7 @@ static int gs_lzo_done(int ret, size_t len, unsigned int *dlen)
 
 static int gs_lzo_compress(const struct gs_comp_params *p, void *ctx,
 			   const void *src, unsigned int slen, void *dst,
-			   unsigned int dst_cap, unsigned int *dlen)
+			   unsigned int dst_cap)
 {
 	size_t len = dst_cap;
 	int ret;
@@ -60,12 +59,12 @@ static int gs_lzo_compress(const struct gs_comp_params *p, void *ctx,
 	if (dst_cap < GS_LZO_MIN_OUT)
 		return -ENOSPC;
 	ret = lzo1x_1_compress_safe(src, slen, dst, &len, ctx);
-	return gs_lzo_done(ret, len, dlen);
+	return gs_lzo_done(ret, len);
 }
 
 static int gs_lzo_rle_compress(const struct gs_comp_params *p, void *ctx,
 			       const void *src, unsigned int slen, void *dst,
-			       unsigned int dst_cap, unsigned int *dlen)
+			       unsigned int dst_cap)
 {
 	size_t len = dst_cap;
 	int ret;
@@ -73,7 +72,7 @@ static int gs_lzo_rle_compress(const struct gs_comp_params *p, void *ctx,
 	if (dst_cap < GS_LZO_MIN_OUT)
 		return -ENOSPC;
 	ret = lzorle1x_1_compress_safe(src, slen, dst, &len, ctx);
-	return gs_lzo_done(ret, len, dlen);
+	return gs_lzo_done(ret, len);
 }
 
 static int gs_lzo_decompress(const struct gs_comp_params *p, void *ctx,

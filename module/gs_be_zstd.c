@@ -190,7 +190,7 @@ nomem:
 
 static int gs_zstd_compress(const struct gs_comp_params *p, void *ctx,
 			    const void *src, unsigned int slen, void *dst,
-			    unsigned int dst_cap, unsigned int *dlen)
+			    unsigned int dst_cap)
 {
 	const struct gs_zstd_shared *sh = p->shared;
 	const struct gs_zstd_input *in = &sh->in[slen > PAGE_SIZE];
@@ -209,8 +209,7 @@ static int gs_zstd_compress(const struct gs_comp_params *p, void *ctx,
 	 */
 	if (zstd_is_error(ret))
 		return dst_cap < zstd_compress_bound(slen) ? -ENOSPC : -EINVAL;
-	*dlen = ret;
-	return 0;
+	return ret && ret <= INT_MAX ? (int)ret : -EINVAL;
 }
 
 static int gs_zstd_decompress(const struct gs_comp_params *p, void *ctx,

@@ -420,25 +420,6 @@ size_t gs_comp_bytes(const struct gs_comp *comp)
 	return bytes;
 }
 
-unsigned int gs_compress(struct gs_comp *comp, struct gs_stream *st,
-			 unsigned int prio, const void *src, unsigned int max)
-{
-	struct gs_comp_params *p = comp->params[prio];
-	unsigned int len;
-
-	if (WARN_ON_ONCE(!p || !st->ctx[prio]))
-		return 0;
-	/*
-	 * Whatever does not fit below @max, or fails (-ENOSPC, or the
-	 * library's own error), is stored as it is.
-	 */
-	if (p->be->compress(p, st->ctx[prio], src, PAGE_SIZE, st->buf,
-			    GS_STREAM_BUF, &len) ||
-	    len >= max)
-		return 0;
-	return len;
-}
-
 /*
  * Every read of a compressed page or unit comes here. The priority is
  * checked once, below: the bounds sanitizer's checks of the two arrays
@@ -467,7 +448,7 @@ unsigned int gs_compress_unit(struct gs_comp *comp, struct gs_stream *st,
 			      unsigned int slen, unsigned int max)
 {
 	struct gs_comp_params *p = comp->params[prio];
-	unsigned int len;
+	int len;
 
 	if (WARN_ON_ONCE(!p || !st->ctx[prio] || !st->zbuf ||
 			 slen > comp->unit_bytes))
@@ -475,11 +456,9 @@ unsigned int gs_compress_unit(struct gs_comp *comp, struct gs_stream *st,
 	/* Parameters left for a smaller unit by a failed gs_comp_set_unit(). */
 	if (slen > p->max_src)
 		return 0;
-	if (p->be->compress(p, st->ctx[prio], src, slen, st->zbuf,
-			    gs_unit_zbuf_bytes(comp->unit_bytes), &len) ||
-	    len >= max)
-		return 0;
-	return len;
+	len = p->be->compress(p, st->ctx[prio], src, slen, st->zbuf,
+			      gs_unit_zbuf_bytes(comp->unit_bytes));
+	return len > 0 && len < max ? len : 0;
 }
 
 int gs_comp_init(void)

@@ -15,6 +15,7 @@
 #define _GS_COMP_H
 
 #include <linux/atomic.h>
+#include <linux/bug.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
@@ -134,10 +135,24 @@ static inline void gs_stream_put(struct gs_stream *st)
 /*
  * Compress the page at @src with the algorithm of @prio into st->buf.
  * Returns the compressed length, or 0 if it did not shrink below @max
- * bytes or the algorithm failed: store it as is.
+ * bytes or the algorithm failed (-ENOSPC, or the library's own error):
+ * store it as is. Inline: every page stored comes here, and with the
+ * primary's constant @prio no more is left of it than the backend's call.
  */
-unsigned int gs_compress(struct gs_comp *comp, struct gs_stream *st,
-			 unsigned int prio, const void *src, unsigned int max);
+static inline unsigned int gs_compress(struct gs_comp *comp,
+				       struct gs_stream *st, unsigned int prio,
+				       const void *src, unsigned int max)
+{
+	struct gs_comp_params *p = comp->params[prio];
+	void *ctx = st->ctx[prio];
+	int len;
+
+	if (WARN_ON_ONCE(!p || !ctx))
+		return 0;
+	len = p->be->compress(p, ctx, src, PAGE_SIZE, st->buf, GS_STREAM_BUF);
+	return len > 0 && len < max ? len : 0;
+}
+
 /*
  * Decompress @len bytes at @src (st->buf, or any other buffer in the
  * direct map) with the algorithm of @prio into the @dlen bytes at @dst
