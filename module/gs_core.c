@@ -513,14 +513,16 @@ static bool gs_direct_wanted(struct gs_store *s, enum gs_direct direct,
 
 /*
  * Compress @src (unless the heuristic says it is no use) and put it into
- * the pool: gs_page_pack() but SAME. Each page is compressed at most once
+ * the pool: gs_page_store()'s packing but SAME. Each page is compressed at most once
  * here: a pool over its limit is found before, not after (unless
  * @limit is false: for a unit's pages, split out of it). With stream
- * @held, which the caller holds, or one of its own (@held NULL).
+ * @held, which the caller holds, or one of its own (@held NULL). Inline
+ * in gs_page_store(), a page's write, which it is most of.
  */
-static int __gs_pool_pack(struct gs_store *s, struct gs_stream *held,
-			  const void *src, gfp_t gfp, enum gs_direct direct,
-			  bool limit, struct gs_packed *p)
+static __always_inline int
+__gs_pool_pack(struct gs_store *s, struct gs_stream *held, const void *src,
+	       gfp_t gfp, enum gs_direct direct, bool limit,
+	       struct gs_packed *p)
 {
 	enum gs_kind kind = GS_KIND_COMPRESSED;
 	unsigned long handle, value, pages, flags = 0;
@@ -579,7 +581,7 @@ static int __gs_pool_pack(struct gs_store *s, struct gs_stream *held,
 	p->aux_hi = gs_aux_hi(len);
 	p->entry = gs_entry_aux(kind, flags | gs_prio_flags(GS_PRIMARY_COMP),
 				value, len);
-	p->pool_pages = pages;
+	p->near_limit = gs_pool_near_limit(s, pages);
 	return 0;
 
 out_full:
@@ -597,24 +599,14 @@ int gs_pool_pack(struct gs_store *s, struct gs_stream *held, const void *src,
 	return __gs_pool_pack(s, held, src, gfp, direct, limit, p);
 }
 
-int gs_page_pack(struct gs_store *s, const void *src, gfp_t gfp,
-		 enum gs_direct direct, struct gs_packed *p)
-{
-	unsigned long word;
-
-	if (!gs_page_same_filled(src, &word))
-		return __gs_pool_pack(s, NULL, src, gfp, direct, true, p);
-	p->entry = gs_same_entry(word, &p->aux_hi);
-	p->pool_pages = 0;
-	return 0;
-}
-
 /*
  * @slot, in @cl (locked), holds @e (with @aux_hi) in place of what it
  * held, its age left as it was; the caller counts it in the store's stats.
+ * Inline in a page's write (gs_page_store()).
  */
-static void __gs_slot_put(struct gs_store *s, struct gs_cluster *cl,
-			  u64 slot, unsigned long e, unsigned int aux_hi)
+static __always_inline void __gs_slot_put(struct gs_store *s,
+					  struct gs_cluster *cl, u64 slot,
+					  unsigned long e, unsigned int aux_hi)
 {
 	unsigned int i = slot & (GS_CLUSTER_SLOTS - 1);
 	unsigned long old = gs_entry_take(cl, i, e);
@@ -677,8 +669,8 @@ void gs_entry_discard(struct gs_store *s, unsigned long e)
 }
 
 /* Count what new entry @e (with @aux_hi), now in a slot, holds. */
-static void __gs_stat_entry_in(struct gs_store *s, unsigned long e,
-			       unsigned int aux_hi)
+static __always_inline void
+__gs_stat_entry_in(struct gs_store *s, unsigned long e, unsigned int aux_hi)
 {
 	switch (gs_entry_kind(e)) {
 	case GS_KIND_SAME:
@@ -708,10 +700,12 @@ void gs_stat_entry_in(struct gs_store *s, unsigned long e, unsigned int aux_hi)
 
 /*
  * Install a new entry, replacing what the slot held. On failure (no
- * memory for a new cluster) what @e holds is given back.
+ * memory for a new cluster) what @e holds is given back. Inline in
+ * gs_page_store(), out of line for the rest (gs_slot_install()).
  */
-int gs_slot_install(struct gs_store *s, u64 slot, unsigned long e,
-		    unsigned int aux_hi, gfp_t gfp)
+static __always_inline int __gs_slot_install(struct gs_store *s, u64 slot,
+					     unsigned long e,
+					     unsigned int aux_hi, gfp_t gfp)
 {
 	unsigned long ci = slot >> GS_CLUSTER_SHIFT;
 	struct gs_cluster *cl;
@@ -730,6 +724,35 @@ int gs_slot_install(struct gs_store *s, u64 slot, unsigned long e,
 		gs_stat_inc(&s->stats, GS_STAT_PACKED);
 	__gs_stat_entry_in(s, e, aux_hi);
 	return 0;
+}
+
+int gs_slot_install(struct gs_store *s, u64 slot, unsigned long e,
+		    unsigned int aux_hi, gfp_t gfp)
+{
+	return __gs_slot_install(s, slot, e, aux_hi, gfp);
+}
+
+/*
+ * A page's write: packed (same-filled, or into the pool) and installed,
+ * in one function and no calls between the steps.
+ */
+int gs_page_store(struct gs_store *s, u64 slot, const void *src, gfp_t gfp,
+		  enum gs_direct direct)
+{
+	struct gs_packed p;
+	unsigned long word;
+	int ret;
+
+	if (gs_page_same_filled(src, &word)) {
+		p.entry = gs_same_entry(word, &p.aux_hi);
+		p.near_limit = false;
+	} else {
+		ret = __gs_pool_pack(s, NULL, src, gfp, direct, true, &p);
+		if (ret)
+			return ret;
+	}
+	ret = __gs_slot_install(s, slot, p.entry, p.aux_hi, gfp);
+	return !ret && p.near_limit ? GS_PACK_NEAR_LIMIT : ret;
 }
 
 /*

@@ -146,11 +146,11 @@ gs_slot_aux(const struct gs_cluster *cl, unsigned int i, unsigned long e)
 	return gs_entry_aux_get(e, gs_aux_hi_get(cl->aux_hi, i));
 }
 
-/* A page made ready for a slot by gs_page_pack(). */
+/* A page made ready for a slot (gs_page_store(), gs_pool_pack()). */
 struct gs_packed {
 	unsigned long entry;
 	unsigned int aux_hi;	/* for the slot's aux_hi */
-	unsigned long pool_pages;	/* pool size with its object, 0: none */
+	bool near_limit;	/* its object took the pool near its limit */
 };
 
 /* -------------------------------------------------- life (gs_store.c) */
@@ -172,25 +172,29 @@ int gs_core_set_comp(struct gs_store *s, unsigned int prio,
 
 /* -------------------------------------------------------------- pages */
 
-/* gs_page_pack(): the page goes to the backing device as it is. */
+/* gs_page_store(): the page goes to the backing device as it is. */
 #define GS_PACK_DIRECT		1
+/* gs_page_store(): stored, and the pool is near its limit. */
+#define GS_PACK_NEAR_LIMIT	2
 
 /*
- * The entry that keeps the page at @src, not installed yet: SAME if all
- * its words are equal, else compressed into the pool (COMPRESSED), or
- * kept there as is (RAW) if it does not shrink below the huge class size
- * or the heuristic finds it incompressible. Returns 0 or:
+ * Store the page at @src in @slot, replacing what the slot held: SAME if
+ * all its words are equal, else compressed into the pool (COMPRESSED),
+ * or kept there as is (RAW) if it does not shrink below the huge class
+ * size or the heuristic finds it incompressible; then installed as
+ * gs_slot_install() installs. Returns 0, GS_PACK_NEAR_LIMIT if it is
+ * stored and the pool is now near its limit (gs_pool_near_limit()), or,
+ * the slot as it was:
  *  -EAGAIN          the pool is over its limit (found before compressing:
- *                   make room, then pack it again);
+ *                   make room, then store it again);
  *  GS_PACK_DIRECT   compressed (or not) and no room for it, or the
  *                   @direct policy: it goes to the backing device as it
  *                   is, with no second compression;
- *  -ENOMEM          no room and no backing device.
- * The pool object is not visible to anybody until the caller installs
- * the entry.
+ *  -ENOMEM          no room and no backing device, or no memory for a
+ *                   new cluster.
  */
-int gs_page_pack(struct gs_store *s, const void *src, gfp_t gfp,
-		 enum gs_direct direct, struct gs_packed *p);
+int gs_page_store(struct gs_store *s, u64 slot, const void *src, gfp_t gfp,
+		  enum gs_direct direct);
 /*
  * Install a new entry, replacing what the slot held. On failure (no
  * memory for a new cluster) what @e holds is given back.
@@ -245,6 +249,17 @@ static inline bool gs_pool_over(struct gs_store *s, unsigned long pages)
 	unsigned long limit = READ_ONCE(s->limit_pages);
 
 	return limit && pages > limit;
+}
+
+/*
+ * A pool of @pages near its limit: within a 16th of it, where the
+ * background writeback starts. (With no limit set, never.)
+ */
+static inline bool gs_pool_near_limit(struct gs_store *s, unsigned long pages)
+{
+	unsigned long limit = READ_ONCE(s->limit_pages);
+
+	return limit && pages > limit - limit / 16;
 }
 
 /*

@@ -189,8 +189,9 @@ static inline bool gs_page_same_filled(const void *src, unsigned long *word)
 
 /*
  * Compress @src (unless the heuristic says it is no use) and put it into
- * the pool: gs_page_pack() but SAME, with stream @held (the caller's) or
- * one of its own (@held NULL); the pool's limit counts only if @limit.
+ * the pool: gs_page_store()'s packing but SAME, its entry in *@p and not
+ * installed, with stream @held (the caller's) or one of its own (@held
+ * NULL); the pool's limit counts only if @limit.
  */
 int gs_pool_pack(struct gs_store *s, struct gs_stream *held, const void *src,
 		 gfp_t gfp, enum gs_direct direct, bool limit,

@@ -105,17 +105,17 @@ int gs_store_set_comp(struct gs_store *s, unsigned int prio,
 static int gs_store_pack(struct gs_store *s, u64 slot, const void *src,
 			 gfp_t gfp, enum gs_direct direct)
 {
-	struct gs_packed p;
 	int ret;
 
-	ret = gs_page_pack(s, src, gfp, direct, &p);
+	ret = gs_page_store(s, slot, src, gfp, direct);
 	if (ret == GS_PACK_DIRECT)
 		return GS_WRITE_DIRECT;
-	if (ret)
-		return ret;
-	if (p.pool_pages)
-		gs_wb_kick(s, p.pool_pages);
-	return gs_slot_install(s, slot, p.entry, p.aux_hi, gfp);
+	if (ret == GS_PACK_NEAR_LIMIT) {
+		/* Stored: the pool's writeback starts in the background. */
+		gs_wb_kick(s);
+		return 0;
+	}
+	return ret;
 }
 
 int gs_store_write_nowait(struct gs_store *s, u64 slot, const void *src,
@@ -165,8 +165,7 @@ int gs_store_write(struct gs_store *s, u64 slot, const void *src, gfp_t gfp)
 	 * once. What still does not fit the pool goes to the backing
 	 * device as it is.
 	 */
-	if (s->bk && limit &&
-	    gs_pool_over(s, gs_store_pool_pages(s) + limit / 16))
+	if (s->bk && limit && gs_pool_near_limit(s, gs_store_pool_pages(s)))
 		gs_wb_reclaim(s, limit - limit / 16);
 	ret = gs_store_write_nowait(s, slot, src, gfp);
 	if (ret != -EAGAIN && ret != GS_WRITE_DIRECT)

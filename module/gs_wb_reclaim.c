@@ -68,10 +68,9 @@ void gs_wb_reclaim_work(struct work_struct *work)
 		gs_wb_reclaim(s, limit - limit / 8);
 }
 
-void __gs_wb_kick(struct gs_store *s, unsigned long pages)
+void __gs_wb_kick(struct gs_store *s)
 {
-	if (gs_pool_over(s, pages + READ_ONCE(s->limit_pages) / 16) &&
-	    gs_wb_can_progress(s))
+	if (gs_wb_can_progress(s))
 		queue_work(s->wb.wq, &s->wb.work);
 }
 

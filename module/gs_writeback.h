@@ -21,17 +21,18 @@ void gs_wb_detach(struct gs_store *s);
 void gs_wb_destroy(struct gs_store *s);
 
 /*
- * A page went into the pool, which now takes @pages: nearing its limit,
- * start writing back in the background, unless writeback cannot move
- * anything (no backing device, or it is full, or the budget is spent).
+ * A page went into the pool, which is now near its limit
+ * (gs_pool_near_limit()): start writing back in the background, unless
+ * writeback cannot move anything (no backing device, or it is full, or
+ * the budget is spent).
  */
-void __gs_wb_kick(struct gs_store *s, unsigned long pages);
+void __gs_wb_kick(struct gs_store *s);
 
-static inline void gs_wb_kick(struct gs_store *s, unsigned long pages)
+static inline void gs_wb_kick(struct gs_store *s)
 {
-	/* No backing device, nothing to start: no call on every write. */
+	/* No backing device, nothing to start: no call. */
 	if (s->bk)
-		__gs_wb_kick(s, pages);
+		__gs_wb_kick(s);
 }
 
 /* Write back cold pages until the pool is at most @target pages. */
