@@ -627,9 +627,10 @@ void gs_slot_put(struct gs_store *s, struct gs_cluster *cl, u64 slot,
 }
 
 /* __gs_slot_put(), stored at @now. */
-static void __gs_slot_set(struct gs_store *s, struct gs_cluster *cl,
-			  u64 slot, unsigned long e, unsigned int aux_hi,
-			  u32 now)
+static __always_inline void __gs_slot_set(struct gs_store *s,
+					  struct gs_cluster *cl, u64 slot,
+					  unsigned long e, unsigned int aux_hi,
+					  u32 now)
 {
 	__gs_slot_put(s, cl, slot, e, aux_hi);
 	gs_age_touch(cl, slot & (GS_CLUSTER_SLOTS - 1), now);
@@ -710,7 +711,10 @@ static __always_inline int __gs_slot_install(struct gs_store *s, u64 slot,
 	unsigned long ci = slot >> GS_CLUSTER_SHIFT;
 	struct gs_cluster *cl;
 
-	cl = gs_cluster_get(s, ci, gfp);
+	/* The cluster there, found inline; made (out of line) if none. */
+	cl = gs_cluster_find(s, ci);
+	if (unlikely(!cl))
+		cl = gs_cluster_get(s, ci, gfp);
 	if (IS_ERR(cl)) {
 		__gs_entry_discard(s, e);
 		return PTR_ERR(cl);

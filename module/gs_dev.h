@@ -8,6 +8,7 @@
 #ifndef _GS_DEV_H
 #define _GS_DEV_H
 
+#include <linux/jump_label.h>
 #include <linux/mempool.h>
 #include <linux/rwsem.h>
 #include <linux/sizes.h>
@@ -93,9 +94,19 @@ extern const struct attribute_group gs_comp_attr_group;
 /*
  * gs_hibernate.c: while the system hibernates, whether @bio is the
  * hibernation image (a write that is not the swap core's), refused.
+ * Inline: outside a hibernation a write costs a jump patched out of its
+ * way, not a call.
  */
 struct bio;
-bool gs_hibernation_refuses(struct bio *bio);
+DECLARE_STATIC_KEY_FALSE(gs_hibernating);
+bool __gs_hibernation_refuses(struct bio *bio);
+
+static inline bool gs_hibernation_refuses(struct bio *bio)
+{
+	return static_branch_unlikely(&gs_hibernating) &&
+	       __gs_hibernation_refuses(bio);
+}
+
 int gs_hibernate_init(void);
 void gs_hibernate_exit(void);
 

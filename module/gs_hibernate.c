@@ -31,14 +31,12 @@
 #include <linux/suspend.h>
 #include "gs_dev.h"
 
-static DEFINE_STATIC_KEY_FALSE(gs_hibernating);
+DEFINE_STATIC_KEY_FALSE(gs_hibernating);
 /* Writes refused in this hibernation attempt; the first one is logged. */
 static atomic_long_t gs_hib_refused;
 
-bool gs_hibernation_refuses(struct bio *bio)
+bool __gs_hibernation_refuses(struct bio *bio)
 {
-	if (!static_branch_unlikely(&gs_hibernating))
-		return false;
 	if (bio_op(bio) != REQ_OP_WRITE || (bio->bi_opf & REQ_SWAP))
 		return false;
 	if (atomic_long_inc_return(&gs_hib_refused) == 1)
