@@ -513,9 +513,9 @@ static bool gs_direct_wanted(struct gs_store *s, enum gs_direct direct,
 
 /*
  * Compress @src (unless the heuristic says it is no use) and put it into
- * the pool: gs_page_store()'s packing but SAME. Each page is compressed at most once
- * here: a pool over its limit is found before, not after (unless
- * @limit is false: for a unit's pages, split out of it). With stream
+ * the pool: gs_page_store()'s packing but SAME. Each page is compressed
+ * at most once here: a pool over its limit is found before, not after
+ * (unless @limit is false: for a unit's pages, split out of it). With stream
  * @held, which the caller holds, or one of its own (@held NULL). Inline
  * in gs_page_store(), a page's write, which it is most of.
  */
@@ -581,7 +581,7 @@ __gs_pool_pack(struct gs_store *s, struct gs_stream *held, const void *src,
 	p->aux_hi = gs_aux_hi(len);
 	p->entry = gs_entry_aux(kind, flags | gs_prio_flags(GS_PRIMARY_COMP),
 				value, len);
-	p->near_limit = gs_pool_near_limit(s, pages);
+	p->near_limit = gs_pool_near_limit(pages, READ_ONCE(s->limit_pages));
 	return 0;
 
 out_full:

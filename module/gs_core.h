@@ -252,13 +252,11 @@ static inline bool gs_pool_over(struct gs_store *s, unsigned long pages)
 }
 
 /*
- * A pool of @pages near its limit: within a 16th of it, where the
- * background writeback starts. (With no limit set, never.)
+ * A pool of @pages near @limit, the limit its caller read: within a 16th
+ * of it, where the background writeback starts. (With no limit, never.)
  */
-static inline bool gs_pool_near_limit(struct gs_store *s, unsigned long pages)
+static inline bool gs_pool_near_limit(unsigned long pages, unsigned long limit)
 {
-	unsigned long limit = READ_ONCE(s->limit_pages);
-
 	return limit && pages > limit - limit / 16;
 }
 

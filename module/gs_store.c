@@ -165,7 +165,7 @@ int gs_store_write(struct gs_store *s, u64 slot, const void *src, gfp_t gfp)
 	 * once. What still does not fit the pool goes to the backing
 	 * device as it is.
 	 */
-	if (s->bk && limit && gs_pool_near_limit(s, gs_store_pool_pages(s)))
+	if (s->bk && gs_pool_near_limit(gs_store_pool_pages(s), limit))
 		gs_wb_reclaim(s, limit - limit / 16);
 	ret = gs_store_write_nowait(s, slot, src, gfp);
 	if (ret != -EAGAIN && ret != GS_WRITE_DIRECT)
