@@ -66,6 +66,19 @@ if [ "${GS_VIRTIO_TRACE:-0}" = 1 ]; then
 fi
 gs_qemu_env
 [ -z "$GS_QEMU_OPTS" ] || vng_args+=("--qemu-opts=$GS_QEMU_OPTS")
+# GS_QEMU_EXTRA: more QEMU options (testbed/tcg-litmus.sh's shared memory
+# device). GS_PIN_CPU=LIST: the emulator, every thread of it, runs on
+# those host CPUs only (taskset -c LIST); "auto": on the one CPU the
+# fewest other pinned guests hold (gs_pin_cpu_take).
+[ -z "${GS_QEMU_EXTRA:-}" ] || vng_args+=("--qemu-opts=$GS_QEMU_EXTRA")
+pin=()
+if [ "${GS_PIN_CPU:-}" = auto ]; then
+	pin=(taskset -c "$(gs_pin_cpu_take)")
+	trap gs_pin_cpu_drop EXIT
+elif [ -n "${GS_PIN_CPU:-}" ]; then
+	pin=(taskset -c "$GS_PIN_CPU")
+fi
+[ ${#pin[@]} = 0 ] || GS_QEMU_DESC="$GS_QEMU_DESC, on host CPU ${pin[2]}"
 vng_args+=(--qemu "$GS_QEMU_BIN")
 # A guest that dies is a failed run: no second boot. OUTDIR/exit keeps the
 # exit status (124: killed at GS_GUEST_TIMEOUT) for the report
@@ -94,7 +107,7 @@ gs_log "booting $kver ($GS_QEMU_DESC), ${GS_MEM:-2G} RAM, running: $*"
 : >"$out/qemu.err"
 t0=$(date +%s.%N)
 set +e
-timeout "${GS_GUEST_TIMEOUT:-2400}" vng --run "$kimg" \
+${pin[@]+"${pin[@]}"} timeout "${GS_GUEST_TIMEOUT:-2400}" vng --run "$kimg" \
 	--root "$GS_BOOT_ROOT" ${init[@]+"${init[@]}"} $kvm \
 	--memory "${GS_MEM:-2G}" --cpus "${GS_CPUS:-2}" \
 	--rodir "/opt/gs-src=$GS_TOP" --rwdir "/opt/gs-out=$out" \

@@ -321,6 +321,52 @@ gs_qemu_multi_lock() {
 	flock 6
 }
 
+# gs_host_cpus: the host CPUs this shell may use, one line ("0 1").
+gs_host_cpus() {
+	local r a b i cpus=()
+
+	for r in $(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status | tr , ' '); do
+		a=${r%-*} b=${r#*-}
+		for ((i = a; i <= b; i++)); do
+			cpus+=("$i")
+		done
+	done
+	echo "${cpus[*]}"
+}
+
+# gs_pin_cpu_take: the host CPU that the fewest other pinned guests hold
+# now, on stdout, and a claim on it ($GS_CACHE/.pin/CPU.PID, for this
+# shell's PID) until gs_pin_cpu_drop. Claims of processes that are gone
+# do not count.
+GS_PIN_DIR=$GS_CACHE/.pin
+gs_pin_cpu_take() {
+	local cpus=() c f n best= bestn= lk
+
+	read -r -a cpus <<<"$(gs_host_cpus)"
+	mkdir -p "$GS_PIN_DIR"
+	exec {lk}>"$GS_PIN_DIR/.lock"
+	flock "$lk"
+	for f in "$GS_PIN_DIR"/*.*; do
+		[ -e "$f" ] || continue
+		kill -0 "${f##*.}" 2>/dev/null || rm -f "$f"
+	done
+	for c in "${cpus[@]}"; do
+		n=0
+		for f in "$GS_PIN_DIR/$c".*; do
+			[ -e "$f" ] && n=$((n + 1))
+		done
+		if [ -z "$bestn" ] || [ "$n" -lt "$bestn" ]; then
+			best=$c bestn=$n
+		fi
+	done
+	: >"$GS_PIN_DIR/$best.$$"
+	eval "exec $lk>&-"
+	echo "$best"
+}
+gs_pin_cpu_drop() {
+	rm -f "$GS_PIN_DIR"/*."$$"
+}
+
 # gs_qemu_pin_vcpus PIDFILE N: give each of the N vCPU threads of the
 # multi-threaded guest whose QEMU writes PIDFILE a host CPU of its own
 # (vCPU i on the i-th CPU this shell may use, round robin), and say so on
@@ -331,14 +377,9 @@ gs_qemu_multi_lock() {
 # by the names QEMU gives them under "-name debug-threads=on"
 # ("CPU 0/TCG"). A guest too short-lived to be pinned says so.
 gs_qemu_pin_vcpus() {
-	local pidf=$1 n=$2 pid= cpus=() r a b i t comm v tries=0 found
+	local pidf=$1 n=$2 pid= cpus=() i t comm v tries=0 found
 
-	for r in $(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status | tr , ' '); do
-		a=${r%-*} b=${r#*-}
-		for ((i = a; i <= b; i++)); do
-			cpus+=("$i")
-		done
-	done
+	read -r -a cpus <<<"$(gs_host_cpus)"
 	if [ "${#cpus[@]}" -lt 2 ]; then
 		echo "not pinned: this host gives ${#cpus[@]} CPU"
 		return 0
