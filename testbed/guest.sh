@@ -68,16 +68,29 @@ gs_qemu_env
 [ -z "$GS_QEMU_OPTS" ] || vng_args+=("--qemu-opts=$GS_QEMU_OPTS")
 # GS_QEMU_EXTRA: more QEMU options (testbed/tcg-litmus.sh's shared memory
 # device). GS_PIN_CPU=LIST: the emulator, every thread of it, runs on
-# those host CPUs only (taskset -c LIST); "auto": on the one CPU the
-# fewest other pinned guests hold (gs_pin_cpu_take).
+# those host CPUs only (taskset -c LIST); "auto", the default under
+# single-threaded TCG: on the one CPU the fewest other pinned guests
+# hold (gs_pin_cpu_take); "off": anywhere. Under single-threaded TCG a
+# guest's locked add (Linux's smp_mb(), virtio_mb()) is no barrier
+# against QEMU's other threads, and a virtio interrupt can be lost for
+# good (Documentation/testing.md, "A virtio interrupt lost under
+# single-threaded TCG"); on one host CPU nothing can reorder them.
 [ -z "${GS_QEMU_EXTRA:-}" ] || vng_args+=("--qemu-opts=$GS_QEMU_EXTRA")
-pin=()
-if [ "${GS_PIN_CPU:-}" = auto ]; then
-	pin=(taskset -c "$(gs_pin_cpu_take)")
-	trap gs_pin_cpu_drop EXIT
-elif [ -n "${GS_PIN_CPU:-}" ]; then
-	pin=(taskset -c "$GS_PIN_CPU")
+# Under KVM, or with a TCG thread per vCPU (whose locked instructions are
+# atomic on the host), the default is "off".
+if [ -z "$kvm" ] || [ "$GS_QEMU_MULTI" = 1 ]; then
+	pin_cpu=${GS_PIN_CPU:-off}
+else
+	pin_cpu=${GS_PIN_CPU:-auto}
 fi
+pin=()
+case $pin_cpu in
+off) ;;
+auto)
+	pin=(taskset -c "$(gs_pin_cpu_take)")
+	trap gs_pin_cpu_drop EXIT ;;
+*)	pin=(taskset -c "$pin_cpu") ;;
+esac
 [ ${#pin[@]} = 0 ] || GS_QEMU_DESC="$GS_QEMU_DESC, on host CPU ${pin[2]}"
 vng_args+=(--qemu "$GS_QEMU_BIN")
 # A guest that dies is a failed run: no second boot. OUTDIR/exit keeps the

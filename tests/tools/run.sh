@@ -2075,6 +2075,28 @@ done
 out=$(python3 "$top/testbed/qmp-virtio.py" --self-test 2>&1)
 same "testbed/qmp-virtio.py: queue state read without QEMU's descriptor query (fake QMP)" \
 	"$? $out" "0 qmp-virtio.py self-test: ok"
+# testbed/lib.sh's host CPU claims (gs_pin_cpu_take, testbed/guest.sh's
+# GS_PIN_CPU=auto): a guest beside a running one gets another CPU, where
+# the host has two; a claim whose process is gone does not count.
+pc=$tmp/pin-cache
+take() { GHOSTSWAP_CACHE=$pc bash -c '. "$0/testbed/lib.sh"; gs_pin_cpu_take' "$top"; }
+read -r -a hcpus <<<"$(bash -c '. "$0/testbed/lib.sh"; gs_host_cpus' "$top")"
+GHOSTSWAP_CACHE=$pc bash -c '. "$0/testbed/lib.sh"; gs_pin_cpu_take >"$1"; exec sleep 60' \
+	"$top" "$tmp/pin-held" &
+held=$!
+for _ in $(seq 50); do [ -s "$tmp/pin-held" ] && break; sleep 0.1; done
+c1=$(cat "$tmp/pin-held") c2=$(take)
+kill "$held" 2>/dev/null
+wait "$held" 2>/dev/null
+c3=$(take)
+if [ "${#hcpus[@]}" -ge 2 ]; then
+	same "testbed/lib.sh: CPU claims: a second guest on another CPU, a claim of a process gone not counted" \
+		"$c1 $([ "$c2" != "$c1" ] && echo other) $c3 $(ls "$pc/.pin" | wc -l)" \
+		"${hcpus[0]} other ${hcpus[0]} 1"
+else
+	same "testbed/lib.sh: CPU claims: on a one-CPU host, every guest on it" \
+		"$c1 $c2 $c3" "${hcpus[0]} ${hcpus[0]} ${hcpus[0]}"
+fi
 out=$(python3 "$top/testbed/virtio-trace.py" --self-test 2>&1)
 same "testbed/virtio-trace.py: QEMU's trace of a disk read as idle, stuck or not interrupted" \
 	"$? $out" "0 virtio-trace.py self-test: ok"
