@@ -209,19 +209,20 @@ static int gs_run_start(struct gs_store *s, struct bio *bio, bool write,
 
 /*
  * The whole page @bv to or from the store, without waiting. Returns what
- * gs_store_write_nowait() or gs_store_read_nowait() return.
+ * gs_store_write_nowait() or gs_store_read_nowait() return. The segment
+ * by value: no caller's variable has its address taken.
  */
-static int gs_page_nowait(struct gs_store *s, u64 slot, struct bio_vec *bv,
-			  bool write)
+static __always_inline int gs_page_nowait(struct gs_store *s, u64 slot,
+					  struct bio_vec bv, bool write)
 {
-	void *p = bvec_kmap_local(bv);
+	void *p = bvec_kmap_local(&bv);
 	int err;
 
 	err = write ? gs_store_write_nowait(s, slot, p, GFP_NOIO) :
 		      gs_store_read_nowait(s, slot, p);
 	kunmap_local(p);
 	if (!write && !err)
-		flush_dcache_page(bv->bv_page);
+		flush_dcache_page(bv.bv_page);
 	return err;
 }
 
@@ -248,23 +249,6 @@ static noinline int gs_page_run(struct gs_store *s, struct bio *bio,
 	run.at = *iter;
 	run.pages[0] = page;
 	return gs_run_start(s, bio, write, &run, iter, direct);
-}
-
-/*
- * A bio of one whole page @bv, swap's and O_DIRECT's usual 4 KiB, in the
- * submit path: what gs_rw_segments() does, without its walk over
- * segments and runs.
- */
-static int gs_rw_page(struct gs_store *s, struct bio *bio, bool write,
-		      struct bvec_iter *iter, struct bio_vec *bv, u64 *direct)
-{
-	int err;
-
-	err = gs_page_nowait(s, iter->bi_sector / GS_SECTORS_PER_SLOT, bv,
-			     write);
-	if (!gs_page_joins(err, write))
-		return err;
-	return gs_page_run(s, bio, write, iter, bv->bv_page, direct);
 }
 
 /*
@@ -368,7 +352,7 @@ static int gs_rw_segments(struct gs_store *s, struct bio *bio, bool write,
 					break;
 			}
 			if (runnable) {
-				err = gs_page_nowait(s, slot, &bv, write);
+				err = gs_page_nowait(s, slot, bv, write);
 				joins = gs_page_joins(err, write);
 				if (run.nr && !joins) {
 					ret = gs_run_start(s, bio, write, &run,
@@ -449,15 +433,14 @@ next:
  * (and *@direct that slot if its page is to be stored on the backing
  * device as it is): the caller has a worker go on from there (a slot can
  * be read or written again from its start). Else returns 0 or the errno
- * the bio fails with. Inlined: the submit path's one call for a page.
+ * the bio fails with. A bio of one whole page in the submit path does not
+ * come here (gs_submit_bio()).
  */
-static __always_inline int gs_rw(struct gs_dev *d, struct bio *bio,
-				 struct bvec_iter *iter, u64 *direct,
-				 bool nowait)
+static int gs_rw(struct gs_dev *d, struct bio *bio, struct bvec_iter *iter,
+		 u64 *direct, bool nowait)
 {
 	bool write = op_is_write(bio_op(bio));
 	struct gs_store *s = d->store;
-	struct bio_vec bv = { .bv_len = 0 };
 	int err;
 
 	if (!IS_ALIGNED(iter->bi_sector, GS_SECTORS_PER_SLOT) ||
@@ -465,13 +448,7 @@ static __always_inline int gs_rw(struct gs_dev *d, struct bio *bio,
 		atomic_long_inc(&s->stats.invalid_io);
 		return -EINVAL;
 	}
-	/* One whole page in one segment (its first, if it has one). */
-	if (nowait && iter->bi_size == PAGE_SIZE)
-		bv = bio_iter_iovec(bio, *iter);
-	if (bv.bv_len == PAGE_SIZE)
-		err = gs_rw_page(s, bio, write, iter, &bv, direct);
-	else
-		err = gs_rw_segments(s, bio, write, iter, direct, nowait);
+	err = gs_rw_segments(s, bio, write, iter, direct, nowait);
 	if (err && err != -EAGAIN)
 		gs_bio_fail(s, bio, err);
 	return err;
@@ -554,15 +531,63 @@ static void gs_punt(struct gs_dev *d, struct bio *bio, struct bvec_iter iter,
 	queue_work(d->io_wq, &p->work);
 }
 
+/*
+ * What a read or write bio needs besides the fast path of gs_submit_bio():
+ * the one page of a one-page bio that joins a run (@page: it needs the
+ * backing device), or the whole bio (@page NULL). Ends the bio or hands
+ * the rest of it to a worker. Out of line: the iterator and the slot of a
+ * direct write, whose addresses it passes on, stay out of the fast path's
+ * frame, and so does a stack canary.
+ */
+static noinline void gs_submit_rest(struct gs_dev *d, struct bio *bio,
+				    unsigned long start, struct page *page)
+{
+	struct bvec_iter iter = bio->bi_iter;
+	u64 direct = U64_MAX;
+	int err;
+
+	if (page) {
+		err = gs_page_run(d->store, bio, op_is_write(bio_op(bio)),
+				  &iter, page, &direct);
+		if (err && err != -EAGAIN)
+			gs_bio_fail(d->store, bio, err);
+	} else {
+		err = gs_rw(d, bio, &iter, &direct, true);
+	}
+	if (err == -EAGAIN) {
+		gs_punt(d, bio, iter, direct, start);
+		return;
+	}
+	/* A failure set the bio's status (gs_bio_fail()). */
+	bio_end_io_acct(bio, start);
+	bio_endio(bio);
+}
+
+/*
+ * A bio of one whole page in one segment, at a slot: swap's and
+ * O_DIRECT's usual 4 KiB, which gs_submit_bio() does itself (*@bv: that
+ * segment). Anything else, and a page that needs the backing device, goes
+ * to gs_submit_rest(). Inline: @bv stays in registers.
+ */
+static __always_inline bool gs_bio_one_page(struct bio *bio,
+					    struct bio_vec *bv)
+{
+	if (bio->bi_iter.bi_size != PAGE_SIZE ||
+	    !IS_ALIGNED(bio->bi_iter.bi_sector, GS_SECTORS_PER_SLOT))
+		return false;
+	*bv = bio_iter_iovec(bio, bio->bi_iter);
+	return bv->bv_len == PAGE_SIZE;
+}
+
 void gs_submit_bio(struct bio *bio)
 {
 	struct gs_dev *d = bio->bi_bdev->bd_disk->private_data;
 	unsigned long start = bio_start_io_acct(bio);
+	struct gs_store *s = d->store;
 	blk_status_t status;
+	struct bio_vec bv;
+	bool write;
 	int err;
-
-	struct bvec_iter iter = bio->bi_iter;
-	u64 direct = U64_MAX;
 
 	switch (bio_op(bio)) {
 	case REQ_OP_WRITE:
@@ -573,11 +598,24 @@ void gs_submit_bio(struct bio *bio)
 		fallthrough;
 	case REQ_OP_READ:
 		gs_bio_watch_begin(bio);
-		err = gs_rw(d, bio, &iter, &direct, true);
-		if (err == -EAGAIN) {
-			gs_punt(d, bio, iter, direct, start);
+		if (!gs_bio_one_page(bio, &bv)) {
+			gs_submit_rest(d, bio, start, NULL);
 			return;
 		}
+		write = op_is_write(bio_op(bio));
+		err = gs_page_nowait(s, bio->bi_iter.bi_sector /
+				     GS_SECTORS_PER_SLOT, bv, write);
+		if (unlikely(gs_page_joins(err, write))) {
+			gs_submit_rest(d, bio, start, bv.bv_page);
+			return;
+		}
+		/* A write that must wait for room: a worker does it all. */
+		if (unlikely(err == -EAGAIN)) {
+			gs_punt(d, bio, bio->bi_iter, U64_MAX, start);
+			return;
+		}
+		if (err)
+			gs_bio_fail(s, bio, err);
 		/* A failure set the bio's status (gs_bio_fail()). */
 		status = BLK_STS_OK;
 		break;
@@ -590,7 +628,7 @@ void gs_submit_bio(struct bio *bio)
 		status = BLK_STS_OK;
 		break;
 	default:
-		atomic_long_inc(&d->store->stats.invalid_io);
+		atomic_long_inc(&s->stats.invalid_io);
 		status = BLK_STS_NOTSUPP;
 		break;
 	}
