@@ -12,17 +12,25 @@
 # whether to send one. Per barrier: "none" (the control: the test sees
 # the reordering at all), "lock-addl" (x86-64 Linux's smp_mb() and
 # virtio_mb()), "mfence", "xchg" (smp_store_mb()).
-# GS_PIN_CPU=N runs the emulator and the host process on host CPU N only.
+# Unpinned by default (GS_PIN_CPU=off for testbed/guest.sh, which would
+# otherwise pin the guest alone); GS_PIN_CPU=N runs the emulator and the
+# host process on host CPU N only.
 # The table goes to OUTDIR/litmus.txt and stdout.
 #
 # usage: testbed/tcg-litmus.sh OUTDIR [ROUNDS [HOST_DELAY [GUEST_DELAY]]]
-#        (default 200000 rounds a mode, delays 400 and 40 loops)
+#        (default 3000000 rounds a mode, delays 3500 and 40 loops: on
+#        the 2-core test bed, about 1% of rounds overlapping closely)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 [ $# -ge 1 ] || gs_die "usage: testbed/tcg-litmus.sh OUTDIR [ROUNDS [HOST_DELAY [GUEST_DELAY]]]"
 mkdir -p "$1"
 out=$(cd "$1" && pwd)
-rounds=${2:-200000} hdelay=${3:-400} gdelay=${4:-40}
+rounds=${2:-3000000} hdelay=${3:-3500} gdelay=${4:-40}
+export GS_PIN_CPU=${GS_PIN_CPU:-off}
+case $GS_PIN_CPU in
+off | [0-9] | [0-9][0-9]) ;;
+*) gs_die "GS_PIN_CPU=$GS_PIN_CPU: one host CPU's number, or off" ;;
+esac
 src=$GS_TOP/testbed/litmus
 gcc -O2 -Wall -o "$out/sb-host" "$src/sb-host.c"
 gcc -O2 -Wall -static -o "$out/sb-guest" "$src/sb-guest.c"
@@ -34,10 +42,10 @@ GS_QEMU_EXTRA="-object memory-backend-file,id=litmus,mem-path=$shm,size=1M,share
 	"$GS_TOP/testbed/guest.sh" "$out" /opt/gs-out/sb-guest &
 guest=$!
 pin=()
-[ -z "${GS_PIN_CPU:-}" ] || pin=(taskset -c "$GS_PIN_CPU")
+[ "$GS_PIN_CPU" = off ] || pin=(taskset -c "$GS_PIN_CPU")
 rc=0
 ${pin[@]+"${pin[@]}"} "$out/sb-host" "$shm" "$rounds" "$hdelay" "$gdelay" \
 	none lock-addl mfence xchg | tee "$out/litmus.txt" || rc=$?
 wait "$guest" || true
-gs_log "litmus: ${GS_PIN_CPU:+pinned to CPU $GS_PIN_CPU, }$(gs_qemu_env && echo "$GS_QEMU_DESC")"
+gs_log "litmus: GS_PIN_CPU=$GS_PIN_CPU, $(gs_qemu_env && echo "$GS_QEMU_DESC")"
 exit $rc

@@ -79,12 +79,6 @@ static struct sb_shared *map_ivshmem(void)
 	exit(2);
 }
 
-static inline void spin(unsigned int n)
-{
-	while (n--)
-		__asm__ volatile("" ::: "memory");
-}
-
 int main(void)
 {
 	struct sb_shared *s = map_ivshmem();

@@ -21,12 +21,6 @@
 #include <unistd.h>
 #include "sb.h"
 
-static inline void spin(unsigned int n)
-{
-	while (n--)
-		__asm__ volatile("" ::: "memory");
-}
-
 static double now(void)
 {
 	struct timespec t;

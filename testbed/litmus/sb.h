@@ -18,6 +18,13 @@ static const char *const sb_mode_name[SB_MODES] = {
 	"none", "lock-addl", "mfence", "xchg",
 };
 
+/* A delay of @n empty loops, which the compiler keeps. */
+static inline void spin(unsigned int n)
+{
+	while (n--)
+		__asm__ volatile("" ::: "memory");
+}
+
 struct sb_shared {
 	/* host -> guest: the round to run (0: none yet), its mode, quit */
 	volatile uint32_t go __attribute__((aligned(SB_LINE)));
