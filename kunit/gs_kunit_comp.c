@@ -983,18 +983,22 @@ static void gs_kc_zero2(u8 *p, int a, int b)
 }
 
 /*
- * Where the four words the heuristic looks at first lie: one in each
- * quarter (0, 2, 1, 3), at the eighths 0, 3, 6 and 1 of their quarters,
- * at the offsets within those eighths the word's index gives
- * (gs_heuristic.c).
+ * Where the eight words the heuristic looks at first lie, four at a
+ * time: one in each quarter (0, 2, 1, 3), at the eighths 0, 3, 6 and 1
+ * of their quarters, then 4, 7, 2 and 5, at the offsets within those
+ * eighths the word's index gives (gs_heuristic.c).
  */
 #define GS_KC_QUARTER	(PAGE_SIZE / 4)
 #define GS_KC_EIGHTH	(PAGE_SIZE / 32)
-static const unsigned int gs_kc_heur_first[4] = {
+static const unsigned int gs_kc_heur_first[8] = {
 	0,
 	2 * GS_KC_QUARTER + 3 * GS_KC_EIGHTH + 72,
 	1 * GS_KC_QUARTER + 6 * GS_KC_EIGHTH + 16,
 	3 * GS_KC_QUARTER + 1 * GS_KC_EIGHTH + 24,
+	0 * GS_KC_QUARTER + 4 * GS_KC_EIGHTH + 96,
+	2 * GS_KC_QUARTER + 7 * GS_KC_EIGHTH + 40,
+	1 * GS_KC_QUARTER + 2 * GS_KC_EIGHTH + 48,
+	3 * GS_KC_QUARTER + 5 * GS_KC_EIGHTH + 120,
 };
 
 /*
@@ -1109,12 +1113,25 @@ static void gs_heur_known(struct kunit *test)
 	for (i = 0; i < 4; i++)
 		gs_kc_zero2(p + gs_kc_heur_first[i], 9, 14);
 	KUNIT_EXPECT_EQ(test, gs_page_heuristic(p), GS_HEUR_INCOMPRESSIBLE);
-	/* Seven there are not enough: the page is counted, and random. */
-	gs_kc_prandom(p, PAGE_SIZE, 9);
-	for (i = 0; i < 4; i++)
-		gs_kc_zero2(p + gs_kc_heur_first[i], 1, 6);
-	p[gs_kc_heur_first[3] + 6] = 0xa5;
-	KUNIT_EXPECT_EQ(test, gs_page_heuristic(p), GS_HEUR_INCOMPRESSIBLE);
+	/*
+	 * Four zero bytes among the first eight words are not enough: the
+	 * page is counted, and random. A fifth in any of them, in the first
+	 * four or the next four, makes it compressible.
+	 */
+	for (i = 0; i <= 8; i++) {
+		gs_kc_prandom(p, PAGE_SIZE, 11);
+		/* No zero byte in those words but the ones put there. */
+		for (n = 0; n < 64; n++)
+			if (!p[gs_kc_heur_first[n / 8] + n % 8])
+				p[gs_kc_heur_first[n / 8] + n % 8] = 0xa5;
+		gs_kc_zero2(p + gs_kc_heur_first[0], 1, 6);
+		gs_kc_zero2(p + gs_kc_heur_first[7], 0, 7);
+		if (i < 8)
+			p[gs_kc_heur_first[i] + 3] = 0;
+		KUNIT_EXPECT_EQ_MSG(test, gs_page_heuristic(p),
+				    i < 8 ? GS_HEUR_BYTES :
+				    GS_HEUR_INCOMPRESSIBLE, "fifth in word %d", i);
+	}
 	/* Skewed bytes (one in eight zero): worth a try, if not a gain. */
 	gs_kc_prandom(p, PAGE_SIZE, 7);
 	for (n = 0; n < PAGE_SIZE; n += 8)
