@@ -92,8 +92,8 @@
 #define GS_HEUR_TOP_BITS	0x8080808080808080ULL
 #define GS_HEUR_LOW_BITS	0x7f7f7f7f7f7f7f7fULL
 /*
- * Zero bytes among the first four words' 32, or else the first eight
- * words' 64, that make a page compressible.
+ * Zero bytes among the first eight words' 64, counted word by word, that
+ * make a page compressible.
  */
 #define GS_HEUR_ZERO_BYTES_MIN	5
 
