@@ -704,6 +704,9 @@ struct gs_ku_race {
 	atomic_t errors;
 	bool stop;
 	struct completion done;
+	/* gs_unit_same_race()'s quiet step: 1 asked, 2 the reader waits. */
+	int quiet;
+	long quiet_steps;	/* steps the reader waited out */
 };
 
 /*
@@ -1387,15 +1390,48 @@ static void gs_ku_same_window(struct gs_store *s, u64 slot)
 }
 
 /*
+ * A quiet step of gs_ku_same_fn(): the test's thread, asked, waits
+ * between two reads until the step ends (or 2 s pass). Each racing
+ * writeback begins under a reader (gs_ku_same_window()), and one that
+ * ends with a reader counted in leaves the unit in the pool, as it
+ * must: under KCSAN none of 90 got through. A quiet one always does,
+ * so the readers meet units on the device too.
+ */
+static void gs_ku_quiet_wait(struct gs_ku_race *c)
+{
+	int t;
+
+	if (cmpxchg(&c->quiet, 1, 2) != 1)
+		return;
+	for (t = 0; t < 10000 && READ_ONCE(c->quiet); t++)
+		usleep_range(100, 200);
+}
+
+/* The other thread asks for quiet; whether the test's thread waits. */
+static bool gs_ku_quiet_begin(struct gs_ku_race *c)
+{
+	int t;
+
+	WRITE_ONCE(c->quiet, 1);
+	/* A read in its window lingers 2 ms at most, then sees the ask. */
+	for (t = 0; t < 1000 && READ_ONCE(c->quiet) != 2 &&
+	     !READ_ONCE(c->stop); t++)
+		usleep_range(100, 200);
+	return READ_ONCE(c->quiet) == 2;
+}
+
+/*
  * One unit at slots 0..15, in turn, each step a window: stored (a new
- * version), written back whole, stored again and mostly freed (slots
- * 0..8; 9..15 are never freed), split.
+ * version), written back whole (every fourth time a quiet step, no read
+ * under way), stored again and mostly freed (slots 0..8; 9..15 are
+ * never freed), split.
  */
 static int gs_ku_same_fn(void *arg)
 {
 	struct gs_ku_race *c = arg;
 	void *run = kmalloc(GS_KU_PAGES * PAGE_SIZE, GFP_KERNEL);
 	unsigned int win, k, v = 100;
+	bool quiet;
 	u64 done;
 	int n, ret;
 
@@ -1405,6 +1441,8 @@ static int gs_ku_same_fn(void *arg)
 			v = v % 900 + 100;
 			gs_ku_fill_run(run, 0, GS_KU_PAGES, v++);
 		}
+		quiet = (n & 15) == 1 && gs_ku_quiet_begin(c);
+		c->quiet_steps += quiet;
 		win = gs_overlap_enter_vs(&c->op, &c->rd);
 		switch (n & 3) {
 		case 0:
@@ -1425,6 +1463,7 @@ static int gs_ku_same_fn(void *arg)
 			break;
 		}
 		gs_racer_turn_end(&c->op, win, ret, &c->errors, &c->ops);
+		WRITE_ONCE(c->quiet, 0);
 	}
 	if (!run)
 		atomic_inc(&c->errors);
@@ -1474,6 +1513,8 @@ static void gs_unit_same_race(struct kunit *test)
 	t = kthread_run(gs_ku_same_fn, c, "gs-kunit-unit-same");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
 	for (i = 0; gs_ku_race_more(c, i, GS_KU_OPS); i++) {
+		if (READ_ONCE(c->quiet) == 1)
+			gs_ku_quiet_wait(c);
 		c->rd_win = gs_overlap_enter_vs(&c->rd, &c->op);
 		if (i & 1) {
 			ret = gs_store_read_unit(s, 0, run, GS_KU_PAGES);
@@ -1502,8 +1543,8 @@ static void gs_unit_same_race(struct kunit *test)
 	enable_work(&s->unit_split_work);
 	flush_work(&s->unit_split_work);
 
-	kunit_info(test, "%d reads (%ld whole units), %ld counted in as a unit's reader; %ld steps: %ld units written back, %ld split\n",
-		   i, whole, c->windows, c->ops,
+	kunit_info(test, "%d reads (%ld whole units), %ld counted in as a unit's reader; %ld steps (%ld quiet): %ld units written back, %ld split\n",
+		   i, whole, c->windows, c->ops, c->quiet_steps,
 		   atomic_long_read(&s->stats.units_written),
 		   atomic_long_read(&s->stats.unit_splits));
 	gs_overlap_expect(test, &c->rd, "reads of a unit against its split and writeback",
@@ -1514,7 +1555,10 @@ static void gs_unit_same_race(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&c->bad), 0);
 	KUNIT_EXPECT_EQ(test, lost, 0L);
 	KUNIT_EXPECT_GT(test, whole, 0L);
-	KUNIT_EXPECT_GT(test, atomic_long_read(&s->stats.units_written), 0L);
+	/* Each quiet step wrote the unit back: nothing read it meanwhile. */
+	KUNIT_EXPECT_GT(test, c->quiet_steps, 0L);
+	KUNIT_EXPECT_GE(test, atomic_long_read(&s->stats.units_written),
+			c->quiet_steps);
 	KUNIT_EXPECT_GT(test, atomic_long_read(&s->stats.unit_splits), 0L);
 	gs_ku_expect_counts(test, s);
 	for (slot = GS_KU_PAGES / 2 + 1; slot < GS_KU_PAGES; slot++) {
