@@ -1253,15 +1253,45 @@ pat_io() {
 	fi
 }
 
+# Neither device's page cache in a run. Debian's 60-block.rules watches
+# zram* (not ghostswap): udev probes zram's device once a writer closes
+# it, reading through its page cache, and each direct write of the next
+# run then flushes and invalidates its range there, 4-12% of a write
+# (performance.md, "zram's writes in two modes"). Swap never reads a
+# device through that cache. The patterns section unwatches both
+# devices while it runs (pat_watch off), and before each run waits for
+# udev and empties both caches (pat_quiet), after printing the guest's
+# Buffers (every block device's page cache, KiB) it found: the run's
+# buffers_kib_before, which is near 0 unless something probed.
+pat_watch() {
+	local rules=/run/udev/rules.d/99-ghostswap-bench-nowatch.rules
+	if [ $1 = off ]; then
+		mkdir -p ${rules%/*} &&
+			echo 'SUBSYSTEM=="block", KERNEL=="zram*|ghostswap*", OPTIONS+="nowatch"' >$rules
+	else
+		rm -f $rules
+	fi
+	udevadm control --reload &&
+		udevadm trigger --action=change --settle /dev/zram0 $DEV
+}
+
+pat_quiet() {
+	udevadm settle || return 1
+	awk '$1 == "Buffers:" { print $2 }' /proc/meminfo
+	blockdev --flushbufs $DEV /dev/zram0
+}
+
 # PATTERN_REPS: runs of each driver (default 4, 1 with BENCH_QUICK=1).
 # SERIES_MARK=bench/guest/mark.sh (bench/funcs.sh patterns): each run's
 # instructions counted by kernel function, and after it a run of 0.2 s
 # counted too (file NAME-short.json), which funcs.py takes from it.
 b_patterns() {
 	local rt=1 mib=256 pat eng mode rep drv f rc label reps=${PATTERN_REPS:-4}
+	local cached
 	[ "$QUICK" = 1 ] && mib=64 reps=${PATTERN_REPS:-1}
 	command -v pagerw >/dev/null || { echo "pagerw is not built"; return 1; }
 	pat_corpus || return 1
+	gs_fresh && zram_fresh && pat_watch off || return 1
 	for pat in $PATTERNS; do
 		gs_fresh lz4 && zram_fresh lz4 && echo 1G >$Z/disksize || return 1
 		for drv in ghostswap zram; do
@@ -1277,21 +1307,25 @@ b_patterns() {
 						label=patterns-$pat-$eng-$mode-$drv-$rep
 						f=fio/$label.json
 						log "patterns $pat $eng $mode $drv #$rep"
+						cached=$(pat_quiet) || return 1
 						[ -z "${SERIES_MARK:-}" ] || $SERIES_MARK reset || return 1
 						pat_io $drv $pat $mode $eng $rt $mib $f
 						rc=$?
 						if [ -n "${SERIES_MARK:-}" ]; then
-							$SERIES_MARK $label && $SERIES_MARK reset &&
+							$SERIES_MARK $label && pat_quiet >/dev/null &&
+								$SERIES_MARK reset &&
 								pat_io $drv $pat $mode $eng 0.2 $mib fio/$label-short.json &&
 								$SERIES_MARK $label-short || return 1
 						fi
 						jl section=patterns pattern=$pat engine=$eng \
-							rw=$mode driver=$drv rep=$rep rc=$rc file=$f
+							rw=$mode driver=$drv rep=$rep rc=$rc file=$f \
+							buffers_kib_before=$cached
 					done
 				done
 			done
 		done
 	done
+	pat_watch on
 	gs_fresh && zram_fresh
 }
 
