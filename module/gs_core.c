@@ -602,11 +602,10 @@ int gs_pool_pack(struct gs_store *s, struct gs_stream *held, const void *src,
 /*
  * @slot, in @cl (locked), holds @e (with @aux_hi) in place of what it
  * held, its age left as it was; the caller counts it in the store's stats.
- * Inline in a page's write (gs_page_store()).
+ * A page's write has its own (__gs_slot_install()).
  */
-static __always_inline void __gs_slot_put(struct gs_store *s,
-					  struct gs_cluster *cl, u64 slot,
-					  unsigned long e, unsigned int aux_hi)
+static inline void __gs_slot_put(struct gs_store *s, struct gs_cluster *cl,
+				 u64 slot, unsigned long e, unsigned int aux_hi)
 {
 	unsigned int i = slot & (GS_CLUSTER_SLOTS - 1);
 	unsigned long old = gs_entry_take(cl, i, e);
@@ -626,21 +625,12 @@ void gs_slot_put(struct gs_store *s, struct gs_cluster *cl, u64 slot,
 	__gs_slot_put(s, cl, slot, e, aux_hi);
 }
 
-/* __gs_slot_put(), stored at @now. */
-static __always_inline void __gs_slot_set(struct gs_store *s,
-					  struct gs_cluster *cl, u64 slot,
-					  unsigned long e, unsigned int aux_hi,
-					  u32 now)
-{
-	__gs_slot_put(s, cl, slot, e, aux_hi);
-	gs_age_touch(cl, slot & (GS_CLUSTER_SLOTS - 1), now);
-}
-
-/* __gs_slot_set() out of line, for units stored (gs_core_unit.c). */
+/* gs_slot_put(), stored at @now: for units stored (gs_core_unit.c). */
 void gs_slot_set(struct gs_store *s, struct gs_cluster *cl, u64 slot,
 		 unsigned long e, unsigned int aux_hi, u32 now)
 {
-	__gs_slot_set(s, cl, slot, e, aux_hi, now);
+	__gs_slot_put(s, cl, slot, e, aux_hi);
+	gs_age_touch(cl, slot & (GS_CLUSTER_SLOTS - 1), now);
 }
 
 /*
@@ -703,13 +693,23 @@ void gs_stat_entry_in(struct gs_store *s, unsigned long e, unsigned int aux_hi)
  * Install a new entry, replacing what the slot held. On failure (no
  * memory for a new cluster) what @e holds is given back. Inline in
  * gs_page_store(), out of line for the rest (gs_slot_install()).
+ *
+ * Most writes over a used slot (an overwrite) find a compressed page
+ * there that no reader has pinned: once the slot no longer names its
+ * pool object, the object is this write's alone, freed after the
+ * cluster's lock, and the old page's stats net against the new one's
+ * (the slot stays used; a compressed page for a compressed page changes
+ * only the bytes). Anything else goes through gs_entry_release().
  */
 static __always_inline int __gs_slot_install(struct gs_store *s, u64 slot,
 					     unsigned long e,
 					     unsigned int aux_hi, gfp_t gfp)
 {
+	unsigned int i = slot & (GS_CLUSTER_SLOTS - 1);
 	unsigned long ci = slot >> GS_CLUSTER_SHIFT;
+	unsigned long old, old_handle = 0;
 	struct gs_cluster *cl;
+	long old_len = 0;
 
 	/* The cluster there, found inline; made (out of line) if none. */
 	cl = gs_cluster_find(s, ci);
@@ -719,13 +719,37 @@ static __always_inline int __gs_slot_install(struct gs_store *s, u64 slot,
 		__gs_entry_discard(s, e);
 		return PTR_ERR(cl);
 	}
+	old = gs_entry_take(cl, i, e);
+	if (gs_entry_kind(old) == GS_KIND_COMPRESSED &&
+	    !(old & GS_FLAG_PINNED)) {
+		/* Its length is in aux_hi until it is set below. */
+		old_len = gs_slot_aux(cl, i, old);
+		old_handle = gs_handle_decode(gs_entry_value(old));
+	} else if (gs_entry_kind(old) == GS_KIND_EMPTY) {
+		cl->used++;
+	} else {
+		gs_entry_release(s, cl, slot, old);
+	}
+	gs_aux_hi_set(cl->aux_hi, i, aux_hi);
 	/* The ages' clock: within a tick, a load and no call. */
-	__gs_slot_set(s, cl, slot, e, aux_hi, gs_age_now());
+	gs_age_touch(cl, i, gs_age_now());
 	gs_cluster_unlock(cl);
 
-	gs_stat_inc(&s->stats, GS_STAT_SLOTS_USED);
 	if (gs_entry_kind(e) != GS_KIND_SAME)
 		gs_stat_inc(&s->stats, GS_STAT_PACKED);
+	if (!old_handle) {
+		gs_stat_inc(&s->stats, GS_STAT_SLOTS_USED);
+		__gs_stat_entry_in(s, e, aux_hi);
+		return 0;
+	}
+	zs_free(s->pool, old_handle);
+	if (gs_entry_kind(e) == GS_KIND_COMPRESSED) {
+		gs_stat_add(&s->stats, GS_STAT_COMPR_BYTES,
+			    (long)gs_entry_aux_get(e, aux_hi) - old_len);
+		return 0;
+	}
+	gs_stat_add(&s->stats, GS_STAT_COMPR_BYTES, -old_len);
+	gs_stat_dec(&s->stats, GS_STAT_COMP_PAGES);
 	__gs_stat_entry_in(s, e, aux_hi);
 	return 0;
 }
