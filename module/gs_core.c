@@ -549,6 +549,7 @@ __gs_pool_pack(struct gs_store *s, struct gs_stream *held, const void *src,
 	if (!len && direct < GS_DIRECT_ALL)
 		flags = GS_FLAG_INCOMP;
 	if (!len || len >= s->huge_size) {
+		/* Stored as it is: a RAW entry's length is PAGE_SIZE. */
 		kind = GS_KIND_RAW;
 		len = PAGE_SIZE;
 		data = src;
@@ -558,6 +559,8 @@ __gs_pool_pack(struct gs_store *s, struct gs_stream *held, const void *src,
 			gs_stream_put(st);
 		return GS_PACK_DIRECT;
 	}
+	/* The entry's kind and flags, one word kept across the calls. */
+	flags = gs_entry(kind, flags | gs_prio_flags(GS_PRIMARY_COMP), 0);
 	handle = gs_fail_alloc(s) ? (unsigned long)ERR_PTR(-ENOMEM) :
 		 zs_malloc(s->pool, len, gfp | __GFP_NOWARN | __GFP_HIGHMEM |
 			   __GFP_MOVABLE, page_to_nid(virt_to_page(src)));
@@ -576,11 +579,11 @@ __gs_pool_pack(struct gs_store *s, struct gs_stream *held, const void *src,
 		zs_free(s->pool, handle);
 		return -EIO;
 	}
-	if (kind != GS_KIND_COMPRESSED)
+	/* No length in a RAW entry (huge_size <= PAGE_SIZE: gs_core_create()). */
+	if (len == PAGE_SIZE)
 		len = 0;
 	p->aux_hi = gs_aux_hi(len);
-	p->entry = gs_entry_aux(kind, flags | gs_prio_flags(GS_PRIMARY_COMP),
-				value, len);
+	p->entry = flags | gs_entry_aux(GS_KIND_EMPTY, 0, value, len);
 	p->near_limit = gs_pool_near_limit(pages, READ_ONCE(s->limit_pages));
 	return 0;
 

@@ -11,6 +11,7 @@
 #include <linux/atomic.h>
 #include <linux/err.h>
 #include <linux/mempool.h>
+#include <linux/minmax.h>
 #include <linux/percpu.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
@@ -143,7 +144,12 @@ struct gs_store *gs_core_create(const char *alg, u64 nr_slots)
 	s->pool = zs_create_pool(name);
 	if (!s->pool)
 		goto out_reserve;
-	s->huge_size = zs_huge_class_size(s->pool);
+	/*
+	 * A page compressed to huge_size or more is stored RAW: so a
+	 * COMPRESSED entry's length is always below PAGE_SIZE, and a
+	 * length of PAGE_SIZE means RAW (__gs_pool_pack()).
+	 */
+	s->huge_size = min_t(size_t, zs_huge_class_size(s->pool), PAGE_SIZE);
 	s->incomp_check = true;
 	s->comp = gs_comp_create(alg);
 	if (IS_ERR(s->comp)) {
