@@ -256,14 +256,13 @@ static void gs_table_value_aux(struct kunit *test)
 
 /*
  * zsmalloc handles: slab objects and direct map addresses up to the
- * value's limit round trip, each as its offset in the map / 8;
- * misaligned ones, those past the limit and those below the map are
+ * value's limit round trip; misaligned ones and those past it are
  * refused.
  */
 static void gs_table_handles(struct kunit *test)
 {
-	static const unsigned long good[] = {
-		0, 8, 0x12345678, GS_VALUE_MAX << GS_HANDLE_SHIFT,
+	static const phys_addr_t good[] = {
+		0, 8, 0x12345678, (phys_addr_t)GS_VALUE_MAX << GS_HANDLE_SHIFT,
 	};
 	unsigned long value, e, h;
 	void *obj[16];
@@ -280,24 +279,17 @@ static void gs_table_handles(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, gs_handle_decode(gs_entry_value(e)), h);
 	}
 	for (i = 0; i < ARRAY_SIZE(good); i++) {
-		h = PAGE_OFFSET + good[i];
+		h = (unsigned long)__va(good[i]);
 		KUNIT_EXPECT_TRUE(test, gs_handle_encode(h, &value));
 		KUNIT_EXPECT_EQ(test, value, good[i] >> GS_HANDLE_SHIFT);
 		KUNIT_EXPECT_EQ(test, gs_handle_decode(value), h);
 	}
-	/* On x86-64 and UML, the offset is the physical address. */
-	if (IS_ENABLED(CONFIG_X86_64) || IS_ENABLED(CONFIG_UML)) {
-		h = (unsigned long)obj[0];
-		KUNIT_EXPECT_TRUE(test, gs_handle_encode(h, &value));
-		KUNIT_EXPECT_EQ(test, (phys_addr_t)value << GS_HANDLE_SHIFT,
-				__pa(h));
-	}
-	/* Not 8-byte aligned; past the 48-bit value; below the map. */
+	/* Not 8-byte aligned; past the 48-bit value. */
 	KUNIT_EXPECT_FALSE(test, gs_handle_encode((unsigned long)obj[0] + 4,
 						  &value));
-	h = PAGE_OFFSET + ((GS_VALUE_MAX + 1) << GS_HANDLE_SHIFT);
+	h = (unsigned long)__va(((phys_addr_t)GS_VALUE_MAX + 1) <<
+				GS_HANDLE_SHIFT);
 	KUNIT_EXPECT_FALSE(test, gs_handle_encode(h, &value));
-	KUNIT_EXPECT_FALSE(test, gs_handle_encode(PAGE_OFFSET - 8, &value));
 }
 
 /*

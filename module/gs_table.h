@@ -71,17 +71,13 @@
  *   |         |     |                  | not tried again                      |
  *
  * A zsmalloc handle is the address of an 8-byte aligned slab object, in
- * the kernel's direct map: the value is its offset there (from
- * PAGE_OFFSET) divided by 8, which 48 bits hold up to 2 PiB; on x86-64,
- * whose direct map starts at physical address 0, the physical address
- * divided by 8 (x86-64 and arm64 address at most 4 PiB, 52 bits, but no
- * machine puts memory that high). A subtraction and a shift, where
- * __pa() would also test for the kernel image's addresses. The encoding
- * is checked on every store (gs_handle_encode() fails if the round trip
- * would not be exact): an object 2 PiB or more into the map, or a
- * pointer that carries a tag (tag-based KASAN on arm64; the module
- * refuses to load on such kernels, see gs_core_init()), fails the write
- * cleanly rather than losing data.
+ * the kernel's direct map: the value is its physical address divided by
+ * 8, which 48 bits hold up to 2 PiB (x86-64 and arm64 address at most
+ * 4 PiB, 52 bits, but no machine puts memory that high). The encoding is
+ * checked on every store (gs_handle_encode() fails if the round trip is
+ * not exact): an object above 2 PiB, or a pointer that carries a tag
+ * (tag-based KASAN on arm64; the module refuses to load on such kernels,
+ * see gs_core_init()), fails the write cleanly rather than losing data.
  *
  * Age byte: one per slot, beside aux_hi, for zram's `idle N` (pages not
  * accessed for N seconds; a store and a read are accesses):
@@ -283,20 +279,16 @@ static inline unsigned long gs_same_word(unsigned long e, unsigned int hi)
 
 static inline unsigned long gs_handle_decode(unsigned long value)
 {
-	return PAGE_OFFSET + (value << GS_HANDLE_SHIFT);
+	return (unsigned long)__va((phys_addr_t)value << GS_HANDLE_SHIFT);
 }
 
-/*
- * Encode a zsmalloc handle as a value; false if it cannot be exact: below
- * the direct map (the subtraction wraps), 2 PiB or more into it, tagged
- * (the same), or not 8-byte aligned.
- */
+/* Encode a zsmalloc handle as a value; false if it cannot be exact. */
 static inline bool gs_handle_encode(unsigned long handle, unsigned long *value)
 {
-	unsigned long off = handle - PAGE_OFFSET;
+	phys_addr_t pa = __pa(handle);
 
-	*value = off >> GS_HANDLE_SHIFT;
-	return *value <= GS_VALUE_MAX && !(off & (BIT(GS_HANDLE_SHIFT) - 1));
+	*value = pa >> GS_HANDLE_SHIFT;
+	return *value <= GS_VALUE_MAX && gs_handle_decode(*value) == handle;
 }
 
 /*
