@@ -1257,7 +1257,7 @@ pat_io() {
 # zram* (not ghostswap): udev probes zram's device once a writer closes
 # it, reading through its page cache, and each direct write of the next
 # run then flushes and invalidates its range there, 4-12% of a write
-# (performance.md, "zram's writes in two modes"). Swap never reads a
+# (performance.md, "zram's page cache, out of the bench"). Swap never reads a
 # device through that cache. The patterns section unwatches both
 # devices while it runs (pat_watch off), and before each run waits for
 # udev and empties both caches (pat_quiet), after printing the guest's
